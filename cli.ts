@@ -1,0 +1,75 @@
+/**
+ * The wave binary: flags → config → the stdio session (PROTOCOL.md).
+ *
+ * `system/init` is written before anything heavy is loaded, so a parent
+ * sees wave alive within a few milliseconds of an empty Deno start.
+ *
+ * @module
+ */
+
+import { parseFlags } from "./session/config.ts";
+import { initMessage } from "./session/init.ts";
+import { builtinRef, TOOLSET_NAMES, TOOLSETS } from "./tools/toolsets.ts";
+import { MODES } from "./session/config.ts";
+
+// stdout carries protocol lines only.
+console.log = console.error;
+console.info = console.error;
+console.debug = console.error;
+
+const encoder = new TextEncoder();
+
+function writeSync(out: typeof Deno.stdout, text: string): void {
+  const bytes = encoder.encode(text);
+  let offset = 0;
+  while (offset < bytes.length) offset += out.writeSync(bytes.subarray(offset));
+}
+
+const outcome = parseFlags(Deno.args, Deno.env, TOOLSET_NAMES);
+if (outcome.kind === "exit") {
+  if (outcome.stdout) writeSync(Deno.stdout, outcome.stdout);
+  if (outcome.stderr) writeSync(Deno.stderr, outcome.stderr);
+  Deno.exit(outcome.code);
+}
+const { config } = outcome;
+const entries = TOOLSETS[config.toolset];
+
+// With extra tool modules the names are only known once they load: serve writes init then.
+const initSent = config.toolModules.length === 0;
+if (initSent) {
+  const level = MODES.indexOf(config.mode);
+  const names = entries.filter((e) => MODES.indexOf(e.mode) <= level).map((e) =>
+    e.name
+  );
+  writeSync(
+    Deno.stdout,
+    JSON.stringify(initMessage(config, names, null)) + "\n",
+  );
+}
+
+const { serve } = await import("./session/server.ts");
+
+const shutdown = new AbortController();
+let exitCode = 0;
+for (const [signal, code] of [["SIGTERM", 143], ["SIGINT", 130]] as const) {
+  Deno.addSignalListener(signal, () => {
+    exitCode = code;
+    shutdown.abort();
+  });
+}
+
+try {
+  const result = await serve(
+    config,
+    { stdin: Deno.stdin.readable, stdout: Deno.stdout },
+    {
+      modules: [...entries.map(builtinRef), ...config.toolModules],
+      initSent,
+    },
+    shutdown.signal,
+  );
+  Deno.exit(result === 0 ? 0 : exitCode || result);
+} catch (error) {
+  console.error("wave: fatal:", error);
+  Deno.exit(1);
+}

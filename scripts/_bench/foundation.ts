@@ -1,0 +1,89 @@
+/**
+ * Foundation figures: start-up against an empty Deno script, and pipelined
+ * `call_tool` throughput through the worker sandbox.
+ *
+ * @module
+ */
+
+import { PERMISSION_FLAGS, UNSTABLE_FLAGS, waveArgs } from "../flags.ts";
+import { BenchWave, type Figure, median, timeToFirstLine } from "./measure.ts";
+
+const ECHO =
+  new URL("../../tests/fixtures/tools/echo.ts", import.meta.url).pathname;
+
+/** Start to `system/init` ÷ an empty script's start to its first line, same flags, interleaved runs. */
+export async function startup(runs = 21): Promise<Figure[]> {
+  const dir = await Deno.makeTempDir({ prefix: "wave-bench-" });
+  const empty = `${dir}/empty.ts`;
+  await Deno.writeTextFile(empty, 'console.log("{}");\n');
+  const emptyArgs = [
+    "run",
+    "--quiet",
+    ...PERMISSION_FLAGS,
+    ...UNSTABLE_FLAGS,
+    empty,
+  ];
+  const env = { WAVE_HOME: `${dir}/home` };
+  // Warm both (module cache, page cache).
+  await timeToFirstLine(emptyArgs);
+  await timeToFirstLine(waveArgs(["--workspace", dir]), env);
+  const base: number[] = [];
+  const wave: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    base.push(await timeToFirstLine(emptyArgs));
+    wave.push(await timeToFirstLine(waveArgs(["--workspace", dir]), env));
+  }
+  const b = median(base);
+  const w = median(wave);
+  return [{
+    name: "start → system/init ÷ empty Deno script",
+    value: w / b,
+    unit: "×",
+    target: "≤ 1.5",
+    ok: w / b <= 1.5,
+    detail: `${w.toFixed(1)} ms vs ${b.toFixed(1)} ms (median of ${runs})`,
+  }];
+}
+
+/** Pipelined calls of a trivial read-only tool through the sandbox, calls/s. */
+export async function throughput(calls = 5000): Promise<Figure[]> {
+  const dir = await Deno.makeTempDir({ prefix: "wave-bench-" });
+  const wave = new BenchWave(["--workspace", dir, "--tool-module", ECHO], {
+    WAVE_HOME: `${dir}/home`,
+  });
+  await wave.ready();
+  // Warm the worker.
+  await wave.request("warm", {
+    subtype: "call_tool",
+    tool_name: "Echo",
+    input: { text: "w" },
+  });
+  const answers: Promise<unknown>[] = [];
+  let batch = "";
+  for (let i = 0; i < calls; i++) {
+    answers.push(wave.answerOf(`c${i}`));
+    batch += JSON.stringify({
+      type: "control_request",
+      request_id: `c${i}`,
+      request: {
+        subtype: "call_tool",
+        tool_name: "Echo",
+        input: { text: `hello ${i}` },
+      },
+    }) + "\n";
+  }
+  const start = performance.now();
+  await wave.write(batch);
+  await Promise.all(answers);
+  const seconds = (performance.now() - start) / 1000;
+  await wave.close();
+  const rate = calls / seconds;
+  return [{
+    name: "pipelined call_tool (trivial read-only tool)",
+    value: rate,
+    unit: "calls/s",
+    target: "≥ 2000",
+    ok: rate >= 2000,
+    detail: `${calls} calls in ${(seconds * 1000).toFixed(0)} ms`,
+  }];
+}

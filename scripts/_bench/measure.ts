@@ -1,0 +1,172 @@
+/**
+ * Measuring helpers for the bench: timing, medians, spawning wave, and the
+ * report table.
+ *
+ * @module
+ */
+
+import { waveArgs } from "../flags.ts";
+
+/** One line of the report. */
+export interface Figure {
+  name: string;
+  value: number;
+  unit: string;
+  /** The target, as text ("≤ 1.5"), when the issue sets one. */
+  target?: string;
+  /** Whether the figure meets its target. */
+  ok?: boolean;
+  detail?: string;
+}
+
+/** The median of some numbers. */
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/** Milliseconds `fn` takes. */
+export async function time(fn: () => Promise<unknown>): Promise<number> {
+  const start = performance.now();
+  await fn();
+  return performance.now() - start;
+}
+
+/** Milliseconds until a spawned command prints its first line (it is then killed). */
+export async function timeToFirstLine(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<number> {
+  const start = performance.now();
+  const child = new Deno.Command(Deno.execPath(), {
+    args,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "null",
+    env,
+  }).spawn();
+  const reader = child.stdout.getReader();
+  let elapsed = NaN;
+  while (true) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    if (value.includes(10)) {
+      elapsed = performance.now() - start;
+      break;
+    }
+  }
+  reader.releaseLock();
+  await child.stdin.close().catch(() => {});
+  await child.stdout.cancel().catch(() => {});
+  await child.status;
+  return elapsed;
+}
+
+/** A running wave for the bench: send lines, await answers by request id. */
+export class BenchWave {
+  readonly child: Deno.ChildProcess;
+  #writer: WritableStreamDefaultWriter<Uint8Array>;
+  #waiters = new Map<string, (m: Record<string, unknown>) => void>();
+  #reading: Promise<void>;
+  #onLine: (m: Record<string, unknown>) => void = () => {};
+  #initSeen: Promise<void>;
+
+  constructor(args: string[], env: Record<string, string>) {
+    const child = new Deno.Command(Deno.execPath(), {
+      args: waveArgs(args),
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "inherit",
+      env,
+    }).spawn();
+    this.child = child;
+    this.#writer = child.stdin.getWriter();
+    let initSeen!: () => void;
+    this.#initSeen = new Promise((r) => initSeen = r);
+    this.#reading = (async () => {
+      let buffer = "";
+      for await (
+        const chunk of child.stdout.pipeThrough(new TextDecoderStream())
+      ) {
+        buffer += chunk;
+        let nl;
+        while ((nl = buffer.indexOf("\n")) !== -1) {
+          const message = JSON.parse(buffer.slice(0, nl));
+          buffer = buffer.slice(nl + 1);
+          if (message.subtype === "init") initSeen();
+          this.#onLine(message);
+          const id = message.response?.request_id;
+          const waiter = id !== undefined ? this.#waiters.get(id) : undefined;
+          if (waiter) {
+            this.#waiters.delete(id);
+            waiter(message.response);
+          }
+        }
+      }
+    })();
+  }
+
+  /** Resolves once `system/init` has arrived. */
+  ready(): Promise<void> {
+    return this.#initSeen;
+  }
+
+  /** Calls for every message. */
+  onMessage(fn: (m: Record<string, unknown>) => void): void {
+    this.#onLine = fn;
+  }
+
+  /** Writes raw text to stdin. */
+  async write(text: string): Promise<void> {
+    await this.#writer.write(new TextEncoder().encode(text));
+  }
+
+  /** Sends a request and waits for its answer. */
+  request(
+    requestId: string,
+    request: Record<string, unknown>,
+  ): Promise<Record<string, unknown>> {
+    const answer = new Promise<Record<string, unknown>>((resolve) =>
+      this.#waiters.set(requestId, resolve)
+    );
+    this.write(
+      JSON.stringify({
+        type: "control_request",
+        request_id: requestId,
+        request,
+      }) + "\n",
+    );
+    return answer;
+  }
+
+  /** Promises for answers to requests sent by {@linkcode write}. */
+  answerOf(requestId: string): Promise<Record<string, unknown>> {
+    return new Promise((resolve) => this.#waiters.set(requestId, resolve));
+  }
+
+  /** Closes stdin and waits for the exit. */
+  async close(): Promise<void> {
+    await this.#writer.close().catch(() => {});
+    await this.child.status;
+    await this.#reading.catch(() => {});
+  }
+}
+
+/** Prints figures as a table. */
+export function report(figures: Figure[]): string {
+  const rows = figures.map((f) => [
+    f.name,
+    `${f.value.toFixed(f.value >= 100 ? 0 : 2)} ${f.unit}`,
+    f.target ?? "",
+    f.ok === undefined ? "" : f.ok ? "ok" : "MISSED",
+    f.detail ?? "",
+  ]);
+  const widths = [0, 1, 2, 3].map((i) =>
+    Math.max(...rows.map((r) => r[i].length), 4)
+  );
+  return rows.map((r) =>
+    r.slice(0, 4).map((c, i) => c.padEnd(widths[i])).join("  ") +
+    (r[4] ? `  ${r[4]}` : "")
+  ).join("\n");
+}

@@ -1,0 +1,29 @@
+/**
+ * `deno task bench`: wave's performance, as ratios against what it wraps,
+ * measured in one run. `deno task bench [section…]` runs some sections.
+ *
+ * @module
+ */
+
+import { startup, throughput } from "./_bench/foundation.ts";
+import { type Figure, report } from "./_bench/measure.ts";
+
+const SECTIONS: Record<string, () => Promise<Figure[]>> = {
+  startup: () => startup(),
+  throughput: () => throughput(),
+};
+
+const wanted = Deno.args.length ? Deno.args : Object.keys(SECTIONS);
+const figures: Figure[] = [];
+for (const name of wanted) {
+  const section = SECTIONS[name];
+  if (!section) {
+    console.error(
+      `unknown section ${name}; sections: ${Object.keys(SECTIONS).join(", ")}`,
+    );
+    Deno.exit(2);
+  }
+  console.error(`… ${name}`);
+  figures.push(...await section());
+}
+console.log(report(figures));

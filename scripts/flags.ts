@@ -1,0 +1,40 @@
+/**
+ * The Deno flags wave runs with: the compiled binary bakes them in, and the
+ * end-to-end tests run `cli.ts` with exactly these. deno.json's `start` task
+ * spells them out too (a test checks it agrees).
+ *
+ * The main thread is trusted with everything it needs (the model API, the
+ * environment for keys, processes); tools never are: their workers get
+ * narrowed permissions (session/executor.ts).
+ *
+ * @module
+ */
+
+/** Permission flags of the main thread. */
+export const PERMISSION_FLAGS: readonly string[] = [
+  "--allow-read",
+  "--allow-write",
+  "--allow-run",
+  "--allow-env",
+  "--allow-net",
+  "--allow-sys",
+];
+
+/** Unstable features wave uses (deno.json's `unstable` says the same). */
+export const UNSTABLE_FLAGS: readonly string[] = ["--unstable-worker-options"];
+
+const ROOT = new URL("..", import.meta.url);
+
+/** `deno` arguments that run the CLI from source exactly as the binary runs: `deno <these> [wave flags]`. */
+export function waveArgs(args: readonly string[]): string[] {
+  return [
+    "run",
+    "--quiet",
+    "--config",
+    new URL("deno.json", ROOT).pathname,
+    ...PERMISSION_FLAGS,
+    ...UNSTABLE_FLAGS,
+    new URL("cli.ts", ROOT).pathname,
+    ...args,
+  ];
+}

@@ -1,0 +1,160 @@
+/**
+ * The entry of a sandbox worker: imports tool modules, builds each call's
+ * {@linkcode ToolContext}, runs the tool, and posts the result. Its Deno
+ * permissions were fixed by the executor when it was created.
+ *
+ * @module
+ */
+
+/// <reference lib="deno.worker" />
+
+import type {
+  CallContextData,
+  FromWorker,
+  ToWorker,
+} from "./_worker_protocol.ts";
+import { loadTool } from "../tools/toolsets.ts";
+import { CallReadState } from "./read_state.ts";
+import { type ToolContext, type ToolDefinition, ToolError } from "./tool.ts";
+import {
+  displayPath,
+  type ResolvedPath,
+  resolveInWorkspace,
+} from "./workspace.ts";
+
+// stdout carries protocol lines only: a tool's stray console.log must not reach it.
+console.log = console.error;
+console.info = console.error;
+console.debug = console.error;
+console.table = console.error;
+console.dir = console.error;
+
+const modules = new Map<string, Promise<ToolDefinition>>();
+const controllers = new Map<string, AbortController>();
+
+function post(message: FromWorker): void {
+  self.postMessage(message);
+}
+
+function load(ref: string): Promise<ToolDefinition> {
+  let tool = modules.get(ref);
+  if (!tool) {
+    tool = loadTool(ref);
+    modules.set(ref, tool);
+  }
+  return tool;
+}
+
+function contextFor(
+  id: string,
+  data: CallContextData,
+  signal: AbortSignal,
+  readState: CallReadState,
+): ToolContext {
+  const approved = new Set(data.approved);
+  const check = (resolved: ResolvedPath): ResolvedPath => {
+    if (approved.has(resolved.real)) return resolved;
+    if (resolved.outside) {
+      throw new ToolError(
+        `path outside the workspace: ${resolved.abs}${
+          resolved.real !== resolved.abs
+            ? ` (it leads to ${resolved.real})`
+            : ""
+        }; only paths named in the tool's input can be approved`,
+      );
+    }
+    if (resolved.sensitive) {
+      throw new ToolError(
+        `${resolved.sensitive}: ${
+          displayPath(data.workspace, resolved.abs)
+        } needs the parent's approval`,
+      );
+    }
+    return resolved;
+  };
+  return {
+    workspace: data.workspace,
+    sessionId: data.sessionId,
+    toolUseId: data.toolUseId,
+    signal,
+    waveHome: data.waveHome,
+    spillDir: data.spillDir,
+    limits: data.limits,
+    env: data.env,
+    programs: data.programs,
+    readState,
+    path(raw) {
+      return check(
+        data.paths[raw] ?? resolveInWorkspace(data.workspace, raw, data.home),
+      );
+    },
+    progress(stream, text) {
+      post({ type: "progress", id, stream, text });
+    },
+    processes: {
+      started: (pgid) => post({ type: "process", id, op: "started", pgid }),
+      ended: (pgid) => post({ type: "process", id, op: "ended", pgid }),
+      signal: (pgid, signal) => post({ type: "signal", id, pgid, signal }),
+    },
+  };
+}
+
+async function runCall(message: Extract<ToWorker, { type: "call" }>) {
+  const controller = new AbortController();
+  controllers.set(message.id, controller);
+  const readState = new CallReadState(message.ctx.readState);
+  let result;
+  try {
+    const tool = await load(message.module);
+    const ctx = contextFor(
+      message.id,
+      message.ctx,
+      controller.signal,
+      readState,
+    );
+    result = await tool.run(message.input, ctx);
+  } catch (error) {
+    result = unexpectedFailure(error);
+  } finally {
+    controllers.delete(message.id);
+  }
+  post({
+    type: "result",
+    id: message.id,
+    result,
+    readState: readState.changes(),
+  });
+}
+
+/** A tool that threw: the sandbox's refusal, or a bug, as an error result. */
+function unexpectedFailure(error: unknown) {
+  if (error instanceof Deno.errors.NotCapable) {
+    return {
+      // Deno's hint ("run again with --allow-read") means nothing to a model.
+      content: `The sandbox refused: ${
+        error.message.replace(/, run again with .*$/, "")
+      }`,
+      isError: true,
+      structured: { type: "sandbox_denied" },
+    };
+  }
+  if (error instanceof ToolError) {
+    return {
+      content: error.message,
+      isError: true,
+      structured: error.structured,
+    };
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return {
+    content: `The tool failed unexpectedly: ${message}`,
+    isError: true,
+    structured: { type: "internal_error" },
+  };
+}
+
+self.onmessage = (event: MessageEvent<ToWorker>) => {
+  const message = event.data;
+  if (message.type === "call") runCall(message);
+  else if (message.type === "abort") controllers.get(message.id)?.abort();
+};

@@ -1,0 +1,52 @@
+/**
+ * Messages between the main thread and a sandbox worker. Private to the
+ * executor and the worker entry.
+ *
+ * @module
+ */
+
+import type { ReadRecord, ReadStateChanges } from "./read_state.ts";
+import type { ResolvedPath } from "./workspace.ts";
+import type { ToolResult } from "./tool.ts";
+
+/** What a tool's context is built from in the worker. */
+export interface CallContextData {
+  workspace: string;
+  sessionId: string;
+  toolUseId: string;
+  waveHome: string;
+  spillDir: string;
+  home?: string;
+  limits: { maxReadTokens: number };
+  env: Record<string, string>;
+  programs: Record<string, string>;
+  /** The declared paths, resolved by the main thread: raw → resolution. */
+  paths: Record<string, ResolvedPath>;
+  /** Real paths the parent approved for this call (outside or sensitive). */
+  approved: string[];
+  /** The session's read-state records for the declared paths. */
+  readState: Record<string, ReadRecord>;
+}
+
+/** Main → worker. */
+export type ToWorker =
+  | {
+    type: "call";
+    id: string;
+    module: string;
+    input: unknown;
+    ctx: CallContextData;
+  }
+  | { type: "abort"; id: string };
+
+/** Worker → main. */
+export type FromWorker =
+  | {
+    type: "result";
+    id: string;
+    result: ToolResult;
+    readState: ReadStateChanges;
+  }
+  | { type: "progress"; id: string; stream: "stdout" | "stderr"; text: string }
+  | { type: "process"; id: string; op: "started" | "ended"; pgid: number }
+  | { type: "signal"; id: string; pgid: number; signal: Deno.Signal };

@@ -1,0 +1,113 @@
+/**
+ * Finds the programs tools run (their `run` scope), at call time: `rg` from
+ * npm:@vscode/ripgrep, everything else on `PATH`. A program that is missing
+ * is simply absent from the result; the tool reports it.
+ *
+ * @module
+ */
+
+import { join } from "node:path";
+import { atomicWrite } from "./atomic_write.ts";
+
+function isExecutableFile(path: string): boolean {
+  try {
+    const info = Deno.statSync(path);
+    return info.isFile && ((info.mode ?? 0o755) & 0o111) !== 0;
+  } catch {
+    return false;
+  }
+}
+
+/** Looks a program up on `PATH` the way a shell would. */
+export function findOnPath(
+  name: string,
+  path = Deno.env.get("PATH") ?? "",
+): string | undefined {
+  if (name.includes("/")) return isExecutableFile(name) ? name : undefined;
+  for (const dir of path.split(":")) {
+    if (!dir) continue;
+    const candidate = join(dir, name);
+    if (isExecutableFile(candidate)) return candidate;
+  }
+  return undefined;
+}
+
+/** Whether this process is a `deno compile` binary (its modules live in an embedded file system). */
+export function isCompiled(): boolean {
+  return Deno.mainModule.includes("/deno-compile-");
+}
+
+let ripgrepCache: string | undefined;
+
+/**
+ * The ripgrep binary, resolved when asked (never at module load): the path
+ * npm:@vscode/ripgrep gives, or, in a compiled wave, a copy of it made once
+ * into `WAVE_HOME/bin/rg-<hash>` (temp file + rename, mode 755) because a
+ * binary inside the embedded file system cannot be executed.
+ *
+ * `WAVE_RG_PATH` overrides it (an empty value means "not installed"), so
+ * tests can take ripgrep away.
+ */
+export async function findRipgrep(
+  waveHome: string,
+): Promise<string | undefined> {
+  const override = Deno.env.get("WAVE_RG_PATH");
+  if (override !== undefined) {
+    return override && isExecutableFile(override) ? override : undefined;
+  }
+  if (ripgrepCache && isExecutableFile(ripgrepCache)) return ripgrepCache;
+  let rgPath: string;
+  try {
+    ({ rgPath } = await import("@vscode/ripgrep"));
+  } catch {
+    return undefined; // the platform package is not installed
+  }
+  if (!isCompiled()) {
+    ripgrepCache = isExecutableFile(rgPath) ? rgPath : undefined;
+    return ripgrepCache;
+  }
+  try {
+    ripgrepCache = await installBinary(rgPath, join(waveHome, "bin"), "rg");
+    return ripgrepCache;
+  } catch (error) {
+    console.error("wave: could not install ripgrep:", error);
+    return undefined;
+  }
+}
+
+/**
+ * Copies a binary (possibly from a compiled wave's embedded file system,
+ * where it cannot be executed) to `dir/<name>-<hash>`, mode 755, through the
+ * atomic writer. A copy that is already there is reused. Returns its path.
+ */
+export async function installBinary(
+  source: string,
+  dir: string,
+  name: string,
+): Promise<string> {
+  const bytes = await Deno.readFile(source);
+  const digest = await crypto.subtle.digest("SHA-256", bytes);
+  const hash = Array.from(new Uint8Array(digest).slice(0, 8))
+    .map((b) => b.toString(16).padStart(2, "0")).join("");
+  const target = join(dir, `${name}-${hash}`);
+  if (!isExecutableFile(target)) {
+    await atomicWrite(target, bytes, { mode: 0o755, createParents: true });
+  }
+  return target;
+}
+
+/**
+ * Resolves the programs of a `run` scope: name → absolute path, leaving out
+ * the ones that are not installed.
+ */
+export async function resolvePrograms(
+  names: readonly string[],
+  waveHome: string,
+): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const name of names) {
+    const path = name === "rg" ? await findRipgrep(waveHome) : findOnPath(name);
+    if (path) out[name] = path;
+  }
+  return out;
+}

@@ -1,0 +1,190 @@
+/**
+ * The stdio protocol's inbound shapes and their decoder (PROTOCOL.md).
+ *
+ * {@linkcode decodeLine} turns one input line into a typed message or into
+ * the error a parent can act on: its `code`, a message that says what was
+ * wrong, and the `request_id` to answer when the line had one.
+ *
+ * @module
+ */
+
+import { z } from "zod";
+import { MODES } from "./config.ts";
+
+/** `system/error` codes (PROTOCOL.md "Bad input"). */
+export type InputErrorCode =
+  | "invalid_json"
+  | "invalid_message"
+  | "unknown_type"
+  | "line_too_long";
+
+const RequestId = z.union([z.string().min(1), z.number()]);
+
+const TextBlock = z.object({ type: z.literal("text"), text: z.string() });
+
+const UserMessage = z.object({
+  type: z.literal("user"),
+  message: z.object({
+    role: z.literal("user"),
+    content: z.union([
+      z.string(),
+      z.array(z.looseObject({ type: z.string() })).min(1),
+    ]),
+  }),
+});
+
+const ControlRequest = z.object({
+  type: z.literal("control_request"),
+  request_id: RequestId,
+  request: z.looseObject({ subtype: z.string() }),
+});
+
+const ControlResponse = z.object({
+  type: z.literal("control_response"),
+  response: z.union([
+    z.object({
+      subtype: z.literal("success"),
+      request_id: RequestId,
+      response: z.looseObject({}).optional(),
+    }),
+    z.object({
+      subtype: z.literal("error"),
+      request_id: RequestId,
+      error: z.string().optional(),
+    }),
+  ]),
+});
+
+/** The `request` bodies of the control requests wave serves, by subtype. */
+export const ControlBodies = {
+  call_tool: z.object({
+    subtype: z.literal("call_tool"),
+    tool_name: z.string().min(1),
+    input: z.record(z.string(), z.unknown()),
+    tool_use_id: z.string().min(1).optional(),
+  }),
+  interrupt: z.object({ subtype: z.literal("interrupt") }),
+  set_permission_mode: z.object({
+    subtype: z.literal("set_permission_mode"),
+    mode: z.enum(MODES as [string, ...string[]]),
+  }),
+  list_tools: z.object({ subtype: z.literal("list_tools") }),
+  get_tasks: z.object({ subtype: z.literal("get_tasks") }),
+} as const;
+
+/** A control request subtype wave serves. */
+export type ControlSubtype = keyof typeof ControlBodies;
+
+/** A decoded inbound message. */
+export type Inbound =
+  | z.infer<typeof UserMessage> & { line: number }
+  | z.infer<typeof ControlRequest> & { line: number }
+  | z.infer<typeof ControlResponse> & { line: number };
+
+/** A line that could not be decoded. */
+export interface InputError {
+  code: InputErrorCode;
+  message: string;
+  line: number;
+  /** The line's `request_id`, when it had one: answer with `control_response` error. */
+  requestId?: string | number;
+}
+
+const SCHEMAS: Record<string, z.ZodType> = {
+  user: UserMessage,
+  control_request: ControlRequest,
+  control_response: ControlResponse,
+};
+
+/** One line per problem: `field.path: what is wrong`. */
+export function describeIssues(error: z.ZodError): string {
+  return error.issues.map((issue) => {
+    const where = issue.path.length ? issue.path.join(".") : "(root)";
+    return `${where}: ${issue.message}`;
+  }).join("; ");
+}
+
+/**
+ * Decodes one line of input. Never throws: every failure is an
+ * {@linkcode InputError}.
+ */
+export function decodeLine(
+  text: string,
+  line: number,
+): Inbound | InputError {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return {
+      code: "invalid_json",
+      line,
+      message: `line ${line} is not JSON: ${(error as Error).message}`,
+    };
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    const kind = value === null
+      ? "null"
+      : Array.isArray(value)
+      ? "an array"
+      : `a ${typeof value}`;
+    return {
+      code: "invalid_message",
+      line,
+      message: `line ${line} is ${kind}, not a JSON object`,
+    };
+  }
+  const record = value as Record<string, unknown>;
+  const rid = record.request_id;
+  const requestId =
+    (typeof rid === "string" && rid !== "") || typeof rid === "number"
+      ? rid
+      : undefined;
+  if (typeof record.type !== "string") {
+    return {
+      code: "invalid_message",
+      line,
+      requestId,
+      message: `line ${line} has no "type" string`,
+    };
+  }
+  const schema = SCHEMAS[record.type];
+  if (!schema) {
+    return {
+      code: "unknown_type",
+      line,
+      requestId,
+      message: `unknown message type "${
+        record.type.slice(0, 100)
+      }"; expected user, control_request or control_response`,
+    };
+  }
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    return {
+      code: "invalid_message",
+      line,
+      requestId,
+      message: `invalid ${record.type} message: ${
+        describeIssues(parsed.error)
+      }`,
+    };
+  }
+  return { ...(parsed.data as object), line } as Inbound;
+}
+
+/** Whether a decode result is an error. */
+export function isInputError(x: Inbound | InputError): x is InputError {
+  return "code" in x;
+}
+
+/** Text of a user message's content, for turns (text blocks joined). */
+export function userText(content: string | { type: string }[]): string {
+  if (typeof content === "string") return content;
+  return content
+    .filter((b): b is z.infer<typeof TextBlock> =>
+      TextBlock.safeParse(b).success
+    )
+    .map((b) => b.text)
+    .join("\n");
+}

@@ -1,0 +1,98 @@
+/**
+ * The tool registry: the selected toolset's definitions, loaded once, with
+ * their JSON Schemas generated from their zod schemas (never written twice).
+ *
+ * @module
+ */
+
+import { z } from "zod";
+import { type Mode, MODES } from "./config.ts";
+import type { Scopes, ToolDefinition } from "./tool.ts";
+import { loadTool } from "../tools/toolsets.ts";
+
+/** A tool the session can bind. */
+export interface RegisteredTool {
+  def: ToolDefinition;
+  /** The reference a sandbox worker loads the module by (see `loadTool`). */
+  module: string;
+}
+
+/** A tool as `list_tools` describes it. */
+export interface ToolDescription {
+  name: string;
+  description: string;
+  input_schema: Record<string, unknown>;
+  scopes: { read: boolean; write: boolean | "state"; run: string[] };
+}
+
+/** Whether a tool whose narrowest mode is `toolMode` is bound in `mode`. */
+export function boundIn(toolMode: Mode, mode: Mode): boolean {
+  return MODES.indexOf(toolMode) <= MODES.indexOf(mode);
+}
+
+function describeScopes(scopes: Scopes): ToolDescription["scopes"] {
+  return {
+    read: !!scopes.read,
+    write: scopes.write ?? false,
+    run: [...(scopes.run ?? [])],
+  };
+}
+
+/** The tools of one session, by name. */
+export class ToolRegistry {
+  #tools = new Map<string, RegisteredTool>();
+  #schemas = new Map<string, Record<string, unknown>>();
+
+  /** Loads the modules (by `loadTool` reference) and registers them, in order. */
+  static async load(modules: readonly string[]): Promise<ToolRegistry> {
+    const registry = new ToolRegistry();
+    const defs = await Promise.all(modules.map(loadTool));
+    defs.forEach((def, i) => {
+      if (registry.#tools.has(def.name)) {
+        throw new Error(`two tools are named ${def.name}`);
+      }
+      registry.#tools.set(def.name, { def, module: modules[i] });
+    });
+    return registry;
+  }
+
+  /** The tool named `name`, bound or not. */
+  get(name: string): RegisteredTool | undefined {
+    return this.#tools.get(name);
+  }
+
+  /** Every tool's name, in toolset order. */
+  names(): string[] {
+    return [...this.#tools.keys()];
+  }
+
+  /** The tools bound in `mode`, in toolset order. */
+  bound(mode: Mode): RegisteredTool[] {
+    return [...this.#tools.values()].filter((t) => boundIn(t.def.mode, mode));
+  }
+
+  /** The JSON Schema of a tool's input, as the model sees it. */
+  inputSchema(name: string): Record<string, unknown> {
+    let schema = this.#schemas.get(name);
+    if (!schema) {
+      const tool = this.#tools.get(name);
+      if (!tool) throw new Error(`no tool named ${name}`);
+      const { $schema: _, ...rest } = z.toJSONSchema(tool.def.input, {
+        io: "input",
+      }) as Record<string, unknown>;
+      schema = rest;
+      this.#schemas.set(name, schema);
+    }
+    return schema;
+  }
+
+  /** The bound tools as `list_tools` answers them. */
+  describe(mode: Mode): ToolDescription[] {
+    return this.bound(mode).map(({ def }) => ({
+      name: def.name,
+      description: def.description,
+      input_schema: this.inputSchema(def.name),
+      scopes: describeScopes(def.scopes),
+    }));
+  }
+}

@@ -1,0 +1,335 @@
+/**
+ * The stdio server: reads protocol lines, dispatches them, and writes every
+ * answer (PROTOCOL.md). One {@linkcode Session} per process.
+ *
+ * @module
+ */
+
+import { dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+import { ApprovalGate } from "./approvals.ts";
+import type { Config, Mode } from "./config.ts";
+import { commandEnvironment } from "./environment.ts";
+import { SandboxExecutor } from "./executor.ts";
+import { initMessage } from "./init.ts";
+import { readLines } from "./line_reader.ts";
+import { type LineSink, ProtocolWriter } from "./output.ts";
+import { ProcessGroups } from "./processes.ts";
+import {
+  ControlBodies,
+  type ControlSubtype,
+  decodeLine,
+  describeIssues,
+  type Inbound,
+  type InputError,
+  isInputError,
+} from "./protocol.ts";
+import { ReadState } from "./read_state.ts";
+import { ToolRegistry } from "./registry.ts";
+import { ToolCalls } from "./tool_calls.ts";
+import { WriteQueue } from "./write_queue.ts";
+
+/** The streams a session talks over. */
+export interface SessionIO {
+  stdin: ReadableStream<Uint8Array>;
+  stdout: LineSink;
+}
+
+/** Options of {@linkcode serve}. */
+export interface ServeOptions {
+  /** Tool module URLs, in toolset order. */
+  modules: readonly string[];
+  /** `system/init` was already written (the CLI writes it before loading anything). */
+  initSent?: boolean;
+  /** Extra names for the command environment (`--env-allow`). */
+  envAllow?: readonly string[];
+}
+
+type ControlRequestMessage = Extract<Inbound, { type: "control_request" }>;
+
+/** One session: its state, and the dispatch of every inbound message. */
+export class Session {
+  readonly config: Config;
+  readonly writer: ProtocolWriter;
+  readonly registry: ToolRegistry;
+  readonly processes: ProcessGroups = new ProcessGroups();
+  readonly executor: SandboxExecutor;
+  readonly approvals: ApprovalGate;
+  readonly readState: ReadState = new ReadState();
+  readonly writeQueue: WriteQueue = new WriteQueue();
+  readonly calls: ToolCalls;
+  mode: Mode;
+  /** Everything in flight, so interrupt and shutdown can reach it. */
+  #inflight = new Set<AbortController>();
+  #work = new Set<Promise<unknown>>();
+
+  constructor(
+    config: Config,
+    writer: ProtocolWriter,
+    registry: ToolRegistry,
+    envAllow: readonly string[] = [],
+  ) {
+    this.config = config;
+    this.writer = writer;
+    this.registry = registry;
+    this.mode = config.mode;
+    this.executor = new SandboxExecutor({
+      workspace: config.workspace,
+      waveHome: config.waveHome,
+      processes: this.processes,
+      // An extra module may import any of wave's own modules, not all of
+      // which are in a worker's module graph; wave's source is no secret.
+      moduleDirs: config.toolModules.length === 0 ? [] : [
+        fileURLToPath(new URL("..", import.meta.url)),
+        ...config.toolModules.map((url) => dirname(fileURLToPath(url))),
+      ],
+    });
+    this.approvals = new ApprovalGate(
+      config.approvals,
+      config.approvalTimeoutMs,
+      (requestId, request) =>
+        writer.send({
+          type: "control_request",
+          request_id: requestId,
+          request,
+        }),
+    );
+    this.calls = new ToolCalls({
+      config,
+      registry,
+      executor: this.executor,
+      approvals: this.approvals,
+      readState: this.readState,
+      writeQueue: this.writeQueue,
+      mode: () => this.mode,
+      env: commandEnvironment(Deno.env, envAllow),
+      home: Deno.env.get("HOME"),
+      onProgress: (toolUseId, stream, text) =>
+        writer.send({
+          type: "system",
+          subtype: "tool_progress",
+          tool_use_id: toolUseId,
+          stream,
+          text,
+        }),
+    });
+  }
+
+  /** Dispatches one input line. Work it starts is tracked, not awaited. */
+  handleLine(text: string, line: number): void {
+    const decoded = decodeLine(text, line);
+    if (isInputError(decoded)) return this.reportInputError(decoded);
+    switch (decoded.type) {
+      case "control_request":
+        return this.#controlRequest(decoded);
+      case "control_response": {
+        const { response } = decoded;
+        if (!this.approvals.answer(response.request_id, response)) {
+          this.reportInputError({
+            code: "invalid_message",
+            line,
+            message: `control_response for unknown request_id ${
+              JSON.stringify(response.request_id)
+            }: no approval with that id is waiting`,
+          });
+        }
+        return;
+      }
+      case "user":
+        return this.#userTurn();
+    }
+  }
+
+  /** Answers bad input: a `control_response` error when it had a request id, else `system/error`. */
+  reportInputError(error: InputError): void {
+    if (error.requestId !== undefined) {
+      this.#answerError(error.requestId, error.message);
+      return;
+    }
+    this.writer.send({
+      type: "system",
+      subtype: "error",
+      error: { code: error.code, message: error.message, line: error.line },
+    });
+  }
+
+  #answer(requestId: string | number, response: unknown): void {
+    this.writer.send({
+      type: "control_response",
+      response: { subtype: "success", request_id: requestId, response },
+    });
+  }
+
+  #answerError(requestId: string | number, error: string): void {
+    this.writer.send({
+      type: "control_response",
+      response: { subtype: "error", request_id: requestId, error },
+    });
+  }
+
+  #controlRequest(message: ControlRequestMessage): void {
+    const { request_id: id, request } = message;
+    const schema = ControlBodies[request.subtype as ControlSubtype];
+    if (!schema) {
+      return this.#answerError(
+        id,
+        `unknown control_request subtype "${
+          request.subtype.slice(0, 100)
+        }"; wave serves ${Object.keys(ControlBodies).join(", ")}`,
+      );
+    }
+    const parsed = schema.safeParse(request);
+    if (!parsed.success) {
+      return this.#answerError(
+        id,
+        `invalid ${request.subtype} request: ${describeIssues(parsed.error)}`,
+      );
+    }
+    const body = parsed.data;
+    switch (body.subtype) {
+      case "call_tool":
+        return this.#callTool(id, body.tool_name, body.input, body.tool_use_id);
+      case "interrupt":
+        this.interrupt();
+        return this.#answer(id, {});
+      case "set_permission_mode":
+        this.mode = body.mode as Mode;
+        return this.#answer(id, { mode: this.mode });
+      case "list_tools":
+        return this.#answer(id, { tools: this.registry.describe(this.mode) });
+      case "get_tasks":
+        return this.#answerError(id, "task lists are not available yet");
+    }
+  }
+
+  #callTool(
+    id: string | number,
+    name: string,
+    input: unknown,
+    toolUseId?: string,
+  ): void {
+    const prepared = this.calls.prepare(name, input, toolUseId);
+    if ("error" in prepared) return this.#answerError(id, prepared.error);
+    const controller = new AbortController();
+    this.#inflight.add(controller);
+    this.#track(
+      this.calls.run(prepared, controller.signal)
+        .then((result) => this.#answer(id, result))
+        .catch((error) =>
+          this.#answerError(id, `internal error: ${(error as Error).message}`)
+        )
+        .finally(() => this.#inflight.delete(controller)),
+    );
+  }
+
+  #userTurn(): void {
+    this.writer.send({
+      type: "result",
+      subtype: "error_during_execution",
+      is_error: true,
+      num_turns: 0,
+      duration_ms: 0,
+      usage: { input_tokens: 0, output_tokens: 0 },
+      result:
+        "no model is configured: start wave with --model PROVIDER:NAME (anthropic:…, openai:…), or drive the tools with control_request call_tool",
+    });
+  }
+
+  #track(promise: Promise<unknown>): void {
+    this.#work.add(promise);
+    promise.finally(() => this.#work.delete(promise));
+  }
+
+  /** Cancels every running call and pending approval. */
+  interrupt(): void {
+    for (const controller of this.#inflight) controller.abort();
+  }
+
+  /** Resolves when nothing is in flight. */
+  async settle(): Promise<void> {
+    while (this.#work.size > 0) await Promise.allSettled([...this.#work]);
+  }
+
+  /** Waits for work in flight at most `ms`. */
+  async settleWithin(ms: number): Promise<void> {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([
+      this.settle(),
+      new Promise((resolve) => timer = setTimeout(resolve, ms)),
+    ]);
+    clearTimeout(timer);
+  }
+
+  /** Ends the session's resources: workers, process groups. */
+  close(): void {
+    this.executor.close();
+    this.processes.killAll();
+  }
+}
+
+/**
+ * Serves one session over `io` until stdin ends (exit code 0) or a signal
+ * ends it (the caller's `signal`). Resolves with the exit code.
+ */
+export async function serve(
+  config: Config,
+  io: SessionIO,
+  options: ServeOptions,
+  signal?: AbortSignal,
+): Promise<number> {
+  const writer = new ProtocolWriter(io.stdout, config.sessionId);
+  const registry = await ToolRegistry.load(options.modules);
+  if (!options.initSent) {
+    writer.send(
+      initMessage(
+        config,
+        registry.bound(config.mode).map((t) => t.def.name),
+        null,
+      ),
+    );
+  }
+  const session = new Session(config, writer, registry, options.envAllow);
+
+  const state = { stopping: "eof" as "eof" | "signal" | "pipe" };
+  const reader = readLines(io.stdin, config.maxLineBytes);
+  const stop = new Promise<"signal">((resolve) => {
+    const onAbort = () => resolve("signal");
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener("abort", onAbort, { once: true });
+  });
+  writer.onClosed = () => {
+    state.stopping = "pipe";
+    session.interrupt();
+  };
+
+  const readLoop = (async () => {
+    for await (const item of reader) {
+      if ("error" in item) {
+        session.reportInputError({
+          code: item.error,
+          message: item.message,
+          line: item.line,
+        });
+      } else {
+        session.handleLine(item.text, item.line);
+      }
+      if (state.stopping === "pipe") break;
+    }
+  })();
+
+  const how = await Promise.race([readLoop.then(() => "eof" as const), stop]);
+  if (how === "signal") state.stopping = "signal";
+
+  if (state.stopping === "eof") {
+    // Nobody can answer an approval any more; finish the rest.
+    session.approvals.close("stdin was closed, so no approval can arrive");
+    await session.settle();
+  } else {
+    session.approvals.close("wave is shutting down");
+    session.interrupt();
+    await session.settleWithin(1500);
+  }
+  session.close();
+  await writer.drain();
+  return state.stopping === "signal" ? 1 : 0;
+}

@@ -1,0 +1,176 @@
+/**
+ * The tool contract: what a tool module exports, what it gets when it runs,
+ * and what it returns. See DESIGN.md "A tool is a module".
+ *
+ * A tool module's default export is the value of {@linkcode defineTool}. It
+ * runs inside a sandbox worker whose Deno permissions are its `scopes`
+ * narrowed to the workspace; everything it needs from the session comes in
+ * its {@linkcode ToolContext}, and everything it changes goes back in its
+ * {@linkcode ToolResult}.
+ *
+ * @module
+ */
+
+import type { z } from "zod";
+import type { Mode } from "./config.ts";
+import type { ResolvedPath } from "./workspace.ts";
+import type { ReadRecord } from "./read_state.ts";
+
+/**
+ * The Deno permissions a tool needs. The executor narrows them: `read` and
+ * `write` to the workspace, `WAVE_HOME` and the spill directory; `run` to the
+ * named programs. `write: "state"` means only wave's own state (tasks, plans
+ * under WAVE_HOME), never the workspace.
+ */
+export interface Scopes {
+  read?: boolean;
+  write?: boolean | "state";
+  run?: readonly string[];
+}
+
+/** A content block as the model sees it (Anthropic's shapes). */
+export type ContentBlock =
+  | { type: "text"; text: string }
+  | {
+    type: "image";
+    source: { type: "base64"; media_type: string; data: string };
+  };
+
+/** What the model sees: plain text, or content blocks (text and images). */
+export type ToolContent = string | ContentBlock[];
+
+/** What a tool returns. `structured` is the machine-readable metadata for the parent. */
+export interface ToolResult {
+  content: ToolContent;
+  isError?: boolean;
+  structured?: unknown;
+}
+
+/** A path a tool's input names, and what the tool does with it. */
+export interface PathUse {
+  path: string;
+  access: "read" | "write";
+}
+
+/** Read-state as a tool sees it during one call: the session's records for its paths, and its changes. */
+export interface ReadStateView {
+  /** The session's record for a real path, if this session has read it. */
+  get(realPath: string): ReadRecord | undefined;
+  /** Records a read (or a write that leaves the tool knowing the content). */
+  record(realPath: string, record: ReadRecord): void;
+  /** Forgets a path (it was removed or replaced by something unknown). */
+  forget(realPath: string): void;
+}
+
+/** Child process groups a tool started; the main thread tracks and kills them. */
+export interface ProcessGroupsView {
+  /** Reports a new process group (its leader's pid) so shutdown can kill it. */
+  started(pgid: number): void;
+  /** Reports that the group's leader has exited. */
+  ended(pgid: number): void;
+  /** Asks the main thread to signal the whole group (a worker cannot). */
+  signal(pgid: number, signal: Deno.Signal): void;
+}
+
+/** What the session gives a running tool. Tools do not reach around it. */
+export interface ToolContext {
+  /** The real absolute path of the workspace. */
+  readonly workspace: string;
+  readonly sessionId: string;
+  readonly toolUseId: string;
+  /** Aborted on interrupt, shutdown, or the call's own deadline. */
+  readonly signal: AbortSignal;
+  /** wave's state directory (`WAVE_HOME`). */
+  readonly waveHome: string;
+  /** Where this session's spill files go (`WAVE_HOME/spill/<session>`). */
+  readonly spillDir: string;
+  /** Limits the session was configured with. */
+  readonly limits: { readonly maxReadTokens: number };
+  /** The allow-listed environment for commands the tool runs (never API keys). */
+  readonly env: Readonly<Record<string, string>>;
+  /** Absolute paths of the programs in the tool's `run` scope that were found. */
+  readonly programs: Readonly<Record<string, string>>;
+  /**
+   * Resolves a path through the workspace resolver. Throws {@linkcode ToolError}
+   * if it lands outside the workspace (or on a sensitive file) and this call
+   * was not approved for it.
+   */
+  path(raw: string): ResolvedPath;
+  readonly readState: ReadStateView;
+  /** Streams output of a running command to the parent (`system/tool_progress`). */
+  progress(stream: "stdout" | "stderr", text: string): void;
+  readonly processes: ProcessGroupsView;
+}
+
+/** An expected failure: its message is what the model reads. */
+export class ToolError extends Error {
+  /** Metadata for `structured` alongside the message. */
+  readonly structured?: unknown;
+  constructor(message: string, structured?: unknown) {
+    super(message);
+    this.name = "ToolError";
+    this.structured = structured;
+  }
+}
+
+/** What a tool module author writes. */
+export interface ToolSpec<S extends z.ZodType> {
+  name: string;
+  /** What the model reads: when to use it, its limits, how to recover from its errors. */
+  description: string;
+  input: S;
+  scopes: Scopes;
+  /** The narrowest mode that binds the tool; derived from `scopes` when absent. */
+  mode?: Mode;
+  /** The paths the input names; each is resolved and approved before the tool runs. */
+  paths?(input: z.output<S>): PathUse[];
+  run(input: z.output<S>, ctx: ToolContext): Promise<ToolResult> | ToolResult;
+}
+
+/** A tool as the registry holds it. Its `run` never throws for an expected failure. */
+export interface ToolDefinition<S extends z.ZodType = z.ZodType>
+  extends ToolSpec<S> {
+  mode: Mode;
+}
+
+/**
+ * The mode that binds a tool: read-only tools are bound in `ask`, tools that
+ * write wave's own state in `plan`, and the rest only in `agent`.
+ */
+export function modeOf(scopes: Scopes): Mode {
+  if (scopes.run?.length || scopes.write === true) return "agent";
+  if (scopes.write === "state") return "plan";
+  return "ask";
+}
+
+/**
+ * Defines a tool. The returned `run` turns a thrown {@linkcode ToolError}
+ * into an error result, so expected failures never escape as exceptions.
+ */
+export function defineTool<S extends z.ZodType>(
+  spec: ToolSpec<S>,
+): ToolDefinition<S> {
+  return {
+    ...spec,
+    mode: spec.mode ?? modeOf(spec.scopes),
+    async run(input, ctx) {
+      try {
+        return await spec.run(input, ctx);
+      } catch (error) {
+        if (error instanceof ToolError) {
+          return {
+            content: error.message,
+            isError: true,
+            structured: error.structured,
+          };
+        }
+        throw error;
+      }
+    },
+  };
+}
+
+/** An error result with `message` as its content. */
+export function errorResult(message: string, structured?: unknown): ToolResult {
+  return { content: message, isError: true, structured };
+}

@@ -1,0 +1,212 @@
+/**
+ * The one path every tool call takes, whether a parent sent `call_tool` or a
+ * model asked for it: lookup, mode gate, schema validation, path resolution,
+ * approvals, the write queue, and the sandboxed run.
+ *
+ * @module
+ */
+
+import { dirname } from "node:path";
+import type { ApprovalGate } from "./approvals.ts";
+import type { Config, Mode } from "./config.ts";
+import type { Grants, SandboxExecutor } from "./executor.ts";
+import { describeIssues } from "./protocol.ts";
+import type { ReadState } from "./read_state.ts";
+import { boundIn, type RegisteredTool, type ToolRegistry } from "./registry.ts";
+import { resolvePrograms } from "./programs.ts";
+import { type ContentBlock, type PathUse, ToolError } from "./tool.ts";
+import type { WriteQueue } from "./write_queue.ts";
+import { type ResolvedPath, resolveInWorkspace } from "./workspace.ts";
+
+/** A call's result, in the protocol's words (PROTOCOL.md `call_tool`). */
+export interface CallResult {
+  tool_use_id: string;
+  content: string | ContentBlock[];
+  is_error: boolean;
+  structured: unknown;
+}
+
+/** A call that passed lookup, mode and schema checks. */
+export interface PreparedCall {
+  tool: RegisteredTool;
+  input: unknown;
+  toolUseId: string;
+}
+
+/** What {@linkcode ToolCalls} needs from its session. */
+export interface ToolCallsDeps {
+  config: Config;
+  registry: ToolRegistry;
+  executor: SandboxExecutor;
+  approvals: ApprovalGate;
+  readState: ReadState;
+  writeQueue: WriteQueue;
+  /** The current mode (it changes with `set_permission_mode`). */
+  mode(): Mode;
+  /** The allow-listed environment for commands. */
+  env: Record<string, string>;
+  home?: string;
+  onProgress(
+    toolUseId: string,
+    stream: "stdout" | "stderr",
+    text: string,
+  ): void;
+}
+
+let nextCall = 1;
+
+/** Runs tool calls for one session. */
+export class ToolCalls {
+  #deps: ToolCallsDeps;
+
+  constructor(deps: ToolCallsDeps) {
+    this.#deps = deps;
+  }
+
+  /**
+   * Checks a call before it runs. Returns the prepared call, or the message
+   * for a request wave cannot serve: an unknown tool, a tool not bound in
+   * this mode, or input that fails the tool's schema (naming each field).
+   */
+  prepare(
+    name: string,
+    input: unknown,
+    toolUseId?: string,
+  ): PreparedCall | { error: string } {
+    const { registry } = this.#deps;
+    const tool = registry.get(name);
+    if (!tool) {
+      const known = registry.names();
+      return {
+        error:
+          `unknown tool "${name}"; this toolset (${this.#deps.config.toolset}) has: ${
+            known.join(", ") || "no tools"
+          }`,
+      };
+    }
+    const mode = this.#deps.mode();
+    if (!boundIn(tool.def.mode, mode)) {
+      return {
+        error:
+          `${name} is not available in ${mode} mode; it needs ${tool.def.mode} mode or wider (set_permission_mode)`,
+      };
+    }
+    const parsed = tool.def.input.safeParse(input);
+    if (!parsed.success) {
+      return {
+        error: `invalid input for ${name}: ${describeIssues(parsed.error)}`,
+      };
+    }
+    return {
+      tool,
+      input: parsed.data,
+      toolUseId: toolUseId ?? `toolu_wave_${nextCall++}`,
+    };
+  }
+
+  /**
+   * Runs a prepared call. Never rejects: every failure, including a denied
+   * approval, an interrupt or a crashed sandbox, is an error result.
+   */
+  async run(call: PreparedCall, signal: AbortSignal): Promise<CallResult> {
+    const { tool, input, toolUseId } = call;
+    const def = tool.def;
+    const deps = this.#deps;
+    const { config } = deps;
+    const fail = (message: string, structured?: unknown): CallResult => ({
+      tool_use_id: toolUseId,
+      content: message,
+      is_error: true,
+      structured: structured ?? null,
+    });
+
+    // Layer 1: every declared path through the resolver.
+    let uses: { use: PathUse; resolved: ResolvedPath }[];
+    try {
+      uses = (def.paths?.(input) ?? []).map((use) => ({
+        use,
+        resolved: resolveInWorkspace(config.workspace, use.path, deps.home),
+      }));
+    } catch (error) {
+      if (error instanceof ToolError) return fail(error.message);
+      throw error;
+    }
+
+    // Approvals: one question for the whole call.
+    const needing = uses.filter(({ resolved }) =>
+      resolved.outside || resolved.sensitive
+    );
+    const grants: Grants = { read: [], write: [] };
+    if (needing.length > 0) {
+      const reason = needing.map(({ resolved }) =>
+        resolved.outside
+          ? `path outside the workspace: ${resolved.real}`
+          : `${resolved.sensitive}: ${resolved.abs}`
+      ).join("; ");
+      const decision = await deps.approvals.request(
+        { toolName: def.name, input, toolUseId, reason },
+        signal,
+      );
+      if (!decision.allowed) {
+        return fail(decision.message, { type: "permission_denied", reason });
+      }
+      for (const { use, resolved } of needing) {
+        if (!resolved.outside) continue;
+        grants.read.push(resolved.real);
+        // The atomic writer needs the directory for its temp file.
+        if (use.access === "write") {
+          grants.write.push(resolved.real, dirname(resolved.real));
+        }
+      }
+    }
+    if (signal.aborted) {
+      return fail(`${def.name} was interrupted before it started`);
+    }
+
+    const ticket = def.scopes.write ? deps.writeQueue.enter() : undefined;
+    try {
+      if (ticket) await ticket.ready;
+      if (signal.aborted) {
+        return fail(`${def.name} was interrupted before it started`);
+      }
+      const programs = def.scopes.run?.length
+        ? await resolvePrograms(def.scopes.run, config.waveHome)
+        : {};
+      const paths: Record<string, ResolvedPath> = {};
+      for (const { use, resolved } of uses) paths[use.path] = resolved;
+      const outcome = await deps.executor.run({
+        callId: `${toolUseId}#${nextCall++}`,
+        module: tool.module,
+        scopes: def.scopes,
+        input,
+        grants,
+        signal,
+        onProgress: (stream, text) => deps.onProgress(toolUseId, stream, text),
+        ctx: {
+          workspace: config.workspace,
+          sessionId: config.sessionId,
+          toolUseId,
+          waveHome: config.waveHome,
+          spillDir: `${config.waveHome}/spill/${config.sessionId}`,
+          home: deps.home,
+          limits: { maxReadTokens: config.maxReadTokens },
+          env: deps.env,
+          programs,
+          paths,
+          approved: needing.map(({ resolved }) => resolved.real),
+          readState: deps.readState.snapshot(uses.map((u) => u.resolved.real)),
+        },
+      });
+      deps.readState.apply(outcome.readState);
+      const { result } = outcome;
+      return {
+        tool_use_id: toolUseId,
+        content: result.content,
+        is_error: !!result.isError,
+        structured: result.structured ?? null,
+      };
+    } finally {
+      ticket?.release();
+    }
+  }
+}

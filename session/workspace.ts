@@ -1,0 +1,151 @@
+/**
+ * The workspace resolver: the one place a path a model or parent gives
+ * becomes a path wave acts on (DESIGN.md "The sandbox", layer 1).
+ *
+ * A path is made absolute against the workspace and normalized, then its
+ * real location is found by following symlinks from the nearest existing
+ * ancestor, dangling links and chains included. Whether it is outside the
+ * workspace is judged on that real location, so `..`, absolute paths and
+ * symlinks (to files or directories, relative or absolute) cannot leave
+ * the workspace unnoticed.
+ *
+ * @module
+ */
+
+import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { sensitiveReason } from "./sensitive.ts";
+import { ToolError } from "./tool.ts";
+
+/** A path after resolution. Tools act on `real`; they show `abs` or `display`. */
+export interface ResolvedPath {
+  /** The path as given. */
+  raw: string;
+  /** Absolute and normalized, symlinks not followed. */
+  abs: string;
+  /** Where it really lands: every symlink followed, even a dangling one. */
+  real: string;
+  /** The real location is not the workspace or below it. */
+  outside: boolean;
+  /** Why the path is a sensitive file, when it is one. */
+  sensitive?: string;
+}
+
+/** How many symlinks one resolution follows before it gives up (as Linux's ELOOP). */
+const MAX_LINK_HOPS = 40;
+
+/** Whether `path` is `root` or below it. Both must be absolute and normalized. */
+export function isInside(root: string, path: string): boolean {
+  if (path === root) return true;
+  const prefix = root.endsWith(sep) ? root : root + sep;
+  return path.startsWith(prefix);
+}
+
+function lstatOrNull(path: string): Deno.FileInfo | null {
+  try {
+    return Deno.lstatSync(path);
+  } catch (error) {
+    if (
+      error instanceof Deno.errors.NotFound ||
+      error instanceof Deno.errors.NotADirectory
+    ) return null;
+    throw error;
+  }
+}
+
+/**
+ * The real location of an absolute path: `realpath` where the path exists,
+ * and otherwise the real path of its nearest existing ancestor with the rest
+ * appended, following a dangling symlink at that ancestor to where it points.
+ *
+ * Throws `Deno.errors.NotCapable` when the caller may not read where the path
+ * leads (a sandbox worker looking outside), and `ToolError` on a symlink loop.
+ */
+export function realPathOf(abs: string): string {
+  let path = abs;
+  for (let hops = 0; hops <= MAX_LINK_HOPS; hops++) {
+    try {
+      return Deno.realPathSync(path);
+    } catch (error) {
+      if (
+        !(error instanceof Deno.errors.NotFound) &&
+        !(error instanceof Deno.errors.NotADirectory) &&
+        !(error instanceof Deno.errors.FilesystemLoop)
+      ) throw error;
+      if (error instanceof Deno.errors.FilesystemLoop) break;
+    }
+    // Walk up to the nearest ancestor that exists (as a link or otherwise).
+    let existing = path;
+    const rest: string[] = [];
+    let info = lstatOrNull(existing);
+    while (info === null) {
+      const parent = dirname(existing);
+      if (parent === existing) return path;
+      rest.unshift(existing.slice(parent.length).replace(/^\//, ""));
+      existing = parent;
+      info = lstatOrNull(existing);
+    }
+    if (!info.isSymlink) {
+      // A regular ancestor: realpath works on it; the rest does not exist yet.
+      return join(Deno.realPathSync(existing), ...rest);
+    }
+    // A dangling symlink: follow it by hand and resolve again.
+    const target = Deno.readLinkSync(existing);
+    path = join(resolve(dirname(existing), target), ...rest);
+  }
+  throw new ToolError(`too many levels of symbolic links: ${abs}`);
+}
+
+/** Reads a small text file for content checks; `undefined` when it cannot. */
+function readSmallText(path: string): string | undefined {
+  try {
+    const info = Deno.statSync(path);
+    if (!info.isFile || info.size > 64 * 1024) return undefined;
+    return Deno.readTextFileSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Resolves `raw` against the workspace `root` (a real, absolute directory).
+ *
+ * Guarantees: `real` is what the kernel would open for `abs`; `outside` is
+ * true exactly when `real` is not under `root`; `sensitive` is set when
+ * either the given name or the real target is a sensitive file. A path the
+ * caller may not even inspect counts as outside.
+ */
+export function resolveInWorkspace(
+  root: string,
+  raw: string,
+  home?: string,
+): ResolvedPath {
+  if (raw.includes("\0")) {
+    throw new ToolError(`path contains a NUL byte: ${JSON.stringify(raw)}`);
+  }
+  let expanded = raw;
+  if (home && (raw === "~" || raw.startsWith("~/"))) {
+    expanded = home + raw.slice(1);
+  }
+  const abs = isAbsolute(expanded)
+    ? resolve(expanded)
+    : resolve(root, expanded);
+  let real: string;
+  let outside: boolean;
+  try {
+    real = realPathOf(abs);
+    outside = !isInside(root, real);
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotCapable)) throw error;
+    real = abs;
+    outside = true;
+  }
+  const sensitive = sensitiveReason(abs, readSmallText) ??
+    (real !== abs ? sensitiveReason(real, readSmallText) : undefined);
+  return { raw, abs, real, outside, sensitive };
+}
+
+/** The path relative to the workspace when inside it, else the absolute path: for messages. */
+export function displayPath(root: string, path: string): string {
+  if (!isInside(root, path)) return path;
+  return relative(root, path) || ".";
+}

@@ -1,0 +1,251 @@
+/**
+ * Test harness: spawns the real CLI with the flags the binary bakes in and
+ * speaks PROTOCOL.md to it. Every stdout line is checked to be a JSON object
+ * with a `session_id` as it arrives.
+ *
+ * @module
+ */
+
+import { fileURLToPath } from "node:url";
+import { waveArgs } from "../scripts/flags.ts";
+
+/** The project's root directory. */
+export const ROOT: string = fileURLToPath(new URL("..", import.meta.url));
+/** The CLI's entry. */
+export const CLI: string = `${ROOT}cli.ts`;
+/** Test-only tool modules. */
+export const FIXTURE_TOOLS: string = `${ROOT}tests/fixtures/tools`;
+
+/** A protocol message as wave writes it. */
+// deno-lint-ignore no-explicit-any
+export type Message = Record<string, any>;
+
+/** Options of {@linkcode startWave}. */
+export interface StartOptions {
+  /** Extra CLI flags (`--workspace` is added from `workspace`). */
+  args?: string[];
+  /** The workspace (default: a new temp dir). */
+  workspace?: string;
+  /** WAVE_HOME (default: a new temp dir). */
+  waveHome?: string;
+  /** Extra environment. */
+  env?: Record<string, string>;
+  /** Test-only tool modules by file name in tests/fixtures/tools. */
+  fixtureTools?: string[];
+}
+
+/** A running wave and a protocol client for it. */
+export class WaveProcess {
+  readonly child: Deno.ChildProcess;
+  readonly workspace: string;
+  readonly waveHome: string;
+  /** Every message received, in order. */
+  readonly messages: Message[] = [];
+  /** Every raw stdout line, in order. */
+  readonly lines: string[] = [];
+  stderr = "";
+  #waiters: { match(m: Message): boolean; resolve(m: Message): void }[] = [];
+  #writer: WritableStreamDefaultWriter<Uint8Array>;
+  #reading: Promise<void>;
+  #stderrReading: Promise<void>;
+  #nextId = 1;
+  #encoder = new TextEncoder();
+  #stdinClosed = false;
+
+  constructor(child: Deno.ChildProcess, workspace: string, waveHome: string) {
+    this.child = child;
+    this.workspace = workspace;
+    this.waveHome = waveHome;
+    this.#writer = child.stdin.getWriter();
+    this.#reading = this.#read();
+    this.#stderrReading = (async () => {
+      for await (
+        const chunk of child.stderr.pipeThrough(new TextDecoderStream())
+      ) this.stderr += chunk;
+    })();
+  }
+
+  async #read(): Promise<void> {
+    let buffer = "";
+    for await (
+      const chunk of this.child.stdout.pipeThrough(new TextDecoderStream())
+    ) {
+      buffer += chunk;
+      let nl;
+      while ((nl = buffer.indexOf("\n")) !== -1) {
+        const line = buffer.slice(0, nl);
+        buffer = buffer.slice(nl + 1);
+        this.lines.push(line);
+        let message: Message;
+        try {
+          message = JSON.parse(line);
+        } catch {
+          throw new Error(`stdout line is not JSON: ${line.slice(0, 200)}`);
+        }
+        if (typeof message !== "object" || !message.session_id) {
+          throw new Error(
+            `stdout line lacks session_id: ${line.slice(0, 200)}`,
+          );
+        }
+        this.messages.push(message);
+        this.#waiters = this.#waiters.filter((w) => {
+          if (!w.match(message)) return true;
+          w.resolve(message);
+          return false;
+        });
+      }
+    }
+    if (buffer !== "") throw new Error(`unterminated stdout line: ${buffer}`);
+  }
+
+  /** Writes raw bytes to stdin. */
+  async writeRaw(data: string | Uint8Array): Promise<void> {
+    await this.#writer.write(
+      typeof data === "string" ? this.#encoder.encode(data) : data,
+    );
+  }
+
+  /** Writes one message as a JSON line. */
+  send(message: unknown): Promise<void> {
+    return this.writeRaw(JSON.stringify(message) + "\n");
+  }
+
+  /** The first message (already received or still to come) matching `match`. */
+  waitFor(
+    match: (m: Message) => boolean,
+    timeoutMs = 20_000,
+  ): Promise<Message> {
+    const seen = this.messages.find(match);
+    if (seen) return Promise.resolve(seen);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.#waiters = this.#waiters.filter((w) => w.resolve !== done);
+        reject(
+          new Error(
+            `timed out waiting for a message; got:\n${
+              this.lines.slice(-5).join("\n")
+            }\nstderr:\n${this.stderr.slice(-2000)}`,
+          ),
+        );
+      }, timeoutMs);
+      const done = (m: Message) => {
+        clearTimeout(timer);
+        resolve(m);
+      };
+      this.#waiters.push({ match, resolve: done });
+    });
+  }
+
+  /** Sends a control request and returns its `control_response`'s `response`. */
+  async request(
+    request: Record<string, unknown>,
+    requestId = `t${this.#nextId++}`,
+  ): Promise<Message> {
+    await this.send({
+      type: "control_request",
+      request_id: requestId,
+      request,
+    });
+    const answer = await this.waitFor((m) =>
+      m.type === "control_response" && m.response?.request_id === requestId
+    );
+    return answer.response;
+  }
+
+  /** Calls a tool; returns the `call_tool` answer's inner `response` (or throws on a protocol error). */
+  async callTool(
+    toolName: string,
+    input: Record<string, unknown>,
+  ): Promise<Message> {
+    const response = await this.request({
+      subtype: "call_tool",
+      tool_name: toolName,
+      input,
+    });
+    if (response.subtype !== "success") {
+      throw new Error(`call_tool ${toolName} failed: ${response.error}`);
+    }
+    return response.response;
+  }
+
+  /** Closes stdin. */
+  async closeStdin(): Promise<void> {
+    if (this.#stdinClosed) return;
+    this.#stdinClosed = true;
+    await this.#writer.close().catch(() => {});
+  }
+
+  /** Closes stdin and waits for the exit; returns the status. */
+  async finish(): Promise<Deno.CommandStatus> {
+    await this.closeStdin();
+    return await this.wait();
+  }
+
+  /** Waits for the process and its streams to end. */
+  async wait(): Promise<Deno.CommandStatus> {
+    const status = await this.child.status;
+    await this.#reading;
+    await this.#stderrReading;
+    return status;
+  }
+
+  /** Kills the process if it is still running, and waits. */
+  async kill(): Promise<void> {
+    try {
+      this.child.kill("SIGKILL");
+    } catch { /* already gone */ }
+    await this.closeStdin();
+    await this.wait().catch(() => {});
+  }
+}
+
+/** The command line that runs the CLI with the binary's flags. */
+export const waveCommand: (args: string[]) => string[] = waveArgs;
+
+/** Starts wave and waits for `system/init`. */
+export async function startWave(
+  options: StartOptions = {},
+): Promise<WaveProcess> {
+  const workspace = options.workspace ??
+    await Deno.makeTempDir({ prefix: "wave-ws-" });
+  const waveHome = options.waveHome ??
+    await Deno.makeTempDir({ prefix: "wave-home-" });
+  const args = ["--workspace", workspace, ...(options.args ?? [])];
+  for (const tool of options.fixtureTools ?? []) {
+    args.push("--tool-module", `${FIXTURE_TOOLS}/${tool}`);
+  }
+  const child = new Deno.Command(Deno.execPath(), {
+    args: waveCommand(args),
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+    env: { WAVE_HOME: waveHome, NO_COLOR: "1", ...options.env },
+  }).spawn();
+  const wave = new WaveProcess(child, workspace, waveHome);
+  await wave.waitFor((m) => m.type === "system" && m.subtype === "init");
+  return wave;
+}
+
+/** Runs the CLI to completion with `stdin` and returns its output. */
+export async function runWave(
+  args: string[],
+  stdin = "",
+  env: Record<string, string> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: waveCommand(args),
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+    env: { NO_COLOR: "1", ...env },
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  await writer.write(new TextEncoder().encode(stdin));
+  await writer.close();
+  const out = await child.output();
+  return {
+    code: out.code,
+    stdout: new TextDecoder().decode(out.stdout),
+    stderr: new TextDecoder().decode(out.stderr),
+  };
+}

@@ -1,0 +1,45 @@
+/** The project's own promises: flags agree everywhere, the manifest matches the modules, the version agrees. */
+import assert from "node:assert/strict";
+import { PERMISSION_FLAGS, UNSTABLE_FLAGS } from "../scripts/flags.ts";
+import { VERSION } from "../session/version.ts";
+import { loadTool, TOOLSETS } from "../tools/toolsets.ts";
+
+const denoJson = JSON.parse(
+  await Deno.readTextFile(new URL("../deno.json", import.meta.url)),
+);
+
+Deno.test("deno.json's start task runs cli.ts with the binary's permission flags", () => {
+  const start: string = denoJson.tasks.start;
+  for (const flag of PERMISSION_FLAGS) assert.ok(start.includes(flag), flag);
+  assert.ok(start.endsWith("cli.ts"));
+  assert.deepEqual(
+    UNSTABLE_FLAGS,
+    denoJson.unstable.map((u: string) => `--unstable-${u}`),
+  );
+});
+
+Deno.test("the version in deno.json is the one wave reports", () => {
+  assert.equal(denoJson.version, VERSION);
+});
+
+Deno.test("every toolset entry matches its module's name and mode", async () => {
+  for (const [toolset, entries] of Object.entries(TOOLSETS)) {
+    const names = new Set<string>();
+    for (const entry of entries) {
+      const def = await loadTool(`builtin:${entry.module}`);
+      assert.equal(def.name, entry.name, `${toolset}: ${entry.module}`);
+      assert.equal(def.mode, entry.mode, `${toolset}: ${entry.name}'s mode`);
+      assert.ok(!names.has(entry.name), `${toolset}: ${entry.name} twice`);
+      names.add(entry.name);
+    }
+  }
+});
+
+Deno.test("README opens with the two commands a newcomer runs", async () => {
+  const readme = await Deno.readTextFile(
+    new URL("../README.md", import.meta.url),
+  );
+  const head = readme.split("\n").slice(0, 40).join("\n");
+  assert.ok(head.includes("npx -y deno@2.9.6 task start --workspace"));
+  assert.ok(head.includes("npx -y deno@2.9.6 task test"));
+});

@@ -1,0 +1,99 @@
+import assert from "node:assert/strict";
+import { ApprovalGate } from "../../session/approvals.ts";
+
+const req = {
+  toolName: "Read",
+  input: { file_path: "/etc/hosts" },
+  toolUseId: "t1",
+  reason: "path outside the workspace: /etc/hosts",
+};
+
+Deno.test("deny and allow policies decide without asking", async () => {
+  const sent: unknown[] = [];
+  const deny = new ApprovalGate("deny", 1000, (...a) => sent.push(a));
+  const d = await deny.request(req, new AbortController().signal);
+  assert.equal(d.allowed, false);
+  assert.match(
+    !d.allowed ? d.message : "",
+    /^Read was denied: path outside the workspace: \/etc\/hosts\. wave runs with --approvals deny/,
+  );
+  const allow = new ApprovalGate("allow", 1000, (...a) => sent.push(a));
+  assert.deepEqual(await allow.request(req, new AbortController().signal), {
+    allowed: true,
+  });
+  assert.equal(sent.length, 0);
+});
+
+Deno.test("parent policy sends can_use_tool and takes the answer", async () => {
+  const sent: [string, Record<string, unknown>][] = [];
+  const gate = new ApprovalGate(
+    "parent",
+    10_000,
+    (id, r) => sent.push([id, r]),
+  );
+  const pending = gate.request(req, new AbortController().signal);
+  assert.equal(sent.length, 1);
+  assert.deepEqual(sent[0][1], {
+    subtype: "can_use_tool",
+    tool_name: "Read",
+    input: req.input,
+    tool_use_id: "t1",
+    reason: req.reason,
+  });
+  assert.equal(
+    gate.answer("nope", {
+      subtype: "success",
+      response: { behavior: "allow" },
+    }),
+    false,
+  );
+  assert.equal(
+    gate.answer(sent[0][0], {
+      subtype: "success",
+      response: { behavior: "allow" },
+    }),
+    true,
+  );
+  assert.deepEqual(await pending, { allowed: true });
+  // An answer covers one call: the id is spent.
+  assert.equal(
+    gate.answer(sent[0][0], {
+      subtype: "success",
+      response: { behavior: "allow" },
+    }),
+    false,
+  );
+
+  const second = gate.request(req, new AbortController().signal);
+  gate.answer(sent[1][0], {
+    subtype: "success",
+    response: { behavior: "deny", message: "no" },
+  });
+  assert.deepEqual(await second, {
+    allowed: false,
+    message: "Read was denied by the user: no",
+  });
+  const third = gate.request(req, new AbortController().signal);
+  gate.answer(sent[2][0], { subtype: "error", error: "boom" });
+  const t = await third;
+  assert.equal(t.allowed, false);
+});
+
+Deno.test("timeout, abort and close deny", async () => {
+  const gate = new ApprovalGate("parent", 20, () => {});
+  const timedOut = await gate.request(req, new AbortController().signal);
+  assert.match(!timedOut.allowed ? timedOut.message : "", /did not answer/);
+  const gate2 = new ApprovalGate("parent", 10_000, () => {});
+  const controller = new AbortController();
+  const aborted = gate2.request(req, controller.signal);
+  controller.abort();
+  assert.match((await aborted as { message: string }).message, /interrupted/);
+  const pending = gate2.request(req, new AbortController().signal);
+  gate2.close("stdin was closed");
+  assert.deepEqual(await pending, {
+    allowed: false,
+    message: "Read was denied: stdin was closed",
+  });
+  const later = await gate2.request(req, new AbortController().signal);
+  assert.equal(later.allowed, false);
+});

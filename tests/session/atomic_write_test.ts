@@ -1,0 +1,164 @@
+import assert from "node:assert/strict";
+import {
+  type AtomicFs,
+  atomicWrite,
+  describeFsError,
+} from "../../session/atomic_write.ts";
+
+async function dirWith(name: string, text: string, mode = 0o640) {
+  const dir = await Deno.makeTempDir();
+  const path = `${dir}/${name}`;
+  await Deno.writeTextFile(path, text);
+  await Deno.chmod(path, mode);
+  return { dir, path };
+}
+
+async function leftovers(dir: string): Promise<string[]> {
+  const names: string[] = [];
+  for await (const e of Deno.readDir(dir)) {
+    if (e.name.includes(".wave-tmp")) names.push(e.name);
+  }
+  return names;
+}
+
+Deno.test("000 atomic #1: the write goes to a temp file in the same directory, then is renamed", async () => {
+  const { dir, path } = await dirWith("a.txt", "old");
+  const seen: [string, string][] = [];
+  const spy: AtomicFs = {
+    write: (f, c) => f.write(c),
+    rename: async (from, to) => {
+      seen.push([from, to]);
+      assert.equal(await Deno.readTextFile(from), "new bytes");
+      assert.equal(await Deno.readTextFile(to), "old");
+      await Deno.rename(from, to);
+    },
+  };
+  const result = await atomicWrite(path, "new bytes", { fs: spy });
+  assert.deepEqual(result, { existed: true, previousSize: 3 });
+  assert.equal(seen.length, 1);
+  assert.equal(seen[0][1], path);
+  assert.ok(seen[0][0].startsWith(`${dir}/.a.txt.`), seen[0][0]);
+  assert.equal(await Deno.readTextFile(path), "new bytes");
+  assert.equal((await Deno.stat(path)).mode! & 0o777, 0o640, "mode kept");
+  assert.deepEqual(await leftovers(dir), []);
+});
+
+Deno.test("000 atomic #2: a failing rename leaves the old bytes and no temp file", async () => {
+  const { dir, path } = await dirWith("b.txt", "keep me");
+  const failing: AtomicFs = {
+    write: (f, c) => f.write(c),
+    rename: () =>
+      Promise.reject(new Deno.errors.PermissionDenied("rename refused")),
+  };
+  await assert.rejects(
+    atomicWrite(path, "replacement", { fs: failing }),
+    Deno.errors.PermissionDenied,
+  );
+  assert.equal(await Deno.readTextFile(path), "keep me");
+  assert.deepEqual(await leftovers(dir), []);
+});
+
+Deno.test("000 atomic #2: a short write then a full disk leaves the old bytes and no temp file", async () => {
+  const { dir, path } = await dirWith("c.txt", "original");
+  let calls = 0;
+  const diskFull: AtomicFs = {
+    write: async (f, c) => {
+      if (calls++ === 0) {
+        return await f.write(c.subarray(0, Math.ceil(c.length / 2)));
+      }
+      throw new Error("No space left on device (os error 28)");
+    },
+    rename: (a, b) => Deno.rename(a, b),
+  };
+  const error = await atomicWrite(path, "x".repeat(1000), { fs: diskFull })
+    .catch((e) => e);
+  assert.match(
+    describeFsError(error, path),
+    /^the disk is full; nothing was written to /,
+  );
+  assert.equal(await Deno.readTextFile(path), "original");
+  assert.deepEqual(await leftovers(dir), []);
+});
+
+Deno.test("000 atomic: a write into a read-only directory fails cleanly", {
+  ignore: Deno.uid() === 0,
+}, async () => {
+  const { dir, path } = await dirWith("d.txt", "stay");
+  await Deno.chmod(dir, 0o555);
+  try {
+    const error = await atomicWrite(path, "nope").catch((e) => e);
+    assert.ok(error instanceof Deno.errors.PermissionDenied);
+    assert.equal(await Deno.readTextFile(path), "stay");
+    assert.deepEqual(await leftovers(dir), []);
+  } finally {
+    await Deno.chmod(dir, 0o755);
+  }
+});
+
+Deno.test("000 atomic: a read-only directory, for real, as root (chattr +i)", {
+  ignore: Deno.uid() !== 0,
+}, async () => {
+  const { dir, path } = await dirWith("e.txt", "stay");
+  const lock = await new Deno.Command("chattr", {
+    args: ["+i", dir],
+    stderr: "null",
+  }).output()
+    .catch(() => ({ success: false }));
+  if (!lock.success) {
+    console.error(
+      "chattr is not available here; the fault-injection tests cover this path",
+    );
+    return;
+  }
+  try {
+    const error = await atomicWrite(path, "nope").catch((e) => e);
+    assert.ok(error instanceof Error);
+    assert.equal(await Deno.readTextFile(path), "stay");
+    assert.deepEqual(await leftovers(dir), []);
+  } finally {
+    await new Deno.Command("chattr", { args: ["-i", dir] }).output();
+  }
+});
+
+Deno.test("000 atomic #1: a concurrent reader never sees a half-written file", async () => {
+  const dir = await Deno.makeTempDir();
+  const path = `${dir}/big.txt`;
+  const a = "a".repeat(2 * 1024 * 1024);
+  const b = "b".repeat(3 * 1024 * 1024);
+  await Deno.writeTextFile(path, a);
+  let stop = false;
+  let reads = 0;
+  const reader = (async () => {
+    while (!stop) {
+      const text = await Deno.readTextFile(path);
+      reads++;
+      assert.ok(
+        text === a || text === b,
+        `saw a partial file of ${text.length} bytes`,
+      );
+    }
+  })();
+  for (let i = 0; i < 20; i++) await atomicWrite(path, i % 2 ? a : b);
+  stop = true;
+  await reader;
+  assert.ok(reads > 0);
+});
+
+Deno.test("atomic: new files get parents on request and the umask's mode", async () => {
+  const dir = await Deno.makeTempDir();
+  const path = `${dir}/x/y/z.txt`;
+  await assert.rejects(atomicWrite(path, "1"), Deno.errors.NotFound);
+  const result = await atomicWrite(path, "1", { createParents: true });
+  assert.deepEqual(result, { existed: false, previousSize: undefined });
+  assert.equal(await Deno.readTextFile(path), "1");
+  const exec = await atomicWrite(`${dir}/run.sh`, "#!/bin/sh\n", {
+    mode: 0o755,
+  });
+  assert.equal(exec.existed, false);
+  assert.equal((await Deno.stat(`${dir}/run.sh`)).mode! & 0o777, 0o755);
+});
+
+Deno.test("atomic: a directory at the path is refused", async () => {
+  const dir = await Deno.makeTempDir();
+  await assert.rejects(atomicWrite(dir, "x"), Deno.errors.IsADirectory);
+});

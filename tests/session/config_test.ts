@@ -1,0 +1,69 @@
+import assert from "node:assert/strict";
+import { parseDuration, parseFlags } from "../../session/config.ts";
+
+const env = (vars: Record<string, string>) => ({ get: (k: string) => vars[k] });
+
+Deno.test("defaults", async () => {
+  const dir = await Deno.realPath(await Deno.makeTempDir());
+  const out = parseFlags(["--workspace", dir], env({ HOME: "/home/u" }), [
+    "wave",
+  ]);
+  assert.equal(out.kind, "run");
+  if (out.kind !== "run") return;
+  const { sessionId, ...rest } = out.config;
+  assert.match(sessionId, /^[0-9a-f-]{36}$/);
+  assert.deepEqual(rest, {
+    workspace: dir,
+    toolset: "wave",
+    mode: "agent",
+    approvals: "deny",
+    approvalTimeoutMs: 300_000,
+    maxLineBytes: 16 * 1024 * 1024,
+    waveHome: "/home/u/.wave",
+    toolModules: [],
+    maxReadTokens: 25_000,
+  });
+});
+
+Deno.test("flags with = and with a separate value; WAVE_HOME wins over HOME", async () => {
+  const dir = await Deno.realPath(await Deno.makeTempDir());
+  const out = parseFlags(
+    [
+      `--workspace=${dir}`,
+      "--mode",
+      "plan",
+      "--approvals=parent",
+      "--approval-timeout",
+      "1.5s",
+      "--session-id",
+      "abc.1",
+    ],
+    env({ HOME: "/home/u", WAVE_HOME: "/state" }),
+    ["wave"],
+  );
+  assert.ok(out.kind === "run");
+  assert.equal(out.config.mode, "plan");
+  assert.equal(out.config.approvals, "parent");
+  assert.equal(out.config.approvalTimeoutMs, 1500);
+  assert.equal(out.config.sessionId, "abc.1");
+  assert.equal(out.config.waveHome, "/state");
+});
+
+Deno.test("a workspace that is a file is refused", async () => {
+  const file = await Deno.makeTempFile();
+  const out = parseFlags(["--workspace", file], env({ HOME: "/h" }), ["wave"]);
+  assert.equal(out.kind, "exit");
+  assert.ok(
+    out.kind === "exit" && out.code === 2 &&
+      /not a directory/.test(out.stderr!),
+  );
+});
+
+Deno.test("durations", () => {
+  assert.equal(parseDuration("300"), 300_000);
+  assert.equal(parseDuration("30s"), 30_000);
+  assert.equal(parseDuration("500ms"), 500);
+  assert.equal(parseDuration("5m"), 300_000);
+  assert.equal(parseDuration("soon"), undefined);
+  assert.equal(parseDuration("-1s"), undefined);
+});

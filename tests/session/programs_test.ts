@@ -1,0 +1,49 @@
+import assert from "node:assert/strict";
+import {
+  findOnPath,
+  findRipgrep,
+  installBinary,
+  resolvePrograms,
+} from "../../session/programs.ts";
+
+Deno.test("findOnPath finds executables the way a shell does", async () => {
+  const dir = await Deno.makeTempDir();
+  await Deno.writeTextFile(`${dir}/tool`, "#!/bin/sh\n");
+  await Deno.writeTextFile(`${dir}/notexec`, "");
+  await Deno.chmod(`${dir}/tool`, 0o755);
+  assert.equal(findOnPath("tool", `/nonexistent:${dir}`), `${dir}/tool`);
+  assert.equal(findOnPath("notexec", dir), undefined);
+  assert.equal(findOnPath("missing", dir), undefined);
+  assert.equal(findOnPath(`${dir}/tool`, ""), `${dir}/tool`);
+});
+
+Deno.test("ripgrep comes from npm:@vscode/ripgrep, resolved when asked", async () => {
+  const rg = await findRipgrep("/unused");
+  assert.ok(rg, "the platform package should be installed");
+  const out = await new Deno.Command(rg, { args: ["--version"] }).output();
+  assert.match(new TextDecoder().decode(out.stdout), /^ripgrep \d+\.\d+/);
+});
+
+Deno.test("a compiled wave's ripgrep is copied out to WAVE_HOME/bin/rg-<hash>, mode 755, once", async () => {
+  const rg = (await findRipgrep("/unused"))!;
+  const home = await Deno.makeTempDir();
+  const first = await installBinary(rg, `${home}/bin`, "rg");
+  assert.match(first, new RegExp(`^${home}/bin/rg-[0-9a-f]{16}$`));
+  assert.equal((await Deno.stat(first)).mode! & 0o777, 0o755);
+  const out = await new Deno.Command(first, { args: ["--version"] }).output();
+  assert.ok(out.success);
+  const mtime = (await Deno.stat(first)).mtime;
+  assert.equal(await installBinary(rg, `${home}/bin`, "rg"), first);
+  assert.deepEqual(
+    (await Deno.stat(first)).mtime,
+    mtime,
+    "an existing copy is reused",
+  );
+  const names = [...Deno.readDirSync(`${home}/bin`)].map((e) => e.name);
+  assert.equal(names.length, 1, "no temp file is left");
+});
+
+Deno.test("resolvePrograms leaves out what is not installed", async () => {
+  const found = await resolvePrograms(["sh", "no-such-program-xyz"], "/unused");
+  assert.deepEqual(Object.keys(found), ["sh"]);
+});

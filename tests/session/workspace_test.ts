@@ -1,0 +1,125 @@
+import assert from "node:assert/strict";
+import {
+  displayPath,
+  isInside,
+  realPathOf,
+  resolveInWorkspace,
+} from "../../session/workspace.ts";
+import { ToolError } from "../../session/tool.ts";
+
+async function tree() {
+  const base = await Deno.realPath(await Deno.makeTempDir());
+  const ws = `${base}/ws`;
+  await Deno.mkdir(`${ws}/src`, { recursive: true });
+  await Deno.mkdir(`${base}/out`);
+  await Deno.writeTextFile(`${base}/out/f.txt`, "x");
+  await Deno.writeTextFile(`${ws}/src/a.ts`, "a");
+  return { base, ws };
+}
+
+Deno.test("resolver: relative, absolute and normalized paths inside", async () => {
+  const { ws } = await tree();
+  for (
+    const raw of [
+      "src/a.ts",
+      "./src/a.ts",
+      `${ws}/src/a.ts`,
+      "src/../src/a.ts",
+      "src//a.ts",
+    ]
+  ) {
+    const r = resolveInWorkspace(ws, raw);
+    assert.equal(r.abs, `${ws}/src/a.ts`, raw);
+    assert.equal(r.real, `${ws}/src/a.ts`);
+    assert.equal(r.outside, false);
+    assert.equal(r.sensitive, undefined);
+  }
+  assert.equal(resolveInWorkspace(ws, ".").outside, false);
+  assert.equal(
+    resolveInWorkspace(ws, "new/dir/file.txt").real,
+    `${ws}/new/dir/file.txt`,
+  );
+});
+
+Deno.test("resolver: .. and absolute paths outside are outside", async () => {
+  const { base, ws } = await tree();
+  assert.equal(resolveInWorkspace(ws, "..").outside, true);
+  assert.equal(
+    resolveInWorkspace(ws, "../out/f.txt").real,
+    `${base}/out/f.txt`,
+  );
+  assert.equal(resolveInWorkspace(ws, "../out/f.txt").outside, true);
+  assert.equal(resolveInWorkspace(ws, "/etc/passwd").outside, true);
+  // A sibling whose name starts with the workspace's is not inside it.
+  await Deno.mkdir(`${ws}2`);
+  assert.equal(resolveInWorkspace(ws, `${ws}2/x`).outside, true);
+});
+
+Deno.test("resolver: symlinks to files and directories, chains and dangling links are followed", async () => {
+  const { base, ws } = await tree();
+  await Deno.symlink(`${base}/out/f.txt`, `${ws}/abs_link`);
+  await Deno.symlink("../out/f.txt", `${ws}/rel_link`);
+  await Deno.symlink(`${base}/out`, `${ws}/dir_link`);
+  await Deno.symlink("hop2", `${ws}/hop1`);
+  await Deno.symlink("dir_link/f.txt", `${ws}/hop2`);
+  await Deno.symlink(`${base}/out/missing/deeper.txt`, `${ws}/dangling`);
+  await Deno.symlink("dangling2", `${ws}/dangling1`);
+  await Deno.symlink(`${base}/nowhere`, `${ws}/dangling2`);
+  const cases: [string, string][] = [
+    ["abs_link", `${base}/out/f.txt`],
+    ["rel_link", `${base}/out/f.txt`],
+    ["dir_link/f.txt", `${base}/out/f.txt`],
+    ["dir_link/new.txt", `${base}/out/new.txt`],
+    ["hop1", `${base}/out/f.txt`],
+    ["dangling", `${base}/out/missing/deeper.txt`],
+    ["dangling1", `${base}/nowhere`],
+    ["dangling1/x/y", `${base}/nowhere/x/y`],
+  ];
+  for (const [raw, real] of cases) {
+    const r = resolveInWorkspace(ws, raw);
+    assert.equal(r.real, real, raw);
+    assert.equal(r.outside, true, raw);
+  }
+  await Deno.symlink("src", `${ws}/inner_link`);
+  const inner = resolveInWorkspace(ws, "inner_link/a.ts");
+  assert.equal(inner.outside, false);
+  assert.equal(inner.real, `${ws}/src/a.ts`);
+});
+
+Deno.test("resolver: a symlink loop is a ToolError, a NUL byte too", async () => {
+  const { ws } = await tree();
+  await Deno.symlink("loop_b", `${ws}/loop_a`);
+  await Deno.symlink("loop_a", `${ws}/loop_b`);
+  assert.throws(() => realPathOf(`${ws}/loop_a`), ToolError);
+  assert.throws(() => resolveInWorkspace(ws, "a\0b"), /NUL byte/);
+});
+
+Deno.test("resolver: ~ expands to the home directory when one is given", async () => {
+  const { ws } = await tree();
+  const r = resolveInWorkspace(ws, "~/notes.txt", "/home/someone");
+  assert.equal(r.abs, "/home/someone/notes.txt");
+  assert.equal(r.outside, true);
+  assert.equal(resolveInWorkspace(ws, "~/x").abs, `${ws}/~/x`);
+});
+
+Deno.test("resolver: sensitive by name or by symlink target", async () => {
+  const { ws } = await tree();
+  await Deno.writeTextFile(`${ws}/.env`, "K=1");
+  await Deno.symlink(".env", `${ws}/harmless.txt`);
+  assert.match(
+    resolveInWorkspace(ws, ".env").sensitive!,
+    /sensitive file \(\.env\)/,
+  );
+  assert.match(resolveInWorkspace(ws, "harmless.txt").sensitive!, /\.env/);
+  assert.equal(resolveInWorkspace(ws, "src/a.ts").sensitive, undefined);
+});
+
+Deno.test("isInside and displayPath", () => {
+  assert.ok(isInside("/a/b", "/a/b"));
+  assert.ok(isInside("/a/b", "/a/b/c"));
+  assert.ok(!isInside("/a/b", "/a/bc"));
+  assert.ok(!isInside("/a/b", "/a"));
+  assert.equal(displayPath("/a/b", "/a/b/c/d.ts"), "c/d.ts");
+  assert.equal(displayPath("/a/b", "/a/b"), ".");
+  assert.equal(displayPath("/a/b", "/x/y"), "/x/y");
+});

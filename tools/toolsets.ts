@@ -1,0 +1,64 @@
+/**
+ * The toolsets: which tools each `--toolset` serves, and how their modules
+ * load (DESIGN.md "A tool is a module").
+ *
+ * This manifest is read before `system/init` is written, so it names tools
+ * without importing them. Modules load through literal `import()`s: Deno
+ * puts them in the module graph ahead of time, which lets a sandbox worker
+ * with no read access to wave's own source load them, and `deno compile`
+ * embed them. A test checks that every entry matches its module.
+ *
+ * @module
+ */
+
+import type { Mode } from "../session/config.ts";
+import type { ToolDefinition } from "../session/tool.ts";
+
+/** One tool of a toolset: its name, its module file (a key of {@linkcode TOOL_MODULES}), and the narrowest mode that binds it. */
+export interface ToolEntry {
+  readonly name: string;
+  readonly module: string;
+  readonly mode: Mode;
+}
+
+type ToolModule = { default: ToolDefinition };
+
+/** Every built-in tool module, by file name. */
+export const TOOL_MODULES: Readonly<
+  Record<string, () => Promise<ToolModule>>
+> = {};
+
+/** Every toolset by name. */
+export const TOOLSETS: Readonly<Record<string, readonly ToolEntry[]>> = {
+  wave: [],
+};
+
+/** The toolset names, for `--toolset` and `--help`. */
+export const TOOLSET_NAMES: readonly string[] = Object.keys(TOOLSETS);
+
+const BUILTIN = "builtin:";
+
+/** The reference a worker loads a manifest entry by. */
+export function builtinRef(entry: ToolEntry): string {
+  return BUILTIN + entry.module;
+}
+
+/**
+ * Loads a tool module by reference: `builtin:<file>` for wave's own tools,
+ * or a `file:` URL for an extra module (`--tool-module`).
+ */
+export async function loadTool(ref: string): Promise<ToolDefinition> {
+  let module: ToolModule;
+  if (ref.startsWith(BUILTIN)) {
+    const load = TOOL_MODULES[ref.slice(BUILTIN.length)];
+    if (!load) throw new Error(`no built-in tool module ${ref}`);
+    module = await load();
+  } else {
+    module = await import(ref);
+  }
+  const def = module.default;
+  if (!def || typeof def.name !== "string" || typeof def.run !== "function") {
+    throw new Error(`${ref} does not export a tool definition`);
+  }
+  return def;
+}
