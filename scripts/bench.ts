@@ -6,11 +6,13 @@
  */
 
 import { startup, throughput } from "./_bench/foundation.ts";
+import { fsTools } from "./_bench/fs_tools.ts";
 import { type Figure, report } from "./_bench/measure.ts";
 
 const SECTIONS: Record<string, () => Promise<Figure[]>> = {
   startup: () => startup(),
   throughput: () => throughput(),
+  fs: () => fsTools(),
 };
 
 const wanted = Deno.args.length ? Deno.args : Object.keys(SECTIONS);

@@ -17,8 +17,8 @@ export interface ReadRecord {
   mtimeMs: number;
   /** Its size in bytes. */
   size: number;
-  /** SHA-256 of its bytes, hex. */
-  hash: string;
+  /** SHA-256 of its bytes, hex; whole reads only (partial reads never compare content). */
+  hash?: string;
   /** The whole file was read (no offset or limit); a ranged read is partial. */
   whole: boolean;
   /** The range read, as the reading dialect counts it, for "unchanged" replies. */

@@ -70,7 +70,8 @@ export function sensitiveReason(
 /**
  * ripgrep globs that exclude sensitive files by name, for search tools that
  * must never return their contents. Content-dependent cases (`.npmrc` with a
- * token) are excluded as a whole.
+ * token) are excluded as a whole. A glob without a slash matches at any
+ * depth; the others are written with `**` for the same reason.
  */
 export const SENSITIVE_EXCLUDE_GLOBS: readonly string[] = [
   "!.env*",
@@ -91,12 +92,12 @@ export const SENSITIVE_EXCLUDE_GLOBS: readonly string[] = [
   "!_netrc",
   "!.pgpass",
   "!.git-credentials",
-  "!.ssh/",
-  "!.gnupg/",
-  "!.aws/credentials",
-  "!.aws/config",
-  "!.docker/config.json",
-  "!.kube/config",
+  "!**/.ssh/**",
+  "!**/.gnupg/**",
+  "!**/.aws/credentials",
+  "!**/.aws/config",
+  "!**/.docker/config.json",
+  "!**/.kube/config",
   "!.npmrc",
   "!.yarnrc.yml",
   "!.pypirc",

@@ -163,9 +163,9 @@ export class ToolCalls {
       return fail(`${def.name} was interrupted before it started`);
     }
 
-    const ticket = def.scopes.write ? deps.writeQueue.enter() : undefined;
+    const ticket = deps.writeQueue.enter(def.scopes.write ? "write" : "read");
     try {
-      if (ticket) await ticket.ready;
+      await ticket.ready;
       if (signal.aborted) {
         return fail(`${def.name} was interrupted before it started`);
       }
@@ -206,7 +206,7 @@ export class ToolCalls {
         structured: result.structured ?? null,
       };
     } finally {
-      ticket?.release();
+      ticket.release();
     }
   }
 }

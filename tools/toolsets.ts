@@ -26,11 +26,23 @@ type ToolModule = { default: ToolDefinition };
 /** Every built-in tool module, by file name. */
 export const TOOL_MODULES: Readonly<
   Record<string, () => Promise<ToolModule>>
-> = {};
+> = {
+  "read.ts": () => import("./read.ts"),
+  "write.ts": () => import("./write.ts"),
+  "edit.ts": () => import("./edit.ts"),
+  "glob.ts": () => import("./glob.ts"),
+  "grep.ts": () => import("./grep.ts"),
+};
 
 /** Every toolset by name. */
 export const TOOLSETS: Readonly<Record<string, readonly ToolEntry[]>> = {
-  wave: [],
+  wave: [
+    { name: "Read", module: "read.ts", mode: "ask" },
+    { name: "Write", module: "write.ts", mode: "agent" },
+    { name: "Edit", module: "edit.ts", mode: "agent" },
+    { name: "Glob", module: "glob.ts", mode: "ask" },
+    { name: "Grep", module: "grep.ts", mode: "ask" },
+  ],
 };
 
 /** The toolset names, for `--toolset` and `--help`. */

@@ -1,0 +1,125 @@
+/**
+ * Test harness for the core: runs tool modules in-process with a session-like
+ * context (read-state kept across calls, like one session), no worker.
+ *
+ * @module
+ */
+
+import type { ReadRecord } from "../session/read_state.ts";
+import { findRipgrep } from "../session/programs.ts";
+import type {
+  ToolContext,
+  ToolDefinition,
+  ToolResult,
+} from "../session/tool.ts";
+import { resolveInWorkspace } from "../session/workspace.ts";
+
+/** A fake session for in-process tool runs. */
+export class TestSession {
+  readonly workspace: string;
+  readonly waveHome: string;
+  readonly records = new Map<string, ReadRecord>();
+  readonly progress: { stream: string; text: string }[] = [];
+  readonly groups = new Set<number>();
+  programs: Record<string, string> = {};
+  env: Record<string, string> = {
+    PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+  };
+  maxReadTokens = 25_000;
+  controller = new AbortController();
+
+  constructor(workspace: string, waveHome: string) {
+    this.workspace = workspace;
+    this.waveHome = waveHome;
+  }
+
+  /** A session on a new temp workspace (real path), with ripgrep found. */
+  static async create(): Promise<TestSession> {
+    const workspace = await Deno.realPath(
+      await Deno.makeTempDir({ prefix: "wave-core-" }),
+    );
+    const home = await Deno.makeTempDir({ prefix: "wave-home-" });
+    const session = new TestSession(workspace, home);
+    const rg = await findRipgrep(home);
+    if (rg) session.programs.rg = rg;
+    return session;
+  }
+
+  /** The context of one call. */
+  context(): ToolContext {
+    const records = this.records;
+    return {
+      workspace: this.workspace,
+      sessionId: "test",
+      toolUseId: "toolu_test",
+      signal: this.controller.signal,
+      waveHome: this.waveHome,
+      spillDir: `${this.waveHome}/spill/test`,
+      limits: { maxReadTokens: this.maxReadTokens },
+      env: this.env,
+      programs: this.programs,
+      path: (raw) => {
+        const resolved = resolveInWorkspace(this.workspace, raw);
+        if (resolved.outside) {
+          throw new Error(`test context: outside path ${raw}`);
+        }
+        return resolved;
+      },
+      readState: {
+        get: (p) => records.get(p),
+        record: (p, r) => void records.set(p, r),
+        forget: (p) => void records.delete(p),
+      },
+      progress: (stream, text) => void this.progress.push({ stream, text }),
+      processes: {
+        started: (pgid) => void this.groups.add(pgid),
+        ended: (pgid) => void this.groups.delete(pgid),
+        signal: (pgid, signal) => {
+          try {
+            Deno.kill(-pgid, signal);
+          } catch { /* gone */ }
+        },
+      },
+    };
+  }
+
+  /** Validates input like the session does, then runs the tool. */
+  async call(
+    tool: ToolDefinition,
+    input: Record<string, unknown>,
+  ): Promise<ToolResult> {
+    const parsed = tool.input.safeParse(input);
+    if (!parsed.success) {
+      throw new Error(`invalid input: ${parsed.error.message}`);
+    }
+    return await tool.run(parsed.data, this.context());
+  }
+
+  /** Writes a file in the workspace (parents created). */
+  async write(path: string, content: string | Uint8Array): Promise<string> {
+    const full = `${this.workspace}/${path}`;
+    await Deno.mkdir(full.slice(0, full.lastIndexOf("/")), { recursive: true });
+    if (typeof content === "string") await Deno.writeTextFile(full, content);
+    else await Deno.writeFile(full, content);
+    return full;
+  }
+
+  /** Reads a workspace file's text. */
+  read(path: string): Promise<string> {
+    return Deno.readTextFile(`${this.workspace}/${path}`);
+  }
+}
+
+/** The text of a result's content. */
+export function text(result: ToolResult): string {
+  return typeof result.content === "string"
+    ? result.content
+    : result.content.map((b) => b.type === "text" ? b.text : `[${b.type}]`)
+      .join("");
+}
+
+/** Sets a file's mtime `seconds` into the future (an external "touch"). */
+export async function touchLater(path: string, seconds = 5): Promise<void> {
+  const t = new Date(Date.now() + seconds * 1000);
+  await Deno.utime(path, t, t);
+}

@@ -1,0 +1,61 @@
+/** Spec 000 Glob, on the tool module in-process. */
+import assert from "node:assert/strict";
+import Glob from "../../tools/glob.ts";
+import { TestSession, text } from "../_context.ts";
+
+async function tree(s: TestSession) {
+  await s.write(".gitignore", "dist/\n");
+  await s.write("src/a.ts", "a");
+  await s.write("src/deep/b.ts", "b");
+  await s.write("dist/out.ts", "ignored but listed");
+  await s.write(".git/hooks/x.ts", "never");
+  await s.write("README.md", "r");
+  const times: [string, number][] = [["src/a.ts", 3000], [
+    "src/deep/b.ts",
+    1000,
+  ], ["dist/out.ts", 2000]];
+  for (const [p, t] of times) await Deno.utime(`${s.workspace}/${p}`, t, t);
+}
+
+Deno.test("000 Glob #2: **/*.ts lists TypeScript files, ignored ones too, never .git/, newest first", async () => {
+  const s = await TestSession.create();
+  await tree(s);
+  const r = await s.call(Glob, { pattern: "**/*.ts" });
+  assert.equal(text(r), "src/a.ts\ndist/out.ts\nsrc/deep/b.ts");
+  const st = r.structured as Record<string, unknown>;
+  assert.deepEqual({ ...st, durationMs: 0 }, {
+    type: "glob",
+    pattern: "**/*.ts",
+    path: s.workspace,
+    files: ["src/a.ts", "dist/out.ts", "src/deep/b.ts"],
+    count: 3,
+    total: 3,
+    truncated: false,
+    durationMs: 0,
+  });
+  assert.equal(typeof st.durationMs, "number");
+});
+
+Deno.test("000 Glob #2: at most limit (default 100), saying it was cut", async () => {
+  const s = await TestSession.create();
+  for (let i = 0; i < 120; i++) await s.write(`many/f${i}.txt`, "");
+  const r = await s.call(Glob, { pattern: "*.txt" });
+  assert.equal((r.structured as { count: number }).count, 100);
+  assert.equal((r.structured as { total: number }).total, 120);
+  assert.equal((r.structured as { truncated: boolean }).truncated, true);
+  assert.match(text(r), /Showing the 100 most recently modified of 120 files/);
+  const five = await s.call(Glob, { pattern: "*.txt", limit: 5 });
+  assert.equal((five.structured as { files: string[] }).files.length, 5);
+});
+
+Deno.test("000 Glob: path narrows the search; no match and a missing directory say so", async () => {
+  const s = await TestSession.create();
+  await tree(s);
+  const r = await s.call(Glob, { pattern: "*.ts", path: "src/deep" });
+  assert.equal(text(r), "src/deep/b.ts");
+  const none = await s.call(Glob, { pattern: "*.rs" });
+  assert.equal(text(none), "No files found matching *.rs in ..");
+  const missing = await s.call(Glob, { pattern: "*", path: "nope" });
+  assert.equal(missing.isError, true);
+  assert.equal(text(missing), "Directory does not exist: nope.");
+});

@@ -1,0 +1,223 @@
+/** Spec 000 Grep, on the tool module in-process. */
+import assert from "node:assert/strict";
+import Grep from "../../tools/grep.ts";
+import { TestSession, text } from "../_context.ts";
+
+async function tree(s: TestSession) {
+  await s.write(".gitignore", "build/\n");
+  await s.write(
+    "src/a.ts",
+    "import x from 'y';\nconst Needle = 1;\nconst other = 2;\nneedle();\n",
+  );
+  await s.write("src/b.py", "needle = True\n");
+  await s.write("build/gen.ts", "const needle = 'generated';\n");
+  await s.write(".git/config", "needle in git\n");
+  await s.write(".env", "SECRET_NEEDLE=1\n");
+  await s.write("keys/server.pem", "needle\n");
+}
+
+Deno.test("000 Grep #1: files_with_matches by default, respecting .gitignore, skipping .git/ and sensitive files", async () => {
+  const s = await TestSession.create();
+  await tree(s);
+  const r = await s.call(Grep, { pattern: "needle" });
+  assert.equal(text(r), "Found 2 files\nsrc/a.ts\nsrc/b.py");
+  const st = r.structured as Record<string, unknown>;
+  assert.equal(st.type, "grep");
+  assert.equal(st.mode, "files_with_matches");
+  assert.equal(st.files, 2);
+  assert.equal(st.matches, 2);
+  assert.equal(st.truncated, false);
+});
+
+Deno.test("000 Grep #1: content mode gives lines with numbers and match counts", async () => {
+  const s = await TestSession.create();
+  await tree(s);
+  const r = await s.call(Grep, {
+    pattern: "needle",
+    output_mode: "content",
+    "-i": true,
+  });
+  assert.equal(
+    text(r),
+    "src/a.ts:2:const Needle = 1;\nsrc/a.ts:4:needle();\nsrc/b.py:1:needle = True",
+  );
+  assert.equal((r.structured as { matches: number }).matches, 3);
+  const noNumbers = await s.call(Grep, {
+    pattern: "needle",
+    output_mode: "content",
+    "-n": false,
+    glob: "*.py",
+  });
+  assert.equal(text(noNumbers), "src/b.py:needle = True");
+});
+
+Deno.test("000 Grep: context lines -A/-B/-C and separators", async () => {
+  const s = await TestSession.create();
+  await s.write("c.txt", "1\n2\nhit\n4\n5\n6\n7\nhit\n9\n");
+  const r = await s.call(Grep, {
+    pattern: "hit",
+    output_mode: "content",
+    "-C": 1,
+  });
+  assert.equal(
+    text(r),
+    "c.txt-2-2\nc.txt:3:hit\nc.txt-4-4\n--\nc.txt-7-7\nc.txt:8:hit\nc.txt-9-9",
+  );
+  assert.equal((r.structured as { matches: number }).matches, 2);
+  const after = await s.call(Grep, {
+    pattern: "hit",
+    output_mode: "content",
+    "-A": 1,
+    "-B": 0,
+  });
+  assert.equal(
+    text(after),
+    "c.txt:3:hit\nc.txt-4-4\n--\nc.txt:8:hit\nc.txt-9-9",
+  );
+});
+
+Deno.test("000 Grep: count mode", async () => {
+  const s = await TestSession.create();
+  await tree(s);
+  const r = await s.call(Grep, {
+    pattern: "needle",
+    output_mode: "count",
+    "-i": true,
+  });
+  assert.equal(
+    text(r),
+    "src/a.ts:2\nsrc/b.py:1\n\nFound 3 matches in 2 files.",
+  );
+});
+
+Deno.test("000 Grep #3: no match suggests the path field for ignored or other directories", async () => {
+  const s = await TestSession.create();
+  await tree(s);
+  const r = await s.call(Grep, { pattern: "generated" });
+  assert.equal(r.isError, undefined);
+  assert.match(
+    text(r),
+    /^No matches found for "generated" in \.\. .*set the path field to it\.$/,
+  );
+  const inIgnored = await s.call(Grep, { pattern: "generated", path: "build" });
+  assert.equal(text(inIgnored), "Found 1 file\nbuild/gen.ts");
+});
+
+Deno.test("000 Grep: type, glob lists, multiline", async () => {
+  const s = await TestSession.create();
+  await tree(s);
+  assert.equal(
+    text(await s.call(Grep, { pattern: "needle", type: "py" })),
+    "Found 1 file\nsrc/b.py",
+  );
+  assert.equal(
+    text(
+      await s.call(Grep, { pattern: "needle", glob: "*.{py,ts}", "-i": true }),
+    ),
+    "Found 2 files\nsrc/a.ts\nsrc/b.py",
+  );
+  const multi = await s.call(Grep, {
+    pattern: "Needle = 1;\\nconst other",
+    multiline: true,
+    output_mode: "content",
+  });
+  assert.equal(
+    text(multi),
+    "src/a.ts:2:const Needle = 1;\nsrc/a.ts:3:const other = 2;",
+  );
+});
+
+Deno.test("000 Grep: head_limit and offset page through results in a stable order", async () => {
+  const s = await TestSession.create();
+  for (let i = 0; i < 30; i++) {
+    await s.write(`p/f${String(i).padStart(2, "0")}.txt`, "hit\n");
+  }
+  const first = await s.call(Grep, { pattern: "hit", head_limit: 10 });
+  assert.equal((first.structured as { truncated: boolean }).truncated, true);
+  assert.match(text(first), /Call Grep again with offset 10/);
+  const second = await s.call(Grep, {
+    pattern: "hit",
+    head_limit: 10,
+    offset: 10,
+  });
+  const third = await s.call(Grep, {
+    pattern: "hit",
+    head_limit: 10,
+    offset: 20,
+  });
+  const all = [first, second, third].flatMap((r) =>
+    text(r).split("\n").filter((l) => l.startsWith("p/"))
+  );
+  assert.deepEqual(
+    all,
+    Array.from(
+      { length: 30 },
+      (_, i) => `p/f${String(i).padStart(2, "0")}.txt`,
+    ),
+  );
+  assert.equal((third.structured as { truncated: boolean }).truncated, false);
+});
+
+Deno.test("000 Grep: long match lines are cut", async () => {
+  const s = await TestSession.create();
+  await s.write("min.js", `${"x".repeat(3000)}needle${"y".repeat(3000)}\n`);
+  const r = await s.call(Grep, { pattern: "needle", output_mode: "content" });
+  assert.ok(text(r).length < 700, `got ${text(r).length} characters`);
+  assert.match(
+    text(r),
+    /^min\.js:1:x{500} \[\.\.\. omitted end of long line\]$/,
+  );
+});
+
+Deno.test("000 Grep: a bad regex is a clear tool error", async () => {
+  const s = await TestSession.create();
+  await s.write("a.txt", "a\n");
+  const r = await s.call(Grep, { pattern: "(unclosed" });
+  assert.equal(r.isError, true);
+  assert.match(text(r), /^The search failed: regex parse error/);
+});
+
+Deno.test('000 Grep: a missing ripgrep is the error "ripgrep is not available"', async () => {
+  const s = await TestSession.create();
+  s.programs = {};
+  await s.write("a.txt", "a\n");
+  const r = await s.call(Grep, { pattern: "a" });
+  assert.equal(r.isError, true);
+  assert.match(text(r), /^ripgrep is not available/);
+});
+
+Deno.test("000 Grep: never records a read", async () => {
+  const s = await TestSession.create();
+  await tree(s);
+  await s.call(Grep, { pattern: "needle", output_mode: "content" });
+  assert.equal(s.records.size, 0);
+});
+
+Deno.test("000 Grep: past the collection cap, pages come from a sorted run that stops early, in the same order", async () => {
+  const { COLLECT_CAP } = await import("../../tools/_core/search.ts");
+  const s = await TestSession.create();
+  // More matching lines than the cap: one file of many hits, plus small files around it.
+  await s.write("a/first.txt", "hit\n");
+  await s.write("m/many.txt", "hit\n".repeat(COLLECT_CAP + 50));
+  await s.write("z/last.txt", "hit\n");
+  const first = await s.call(Grep, {
+    pattern: "hit",
+    output_mode: "content",
+    head_limit: 3,
+  });
+  assert.equal(
+    text(first).split("\n\n")[0],
+    "a/first.txt:1:hit\nm/many.txt:1:hit\nm/many.txt:2:hit",
+  );
+  const deep = await s.call(Grep, {
+    pattern: "hit",
+    output_mode: "content",
+    head_limit: 2,
+    offset: COLLECT_CAP + 50,
+  });
+  assert.equal(
+    text(deep).split("\n\n")[0],
+    "m/many.txt:10050:hit\nz/last.txt:1:hit",
+  );
+  assert.equal((deep.structured as { truncated: boolean }).truncated, false);
+});

@@ -1,0 +1,79 @@
+/**
+ * Finding files by name over `rg --files`, for every dialect: glob
+ * patterns, ignored files included or not, `.git/` never, newest first or
+ * by path, at most `limit` kept in memory.
+ *
+ * @module
+ */
+
+import type { ToolContext } from "../../session/tool.ts";
+import { displayPath } from "../../session/workspace.ts";
+import { runRipgrep } from "./ripgrep.ts";
+
+/** A search by name. */
+export interface FileSearch {
+  /** The real path of the directory to search. */
+  root: string;
+  /** Glob patterns (gitignore style: one without a slash matches at any depth). */
+  globs: string[];
+  /** Include files .gitignore ignores. */
+  includeIgnored: boolean;
+  /** Directory names to leave out (noise: node_modules, dist …). */
+  excludeDirs?: readonly string[];
+  /** Newest first, or path order. */
+  order: "newest" | "path";
+  /** Case-insensitive globs. */
+  ignoreCase?: boolean;
+  limit: number;
+  offset?: number;
+}
+
+/** Files found: `files` are the page; `total` counts every match. */
+export interface FileSearchResult {
+  files: string[];
+  total: number;
+  truncated: boolean;
+}
+
+/** ripgrep's arguments for a name search (the bench runs rg with exactly these). */
+export function findArgs(
+  search: FileSearch,
+  target: string | undefined,
+): string[] {
+  const args = [
+    "--no-config",
+    "--files",
+    "--hidden",
+    "--no-messages",
+    "--no-require-git",
+    "--glob=!.git",
+    search.order === "newest" ? "--sortr=modified" : "--sort=path",
+  ];
+  if (search.includeIgnored) args.push("--no-ignore");
+  for (const dir of search.excludeDirs ?? []) args.push(`--glob=!${dir}/`);
+  for (const glob of search.globs) {
+    args.push(search.ignoreCase ? `--iglob=${glob}` : `--glob=${glob}`);
+  }
+  if (target !== undefined) args.push("--", target);
+  return args;
+}
+
+/**
+ * Finds files under `root` whose paths match the globs. Paths are relative
+ * to the workspace when inside it.
+ */
+export async function findFiles(
+  ctx: ToolContext,
+  search: FileSearch,
+): Promise<FileSearchResult> {
+  const shown = displayPath(ctx.workspace, search.root);
+  const target = shown === "." ? undefined : shown;
+  const offset = search.offset ?? 0;
+  const files: string[] = [];
+  let total = 0;
+  await runRipgrep(ctx, findArgs(search, target), ctx.workspace, (line) => {
+    if (total >= offset && files.length < search.limit) files.push(line);
+    total++;
+  });
+  return { files, total, truncated: total > offset + files.length };
+}

@@ -1,0 +1,86 @@
+/**
+ * Read-before-write and staleness (spec 000 "编辑前读取", "写入前读取",
+ * "陈旧检测"), for every dialect's tools that change existing files.
+ *
+ * @module
+ */
+
+import type { ReadRecord } from "../../session/read_state.ts";
+import { type ToolContext, ToolError } from "../../session/tool.ts";
+import { sha256 } from "./text.ts";
+
+/** What a fresh file looks like now. */
+export interface FreshFile {
+  info: Deno.FileInfo;
+  /** The file's bytes, when the check had to read them (the hash fallback). */
+  bytes?: Uint8Array;
+}
+
+/** Words for the messages: what the caller was about to do, and the dialect's read tool. */
+export interface FreshnessWords {
+  /** "edit" or "overwrite". */
+  action: string;
+  /** The tool that reads, in this dialect ("Read", "read", "read_files"). */
+  readTool: string;
+}
+
+/**
+ * Checks that this session read `real` and that it has not changed since.
+ *
+ * The rule: a file whose mtime is not newer than recorded (and whose size
+ * is the same) is fresh. A newer one is fresh only if the last read was
+ * whole and the content hash still matches (a checkout, an editor's save or
+ * a sync tool touched it). After a partial read a newer mtime is stale.
+ * Throws a {@linkcode ToolError} telling the model to read the file first,
+ * or again.
+ */
+export async function checkFresh(
+  ctx: ToolContext,
+  real: string,
+  shown: string,
+  info: Deno.FileInfo,
+  words: FreshnessWords,
+): Promise<FreshFile> {
+  const record: ReadRecord | undefined = ctx.readState.get(real);
+  if (!record) {
+    throw new ToolError(
+      `${shown} has not been read in this session. Call ${words.readTool} on it first, then ${words.action} it.`,
+      { type: "not_read" },
+    );
+  }
+  const mtime = info.mtime?.getTime() ?? 0;
+  if (mtime <= record.mtimeMs && info.size === record.size) return { info };
+  if (record.whole && record.hash) {
+    const bytes = await Deno.readFile(real);
+    if (sha256(bytes) === record.hash) return { info, bytes };
+  }
+  throw new ToolError(
+    `${shown} has changed on disk since it was last read (by the user, a formatter or another process)` +
+      (record.whole
+        ? ""
+        : "; the last read was partial, so its content could not be compared") +
+      `. Call ${words.readTool} on it again, then ${words.action} it.`,
+    { type: "stale" },
+  );
+}
+
+/**
+ * A read-state record for content this session now knows in full (after a
+ * whole read or its own write). `info` is the stat taken before the bytes
+ * were read; without it the file is stat'ed now (after a write).
+ */
+export async function wholeRecord(
+  real: string,
+  bytes: Uint8Array,
+  reader: string,
+  info?: Deno.FileInfo,
+): Promise<ReadRecord> {
+  info ??= await Deno.stat(real);
+  return {
+    mtimeMs: info.mtime?.getTime() ?? 0,
+    size: info.size,
+    hash: sha256(bytes),
+    whole: true,
+    reader,
+  };
+}

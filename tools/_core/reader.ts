@@ -1,0 +1,234 @@
+/**
+ * The reader: every dialect's way into a file's text. It says clearly why a
+ * file cannot be read (missing, with similar names; a directory; a binary
+ * format, named), reads whole files, and streams line windows of files of
+ * any size with flat memory.
+ *
+ * @module
+ */
+
+import { basename, dirname, extname, join } from "node:path";
+import { type ToolContext, ToolError } from "../../session/tool.ts";
+import { displayPath } from "../../session/workspace.ts";
+import { classify, type FileKind, readHead } from "./file_type.ts";
+import { BOM, editDistance, splitLines } from "./text.ts";
+
+/** A whole text file. */
+export interface TextFile {
+  /** The decoded text, BOM included when the file has one. */
+  text: string;
+  bytes: Uint8Array;
+  info: Deno.FileInfo;
+  encoding: "utf-8" | "utf-16le" | "utf-16be";
+}
+
+/** Names near `name` in `dir` (a missing file's likely intended names). */
+export function similarNames(dir: string, name: string, max = 3): string[] {
+  let entries: string[];
+  try {
+    entries = [...Deno.readDirSync(dir)].map((e) => e.name);
+  } catch {
+    return [];
+  }
+  const lower = name.toLowerCase();
+  const stem = basename(lower, extname(lower));
+  const scored = entries.map((entry) => {
+    const e = entry.toLowerCase();
+    let score = editDistance(e, lower, 3);
+    if (basename(e, extname(e)) === stem) score = Math.min(score, 1);
+    if (e === lower) score = 0;
+    return { entry, score };
+  }).filter((s) => s.score <= 3 && s.entry !== name);
+  scored.sort((a, b) => a.score - b.score || a.entry.localeCompare(b.entry));
+  return scored.slice(0, max).map((s) => s.entry);
+}
+
+/**
+ * Stats a path for reading. Throws a {@linkcode ToolError} for a missing
+ * file (suggesting similar names when there are some) and for a directory.
+ */
+export async function statForRead(
+  real: string,
+  workspace: string,
+  shown: string,
+): Promise<Deno.FileInfo> {
+  let info: Deno.FileInfo;
+  try {
+    info = await Deno.stat(real);
+  } catch (error) {
+    if (
+      error instanceof Deno.errors.NotFound ||
+      error instanceof Deno.errors.NotADirectory
+    ) {
+      const near = similarNames(dirname(real), basename(real))
+        .map((n) => displayPath(workspace, join(dirname(real), n)));
+      throw new ToolError(
+        `File does not exist: ${shown}.` +
+          (near.length ? ` Did you mean ${near.join(", ")}?` : ""),
+        { type: "not_found", suggestions: near },
+      );
+    }
+    throw error;
+  }
+  if (info.isDirectory) {
+    throw new ToolError(
+      `${shown} is a directory, not a file; list it with Glob (pattern "*" and path "${shown}") or with ls in Bash.`,
+      { type: "is_directory" },
+    );
+  }
+  return info;
+}
+
+/** Decodes bytes in a text encoding {@linkcode classify} found. */
+export function decodeText(
+  bytes: Uint8Array,
+  encoding: TextFile["encoding"],
+): string {
+  if (encoding === "utf-8") {
+    return new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes);
+  }
+  // UTF-16: decode to text without its BOM; rewrites are UTF-8.
+  return new TextDecoder(encoding).decode(bytes);
+}
+
+/** The kind of a file, by name and first bytes. */
+export async function kindOf(real: string): Promise<FileKind> {
+  return classify(real, await readHead(real));
+}
+
+/** The error for a binary file, naming its type. */
+export function binaryError(
+  shown: string,
+  name: string,
+  hint: string,
+): ToolError {
+  return new ToolError(
+    `Cannot read ${shown}: it is a binary file (${name}). ${hint}`,
+    {
+      type: "binary",
+      format: name,
+    },
+  );
+}
+
+/**
+ * Reads a whole file as text. Guarantees: refuses binaries with a
+ * {@linkcode ToolError} naming the type; `text` keeps a UTF-8 BOM.
+ */
+export async function readTextFile(
+  real: string,
+  shown: string,
+  kind?: FileKind,
+): Promise<TextFile> {
+  kind ??= await kindOf(real);
+  if (kind.kind === "binary") {
+    throw binaryError(shown, kind.name, "Only text files can be read as text.");
+  }
+  const bytes = await Deno.readFile(real);
+  const info = await Deno.stat(real);
+  const encoding = kind.kind === "text" ? kind.encoding : "utf-8";
+  return { text: decodeText(bytes, encoding), bytes, info, encoding };
+}
+
+/** A window of lines, and how many lines the file has. */
+export interface LineWindow {
+  lines: string[];
+  totalLines: number;
+}
+
+/**
+ * Lines `start` .. `start + count - 1` (0-based) of a UTF-8 file, read as a
+ * stream: memory holds only the window, however large the file. Every line
+ * is counted, so `totalLines` is exact.
+ */
+export async function readLineWindow(
+  real: string,
+  start: number,
+  count: number,
+): Promise<LineWindow> {
+  using file = await Deno.open(real, { read: true });
+  const lines: string[] = [];
+  let index = 0;
+  let carry = "";
+  let first = true;
+  const take = (line: string) => {
+    if (index >= start && index < start + count) {
+      lines.push(line.endsWith("\r") ? line.slice(0, -1) : line);
+    }
+    index++;
+  };
+  const decoder = new TextDecoder("utf-8");
+  const buffer = new Uint8Array(256 * 1024);
+  while (true) {
+    const n = await file.read(buffer);
+    if (n === null) break;
+    let chunk = decoder.decode(buffer.subarray(0, n), { stream: true });
+    if (first) {
+      if (chunk.startsWith(BOM)) chunk = chunk.slice(1);
+      first = false;
+    }
+    const parts = (carry + chunk).split("\n");
+    carry = parts.pop()!;
+    for (const part of parts) take(part);
+  }
+  carry += decoder.decode();
+  if (carry !== "") take(carry);
+  return { lines, totalLines: index };
+}
+
+/** Lines of a whole text, BOM dropped (for numbering). */
+export function textLines(text: string): string[] {
+  return splitLines(text.startsWith(BOM) ? text.slice(1) : text);
+}
+
+/** Where a search starts. */
+export interface SearchRoot {
+  /** The real path to search. */
+  real: string;
+  /** The absolute path as given (or the workspace). */
+  abs: string;
+  /** The path for messages. */
+  shown: string;
+}
+
+/**
+ * Resolves the path a search starts from (the workspace when none is given)
+ * and checks it exists, and is a directory when `directory` is set. Throws a
+ * {@linkcode ToolError} otherwise.
+ */
+export async function searchRoot(
+  ctx: ToolContext,
+  raw: string | undefined,
+  directory: boolean,
+): Promise<SearchRoot> {
+  const resolved = raw ? ctx.path(raw) : undefined;
+  const real = resolved?.real ?? ctx.workspace;
+  const abs = resolved?.abs ?? ctx.workspace;
+  const shown = displayPath(ctx.workspace, abs);
+  let info: Deno.FileInfo;
+  try {
+    info = await Deno.stat(real);
+  } catch (error) {
+    if (
+      error instanceof Deno.errors.NotFound ||
+      error instanceof Deno.errors.NotADirectory
+    ) {
+      throw new ToolError(
+        `${directory ? "Directory" : "Path"} does not exist: ${shown}.`,
+        {
+          type: "not_found",
+        },
+      );
+    }
+    throw error;
+  }
+  if (directory && !info.isDirectory) {
+    throw new ToolError(
+      `${shown} is not a directory; path must be a directory to search in.`,
+      {
+        type: "not_a_directory",
+      },
+    );
+  }
+  return { real, abs, shown };
+}

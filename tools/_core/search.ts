@@ -1,0 +1,282 @@
+/**
+ * Content search over ripgrep, for every dialect: files with matches,
+ * matching lines with context, or counts; paginated by `offset` and
+ * `limit` in path order, so pages follow one another.
+ *
+ * ripgrep runs in parallel and its output is sorted here by file (it keeps
+ * each file's lines together). A search that produces more than
+ * {@linkcode COLLECT_CAP} entries is stopped and run again sorted by
+ * ripgrep, which is then stopped as soon as the page is full: memory stays
+ * bounded however much matches.
+ *
+ * Respects .gitignore (even outside a git repository), skips `.git/`, and
+ * never searches sensitive files.
+ *
+ * @module
+ */
+
+import { SENSITIVE_EXCLUDE_GLOBS } from "../../session/sensitive.ts";
+import { type ToolContext, ToolError } from "../../session/tool.ts";
+import { displayPath } from "../../session/workspace.ts";
+import { runRipgrep } from "./ripgrep.ts";
+
+/** The most entries collected from a parallel run before falling back to a sorted one. */
+export const COLLECT_CAP = 10_000;
+
+/** What to search for, and how to page it. */
+export interface ContentSearch {
+  pattern: string;
+  /** The real path of the file or directory to search. */
+  root: string;
+  mode: "files" | "content" | "count";
+  globs?: string[];
+  type?: string;
+  ignoreCase?: boolean;
+  /** The pattern is a literal string, not a regex. */
+  literal?: boolean;
+  /** `.` matches newlines and a match may span lines. */
+  multiline?: boolean;
+  before?: number;
+  after?: number;
+  /** Entries to skip (lines, files or counts). */
+  offset?: number;
+  /** Entries to return at most. */
+  limit: number;
+  /** Search files that .gitignore ignores too. */
+  includeIgnored?: boolean;
+  /** Longest line shown; longer ones are cut by ripgrep with a preview. */
+  maxColumns?: number;
+}
+
+/** One entry of a result. `line` is 1-based; `context` marks a context line. */
+export type SearchEntry =
+  | { kind: "file"; path: string }
+  | { kind: "count"; path: string; count: number }
+  | { kind: "line"; path: string; line: number; text: string; context: boolean }
+  | { kind: "separator" };
+
+/** A page of a search. */
+export interface SearchPage {
+  entries: SearchEntry[];
+  /** More entries exist after this page. */
+  truncated: boolean;
+  /** Offset applied. */
+  offset: number;
+}
+
+/** ripgrep's arguments for a search (exposed so the bench can run rg with exactly these). */
+export function ripgrepArgs(
+  search: ContentSearch,
+  target: string | undefined,
+  sorted = false,
+): string[] {
+  const args = [
+    "--no-config",
+    "--color=never",
+    "--hidden",
+    "--no-messages",
+    // .gitignore counts even in a workspace that is not a git repository.
+    "--no-require-git",
+    "--glob=!.git",
+    ...SENSITIVE_EXCLUDE_GLOBS.map((g) => `--glob=${g}`),
+    `--max-columns=${search.maxColumns ?? 500}`,
+    "--max-columns-preview",
+  ];
+  if (sorted) args.push("--sort=path");
+  if (search.includeIgnored) args.push("--no-ignore");
+  if (search.ignoreCase) args.push("--ignore-case");
+  if (search.literal) args.push("--fixed-strings");
+  if (search.multiline) args.push("--multiline", "--multiline-dotall");
+  if (search.type) args.push(`--type=${search.type}`);
+  for (const glob of search.globs ?? []) args.push(`--glob=${glob}`);
+  if (search.mode === "files") args.push("--files-with-matches");
+  else if (search.mode === "count") {
+    args.push("--count", "--with-filename", "--null");
+  } else {
+    args.push("--line-number", "--with-filename", "--no-heading", "--null");
+    if (search.before) args.push(`--before-context=${search.before}`);
+    if (search.after) args.push(`--after-context=${search.after}`);
+  }
+  args.push(`--regexp=${search.pattern}`);
+  if (target !== undefined) args.push("--", target);
+  return args;
+}
+
+const CONTENT_LINE = /^(\d+)([:-])(.*)$/s;
+
+/** Parses one output line into an entry; `undefined` for a context-group separator. */
+function parseLine(
+  mode: ContentSearch["mode"],
+  line: string,
+): SearchEntry | undefined {
+  if (mode === "files") return { kind: "file", path: line };
+  const nul = line.indexOf("\0");
+  if (nul === -1) return undefined; // "--" between context groups
+  const path = line.slice(0, nul);
+  const rest = line.slice(nul + 1);
+  if (mode === "count") return { kind: "count", path, count: Number(rest) };
+  const m = CONTENT_LINE.exec(rest);
+  if (!m) return undefined;
+  return {
+    kind: "line",
+    path,
+    line: Number(m[1]),
+    text: m[3].endsWith("\r") ? m[3].slice(0, -1) : m[3],
+    context: m[2] === "-",
+  };
+}
+
+/** Entries of one file, in ripgrep's order. */
+interface FileGroup {
+  path: string;
+  entries: SearchEntry[];
+}
+
+/**
+ * Searches file contents. Paths in the result are relative to the workspace
+ * when inside it. Throws a {@linkcode ToolError} for a bad pattern or type.
+ */
+export async function searchContent(
+  ctx: ToolContext,
+  search: ContentSearch,
+): Promise<SearchPage> {
+  const offset = search.offset ?? 0;
+  const shown = displayPath(ctx.workspace, search.root);
+  const target = shown === "." ? undefined : shown;
+  const wanted = offset + search.limit;
+  if (wanted < COLLECT_CAP) {
+    const groups = await collectParallel(ctx, search, target);
+    const withContext = search.mode === "content" &&
+      !!(search.before || search.after);
+    if (groups) return page(flatten(groups, withContext), offset, search.limit);
+  }
+  return await sortedPage(ctx, search, target, offset);
+}
+
+/** Every entry of a parallel run, grouped by file; `null` past the cap. */
+async function collectParallel(
+  ctx: ToolContext,
+  search: ContentSearch,
+  target: string | undefined,
+): Promise<FileGroup[] | null> {
+  const groups: FileGroup[] = [];
+  let current: FileGroup | undefined;
+  let count = 0;
+  let overflow = false;
+  const run = await runRipgrep(
+    ctx,
+    ripgrepArgs(search, target),
+    ctx.workspace,
+    (line) => {
+      const entry = parseLine(search.mode, line);
+      if (!entry || entry.kind === "separator") return true;
+      if (++count > COLLECT_CAP) {
+        overflow = true;
+        return false;
+      }
+      const path = (entry as { path: string }).path;
+      if (current?.path !== path) {
+        current = { path, entries: [] };
+        groups.push(current);
+      }
+      current.entries.push(entry);
+      return true;
+    },
+  );
+  checkFailure(run);
+  if (overflow) return null;
+  groups.sort((a, b) => a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+  return groups;
+}
+
+/** Entries in file order; with context lines, a separator wherever lines are not adjacent (as ripgrep prints "--"). */
+function flatten(groups: FileGroup[], withContext: boolean): SearchEntry[] {
+  const out: SearchEntry[] = [];
+  let last: SearchEntry | undefined;
+  for (const group of groups) {
+    for (const entry of group.entries) {
+      if (
+        withContext && last?.kind === "line" && entry.kind === "line" &&
+        (last.path !== entry.path || entry.line !== last.line + 1)
+      ) out.push({ kind: "separator" });
+      out.push(entry);
+      last = entry;
+    }
+  }
+  return out;
+}
+
+/** One page of entries; separators are not counted and never start or end a page. */
+function page(
+  entries: SearchEntry[],
+  offset: number,
+  limit: number,
+): SearchPage {
+  const out: SearchEntry[] = [];
+  let seen = 0;
+  let truncated = false;
+  for (const entry of entries) {
+    if (entry.kind === "separator") {
+      if (out.length > 0 && seen > offset) out.push(entry);
+      continue;
+    }
+    if (seen >= offset + limit) {
+      truncated = true;
+      break;
+    }
+    if (seen >= offset) out.push(entry);
+    seen++;
+  }
+  while (out.at(-1)?.kind === "separator") out.pop();
+  return { entries: out, truncated, offset };
+}
+
+/** A page from a run sorted by ripgrep, stopped as soon as the page is full. */
+async function sortedPage(
+  ctx: ToolContext,
+  search: ContentSearch,
+  target: string | undefined,
+  offset: number,
+): Promise<SearchPage> {
+  const entries: SearchEntry[] = [];
+  let seen = 0;
+  let truncated = false;
+  const run = await runRipgrep(
+    ctx,
+    ripgrepArgs(search, target, true),
+    ctx.workspace,
+    (line) => {
+      const entry = parseLine(search.mode, line);
+      if (!entry) {
+        if (line === "--" && entries.length > 0) {
+          entries.push({
+            kind: "separator",
+          });
+        }
+        return true;
+      }
+      if (seen >= offset + search.limit) {
+        truncated = true;
+        return false;
+      }
+      if (seen >= offset) entries.push(entry);
+      seen++;
+      return true;
+    },
+  );
+  checkFailure(run);
+  while (entries.at(-1)?.kind === "separator") entries.pop();
+  return { entries, truncated, offset };
+}
+
+function checkFailure(
+  run: { code: number | null; stderr: string; stopped: boolean },
+): void {
+  if (run.code === 2 && !run.stopped) {
+    const message = run.stderr.trim().replace(/^rg: /, "") || "ripgrep failed";
+    throw new ToolError(
+      `The search failed: ${message.split("\n").slice(0, 6).join("\n")}`,
+      { type: "search_error" },
+    );
+  }
+}

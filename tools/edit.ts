@@ -1,0 +1,116 @@
+/**
+ * Edit (toolset `wave`, spec 000): exact string replacement in a file read
+ * in this session, keeping its line endings, BOM and mode.
+ *
+ * @module
+ */
+
+import { z } from "zod";
+import { defineTool, ToolError } from "../session/tool.ts";
+import { displayPath } from "../session/workspace.ts";
+import { checkFresh } from "./_core/freshness.ts";
+import { diffable, diffBytes, diffTexts, type FileDiff } from "./_core/diff.ts";
+import { applyReplacement, applyReplacementToBytes } from "./_core/matcher.ts";
+import {
+  binaryError,
+  decodeText,
+  kindOf,
+  statForRead,
+} from "./_core/reader.ts";
+import { diffForModel, writeAndRecord } from "./_core/writer.ts";
+
+const description = `Replaces exact text in a file.
+
+- Read the file first in this session: Edit refuses a file it has not read, or one that changed on disk since (read it again then). Grep does not count as reading.
+- old_string must match the file exactly, including indentation; copy it from Read's output without the line-number prefix. Line endings need not match: \\n in old_string matches \\r\\n in the file, and the file keeps its own.
+- Use the smallest old_string that is clearly unique: usually 2-4 adjacent lines. Long old_strings (whole functions, long template text) are where copying mistakes happen.
+- If old_string occurs more than once, Edit fails with the count: add surrounding lines to make it unique, or set replace_all to true to change every occurrence (for renaming a variable, say).
+- If old_string is not found, the error quotes what you sent; read the file again and copy the text exactly.
+- To create a new file, or rewrite one completely, use Write.`;
+
+const input = z.object({
+  file_path: z.string().min(1).describe(
+    "The file to change: absolute, or relative to the workspace",
+  ),
+  old_string: z.string().describe("The exact text to replace"),
+  new_string: z.string().describe(
+    "The text to put in its place (must differ from old_string)",
+  ),
+  replace_all: z.boolean().default(false).describe(
+    "Replace every occurrence of old_string (default false)",
+  ),
+}).strict();
+
+export default defineTool({
+  name: "Edit",
+  description,
+  input,
+  scopes: { read: true, write: true },
+  paths: (i) => [{ path: i.file_path, access: "write" }],
+  async run(i, ctx) {
+    const file = ctx.path(i.file_path);
+    const shown = displayPath(ctx.workspace, file.abs);
+    const info = await statForRead(file.real, ctx.workspace, shown);
+    const fresh = await checkFresh(ctx, file.real, shown, info, {
+      action: "edit",
+      readTool: "Read",
+    });
+    const kind = await kindOf(file.real);
+    if (kind.kind === "binary") {
+      throw binaryError(shown, kind.name, "Edit changes text files only.");
+    }
+    if (kind.kind === "text" && kind.encoding !== "utf-8") {
+      throw new ToolError(
+        `${shown} is ${kind.encoding.toUpperCase()} text; Edit changes UTF-8 files only, so it would re-encode it. Convert it (iconv in Bash) or rewrite it with Write.`,
+        { type: "unsupported_encoding" },
+      );
+    }
+    const bytes = fresh.bytes ?? await Deno.readFile(file.real);
+    const replacement = {
+      oldString: i.old_string,
+      newString: i.new_string,
+      replaceAll: i.replace_all,
+    };
+    // Large files are edited as bytes, without decoding them; CRLF files
+    // with multi-line strings, and every error, take the text path.
+    let content: Uint8Array | Uint8Array[];
+    let count: number;
+    let makeDiff: () => FileDiff;
+    const fast = applyReplacementToBytes(bytes, replacement);
+    if (fast) {
+      ({ chunks: content, count } = fast);
+      makeDiff = () => diffBytes(shown, bytes, fast.chunks, fast.change);
+    } else {
+      const original = decodeText(bytes, "utf-8");
+      const replaced = applyReplacement(original, replacement, shown);
+      content = new TextEncoder().encode(replaced.text);
+      count = replaced.count;
+      makeDiff = () =>
+        diffTexts(shown, diffable(original), diffable(replaced.text));
+    }
+    let diff: FileDiff | undefined;
+    await writeAndRecord(ctx, file.real, shown, content, {
+      reader: "Edit",
+      whileFlushing: () => diff = makeDiff(),
+    });
+    diff ??= makeDiff();
+    return {
+      content: `Edited ${shown}: ${count} replacement${
+        count === 1 ? "" : "s"
+      }, first change at line ${diff.firstChangedLine ?? 1}.\n${
+        diffForModel(diff.unified)
+      }`,
+      structured: {
+        type: "edit",
+        path: file.abs,
+        replacements: count,
+        firstChangedLine: diff.firstChangedLine,
+        linesAdded: diff.added,
+        linesRemoved: diff.removed,
+        diff: diff.unified,
+        hunks: diff.hunks,
+        wordDiffs: diff.wordDiffs,
+      },
+    };
+  },
+});

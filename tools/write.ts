@@ -1,0 +1,100 @@
+/**
+ * Write (toolset `wave`, spec 000): creates a file, or replaces one read in
+ * this session, atomically.
+ *
+ * @module
+ */
+
+import { z } from "zod";
+import { defineTool, ToolError } from "../session/tool.ts";
+import { displayPath } from "../session/workspace.ts";
+import { checkFresh } from "./_core/freshness.ts";
+import { decodeText, kindOf } from "./_core/reader.ts";
+import { diffable, diffTexts } from "./_core/diff.ts";
+import { formatBytes } from "./_core/text.ts";
+import { diffForModel, writeAndRecord } from "./_core/writer.ts";
+
+const description =
+  `Writes a whole file: creates it (and missing parent directories), or replaces it.
+
+- Replacing an existing file needs a Read of it in this session first, and fails if it changed on disk since; read it again then.
+- For changes to part of a file, prefer Edit: it sends only the change.
+- The write is atomic: readers never see a half-written file, and a failed write leaves the old file as it was.
+- Do not create documentation or README files unless asked.`;
+
+const input = z.object({
+  file_path: z.string().min(1).describe(
+    "The file to write: absolute, or relative to the workspace",
+  ),
+  content: z.string().describe("The complete new content of the file"),
+}).strict();
+
+export default defineTool({
+  name: "Write",
+  description,
+  input,
+  scopes: { read: true, write: true },
+  paths: (i) => [{ path: i.file_path, access: "write" }],
+  async run(i, ctx) {
+    const file = ctx.path(i.file_path);
+    const shown = displayPath(ctx.workspace, file.abs);
+    let info: Deno.FileInfo | undefined;
+    try {
+      info = await Deno.stat(file.real);
+    } catch (error) {
+      if (!(error instanceof Deno.errors.NotFound)) throw error;
+    }
+    if (info?.isDirectory) {
+      throw new ToolError(
+        `${shown} is a directory; give a file path to write.`,
+        { type: "is_directory" },
+      );
+    }
+    let oldText: string | undefined;
+    if (info) {
+      const fresh = await checkFresh(ctx, file.real, shown, info, {
+        action: "overwrite",
+        readTool: "Read",
+      });
+      const kind = await kindOf(file.real);
+      if (kind.kind === "text" || kind.kind === "notebook") {
+        oldText = decodeText(
+          fresh.bytes ?? await Deno.readFile(file.real),
+          kind.kind === "text" ? kind.encoding : "utf-8",
+        );
+      }
+    }
+    const outcome = await writeAndRecord(
+      ctx,
+      file.real,
+      shown,
+      new TextEncoder().encode(i.content),
+      { createParents: true, reader: "Write" },
+    );
+    const diff = oldText === undefined
+      ? undefined
+      : diffTexts(shown, diffable(oldText), diffable(i.content));
+    const lines = i.content === ""
+      ? 0
+      : i.content.split("\n").length - (i.content.endsWith("\n") ? 1 : 0);
+    const summary = `${
+      outcome.created ? "Created" : "Updated"
+    } ${shown} (${lines} line${lines === 1 ? "" : "s"}, ${
+      formatBytes(outcome.bytesWritten)
+    }).`;
+    return {
+      content: diff?.unified
+        ? `${summary}\n${diffForModel(diff.unified)}`
+        : summary,
+      structured: {
+        type: outcome.created ? "create" : "update",
+        path: file.abs,
+        bytes: outcome.bytesWritten,
+        previousBytes: outcome.previousSize ?? null,
+        lines,
+        diff: diff?.unified ?? null,
+        firstChangedLine: diff?.firstChangedLine ?? null,
+      },
+    };
+  },
+});
