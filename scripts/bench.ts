@@ -7,12 +7,14 @@
 
 import { startup, throughput } from "./_bench/foundation.ts";
 import { fsTools } from "./_bench/fs_tools.ts";
+import { shell } from "./_bench/shell.ts";
 import { type Figure, report } from "./_bench/measure.ts";
 
 const SECTIONS: Record<string, () => Promise<Figure[]>> = {
   startup: () => startup(),
   throughput: () => throughput(),
   fs: () => fsTools(),
+  shell: () => shell(),
 };
 
 const wanted = Deno.args.length ? Deno.args : Object.keys(SECTIONS);

@@ -80,12 +80,14 @@ function contextFor(
     waveHome: data.waveHome,
     spillDir: data.spillDir,
     limits: data.limits,
+    shellSandbox: data.shellSandbox,
     env: data.env,
     programs: data.programs,
     readState,
     path(raw) {
       return check(
-        data.paths[raw] ?? resolveInWorkspace(data.workspace, raw, data.home),
+        data.paths[raw] ??
+          resolveInWorkspace(data.workspace, raw, data.home, [data.spillDir]),
       );
     },
     progress(stream, text) {

@@ -18,6 +18,7 @@ export interface CallContextData {
   spillDir: string;
   home?: string;
   limits: { maxReadTokens: number };
+  shellSandbox: "none" | "bwrap";
   env: Record<string, string>;
   programs: Record<string, string>;
   /** The declared paths, resolved by the main thread: raw → resolution. */

@@ -35,6 +35,10 @@ export interface Config {
   toolModules: string[];
   /** Estimated-token budget of one Read (spec 000). */
   maxReadTokens: number;
+  /** Extra environment variables commands may see (`--env-allow`). */
+  envAllow: string[];
+  /** How commands are confined (`--shell-sandbox`). */
+  shellSandbox: "none" | "bwrap" | "auto";
 }
 
 /** The result of parsing: a config to run with, or an exit with text to print. */
@@ -95,6 +99,19 @@ const FLAGS: Record<string, FlagSpec> = {
     kind: "string",
     arg: "ID",
     help: "the session's id (letters, digits, . _ -; default: a new UUID)",
+  },
+  "env-allow": {
+    kind: "list",
+    arg: "NAME",
+    help:
+      "let commands see this environment variable too (repeatable; model API keys never)",
+  },
+  "shell-sandbox": {
+    kind: "string",
+    arg: "KIND",
+    choices: ["none", "bwrap", "auto"],
+    help:
+      "none | bwrap | auto: run commands under bubblewrap (auto: where it works; default: none)",
   },
   "tool-module": {
     kind: "list",
@@ -288,6 +305,10 @@ export function parseFlags(
       waveHome,
       toolModules,
       maxReadTokens,
+      envAllow: (values["env-allow"] as string[] | undefined) ?? [],
+      shellSandbox:
+        (values["shell-sandbox"] as Config["shellSandbox"] | undefined) ??
+          "none",
     },
   };
 }

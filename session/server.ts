@@ -28,6 +28,7 @@ import { ReadState } from "./read_state.ts";
 import { ToolRegistry } from "./registry.ts";
 import { ToolCalls } from "./tool_calls.ts";
 import { WriteQueue } from "./write_queue.ts";
+import { realPathOf } from "./workspace.ts";
 
 /** The streams a session talks over. */
 export interface SessionIO {
@@ -102,7 +103,7 @@ export class Session {
       readState: this.readState,
       writeQueue: this.writeQueue,
       mode: () => this.mode,
-      env: commandEnvironment(Deno.env, envAllow),
+      env: commandEnvironment(Deno.env, [...config.envAllow, ...envAllow]),
       home: Deno.env.get("HOME"),
       onProgress: (toolUseId, stream, text) =>
         writer.send({
@@ -277,6 +278,8 @@ export async function serve(
   options: ServeOptions,
   signal?: AbortSignal,
 ): Promise<number> {
+  // WAVE_HOME's real location, so paths under it compare with resolved ones.
+  config = { ...config, waveHome: realPathOf(config.waveHome) };
   const writer = new ProtocolWriter(io.stdout, config.sessionId);
   const registry = await ToolRegistry.load(options.modules);
   if (!options.initSent) {

@@ -86,6 +86,8 @@ export interface ToolContext {
   readonly spillDir: string;
   /** Limits the session was configured with. */
   readonly limits: { readonly maxReadTokens: number };
+  /** How commands are confined: `bwrap` runs them under bubblewrap. */
+  readonly shellSandbox: "none" | "bwrap";
   /** The allow-listed environment for commands the tool runs (never API keys). */
   readonly env: Readonly<Record<string, string>>;
   /** Absolute paths of the programs in the tool's `run` scope that were found. */

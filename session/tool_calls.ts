@@ -13,7 +13,7 @@ import type { Grants, SandboxExecutor } from "./executor.ts";
 import { describeIssues } from "./protocol.ts";
 import type { ReadState } from "./read_state.ts";
 import { boundIn, type RegisteredTool, type ToolRegistry } from "./registry.ts";
-import { resolvePrograms } from "./programs.ts";
+import { bwrapWorks, resolvePrograms } from "./programs.ts";
 import { type ContentBlock, type PathUse, ToolError } from "./tool.ts";
 import type { WriteQueue } from "./write_queue.ts";
 import { type ResolvedPath, resolveInWorkspace } from "./workspace.ts";
@@ -120,12 +120,16 @@ export class ToolCalls {
       structured: structured ?? null,
     });
 
+    // The session's spill files are the model's own output: readable without approval.
+    const spillDir = `${config.waveHome}/spill/${config.sessionId}`;
     // Layer 1: every declared path through the resolver.
     let uses: { use: PathUse; resolved: ResolvedPath }[];
     try {
       uses = (def.paths?.(input) ?? []).map((use) => ({
         use,
-        resolved: resolveInWorkspace(config.workspace, use.path, deps.home),
+        resolved: resolveInWorkspace(config.workspace, use.path, deps.home, [
+          spillDir,
+        ]),
       }));
     } catch (error) {
       if (error instanceof ToolError) return fail(error.message);
@@ -187,9 +191,12 @@ export class ToolCalls {
           sessionId: config.sessionId,
           toolUseId,
           waveHome: config.waveHome,
-          spillDir: `${config.waveHome}/spill/${config.sessionId}`,
+          spillDir,
           home: deps.home,
           limits: { maxReadTokens: config.maxReadTokens },
+          shellSandbox: def.scopes.run?.length
+            ? await shellSandbox(config, programs)
+            : "none",
           env: deps.env,
           programs,
           paths,
@@ -209,4 +216,14 @@ export class ToolCalls {
       ticket.release();
     }
   }
+}
+
+/** The confinement for commands: `auto` means bubblewrap where it works here. */
+async function shellSandbox(
+  config: Config,
+  programs: Record<string, string>,
+): Promise<"none" | "bwrap"> {
+  if (config.shellSandbox === "none") return "none";
+  if (config.shellSandbox === "bwrap") return "bwrap";
+  return programs.bwrap && await bwrapWorks(programs.bwrap) ? "bwrap" : "none";
 }

@@ -110,7 +110,8 @@ function readSmallText(path: string): string | undefined {
  * Resolves `raw` against the workspace `root` (a real, absolute directory).
  *
  * Guarantees: `real` is what the kernel would open for `abs`; `outside` is
- * true exactly when `real` is not under `root`; `sensitive` is set when
+ * true exactly when `real` is not under `root` (nor under one of
+ * `alsoInside`, wave's own directories such as the session's spill files); `sensitive` is set when
  * either the given name or the real target is a sensitive file. A path the
  * caller may not even inspect counts as outside.
  */
@@ -118,6 +119,7 @@ export function resolveInWorkspace(
   root: string,
   raw: string,
   home?: string,
+  alsoInside: readonly string[] = [],
 ): ResolvedPath {
   if (raw.includes("\0")) {
     throw new ToolError(`path contains a NUL byte: ${JSON.stringify(raw)}`);
@@ -133,7 +135,8 @@ export function resolveInWorkspace(
   let outside: boolean;
   try {
     real = realPathOf(abs);
-    outside = !isInside(root, real);
+    outside = !isInside(root, real) &&
+      !alsoInside.some((dir) => isInside(dir, real));
   } catch (error) {
     if (!(error instanceof Deno.errors.NotCapable)) throw error;
     real = abs;

@@ -6,7 +6,7 @@
  */
 
 import type { ReadRecord } from "../session/read_state.ts";
-import { findRipgrep } from "../session/programs.ts";
+import { resolvePrograms } from "../session/programs.ts";
 import type {
   ToolContext,
   ToolDefinition,
@@ -26,6 +26,7 @@ export class TestSession {
     PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
   };
   maxReadTokens = 25_000;
+  shellSandbox: "none" | "bwrap" = "none";
   controller = new AbortController();
 
   constructor(workspace: string, waveHome: string) {
@@ -40,8 +41,10 @@ export class TestSession {
     );
     const home = await Deno.makeTempDir({ prefix: "wave-home-" });
     const session = new TestSession(workspace, home);
-    const rg = await findRipgrep(home);
-    if (rg) session.programs.rg = rg;
+    session.programs = await resolvePrograms(
+      ["rg", "bash", "pwsh", "bwrap"],
+      home,
+    );
     return session;
   }
 
@@ -56,6 +59,7 @@ export class TestSession {
       waveHome: this.waveHome,
       spillDir: `${this.waveHome}/spill/test`,
       limits: { maxReadTokens: this.maxReadTokens },
+      shellSandbox: this.shellSandbox,
       env: this.env,
       programs: this.programs,
       path: (raw) => {

@@ -27,21 +27,45 @@ type ToolModule = { default: ToolDefinition };
 export const TOOL_MODULES: Readonly<
   Record<string, () => Promise<ToolModule>>
 > = {
-  "read.ts": () => import("./read.ts"),
-  "write.ts": () => import("./write.ts"),
-  "edit.ts": () => import("./edit.ts"),
-  "glob.ts": () => import("./glob.ts"),
-  "grep.ts": () => import("./grep.ts"),
+  "wave/read.ts": () => import("./wave/read.ts"),
+  "wave/write.ts": () => import("./wave/write.ts"),
+  "wave/edit.ts": () => import("./wave/edit.ts"),
+  "wave/glob.ts": () => import("./wave/glob.ts"),
+  "wave/grep.ts": () => import("./wave/grep.ts"),
+  "wave/bash.ts": () => import("./wave/bash.ts"),
+  "sata/read.ts": () => import("./sata/read.ts"),
+  "sata/write.ts": () => import("./sata/write.ts"),
+  "sata/edit.ts": () => import("./sata/edit.ts"),
+  "sata/list.ts": () => import("./sata/list.ts"),
+  "sata/grep.ts": () => import("./sata/grep.ts"),
+  "sata/find.ts": () => import("./sata/find.ts"),
+  "sata/shell.ts": () => import("./sata/shell.ts"),
+  "sata/list_plans.ts": () => import("./sata/list_plans.ts"),
+  "sata/read_plan.ts": () => import("./sata/read_plan.ts"),
+  "sata/write_plan.ts": () => import("./sata/write_plan.ts"),
 };
 
 /** Every toolset by name. */
 export const TOOLSETS: Readonly<Record<string, readonly ToolEntry[]>> = {
   wave: [
-    { name: "Read", module: "read.ts", mode: "ask" },
-    { name: "Write", module: "write.ts", mode: "agent" },
-    { name: "Edit", module: "edit.ts", mode: "agent" },
-    { name: "Glob", module: "glob.ts", mode: "ask" },
-    { name: "Grep", module: "grep.ts", mode: "ask" },
+    { name: "Read", module: "wave/read.ts", mode: "ask" },
+    { name: "Write", module: "wave/write.ts", mode: "agent" },
+    { name: "Edit", module: "wave/edit.ts", mode: "agent" },
+    { name: "Glob", module: "wave/glob.ts", mode: "ask" },
+    { name: "Grep", module: "wave/grep.ts", mode: "ask" },
+    { name: "Bash", module: "wave/bash.ts", mode: "agent" },
+  ],
+  sata: [
+    { name: "read", module: "sata/read.ts", mode: "ask" },
+    { name: "write", module: "sata/write.ts", mode: "agent" },
+    { name: "edit", module: "sata/edit.ts", mode: "agent" },
+    { name: "list", module: "sata/list.ts", mode: "ask" },
+    { name: "grep", module: "sata/grep.ts", mode: "ask" },
+    { name: "find", module: "sata/find.ts", mode: "ask" },
+    { name: "shell", module: "sata/shell.ts", mode: "agent" },
+    { name: "list_plans", module: "sata/list_plans.ts", mode: "ask" },
+    { name: "read_plan", module: "sata/read_plan.ts", mode: "ask" },
+    { name: "write_plan", module: "sata/write_plan.ts", mode: "plan" },
   ],
 };
 

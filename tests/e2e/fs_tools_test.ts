@@ -40,6 +40,7 @@ Deno.test("e2e: the wave toolset is bound, with its JSON Schemas", () =>
       "Edit",
       "Glob",
       "Grep",
+      "Bash",
     ]);
     const listed = await wave.request({ subtype: "list_tools" });
     const read = listed.response.tools.find((t: { name: string }) =>

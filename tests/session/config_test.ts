@@ -22,6 +22,8 @@ Deno.test("defaults", async () => {
     waveHome: "/home/u/.wave",
     toolModules: [],
     maxReadTokens: 25_000,
+    envAllow: [],
+    shellSandbox: "none",
   });
 });
 

@@ -1,9 +1,9 @@
 /** Spec 000 Write, on the tool module in-process. */
 import assert from "node:assert/strict";
-import Grep from "../../tools/grep.ts";
-import Read from "../../tools/read.ts";
-import Write from "../../tools/write.ts";
-import { TestSession, text, touchLater } from "../_context.ts";
+import Grep from "../../../tools/wave/grep.ts";
+import Read from "../../../tools/wave/read.ts";
+import Write from "../../../tools/wave/write.ts";
+import { TestSession, text, touchLater } from "../../_context.ts";
 
 Deno.test("000 Write: a new file needs no read; missing parents are created", async () => {
   const s = await TestSession.create();

@@ -11,12 +11,12 @@ import {
   type ToolContext,
   ToolError,
   type ToolResult,
-} from "../session/tool.ts";
-import { displayPath, type ResolvedPath } from "../session/workspace.ts";
-import type { FileKind } from "./_core/file_type.ts";
-import { wholeRecord } from "./_core/freshness.ts";
-import { imageBlock } from "./_core/image.ts";
-import { renderNotebook } from "./_core/notebook.ts";
+} from "../../session/tool.ts";
+import { displayPath, type ResolvedPath } from "../../session/workspace.ts";
+import type { FileKind } from "../_core/file_type.ts";
+import { wholeRecord } from "../_core/freshness.ts";
+import { imageBlock } from "../_core/image.ts";
+import { renderNotebook } from "../_core/notebook.ts";
 import {
   binaryError,
   decodeText,
@@ -24,13 +24,13 @@ import {
   readLineWindow,
   statForRead,
   textLines,
-} from "./_core/reader.ts";
+} from "../_core/reader.ts";
 import {
   cutLine,
   estimateTokens,
   formatBytes,
   numberLine,
-} from "./_core/text.ts";
+} from "../_core/text.ts";
 
 /** The largest file Read takes whole, without an explicit `limit`. */
 export const MAX_WHOLE_READ_BYTES = 256 * 1024;

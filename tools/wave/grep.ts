@@ -6,9 +6,9 @@
  */
 
 import { z } from "zod";
-import { defineTool } from "../session/tool.ts";
-import { searchRoot } from "./_core/reader.ts";
-import { searchContent, type SearchEntry } from "./_core/search.ts";
+import { defineTool } from "../../session/tool.ts";
+import { searchRoot } from "../_core/reader.ts";
+import { searchContent, type SearchEntry } from "../_core/search.ts";
 
 /** Entries returned when no head_limit is given. */
 export const DEFAULT_HEAD_LIMIT = 250;

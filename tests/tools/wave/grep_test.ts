@@ -1,7 +1,7 @@
 /** Spec 000 Grep, on the tool module in-process. */
 import assert from "node:assert/strict";
-import Grep from "../../tools/grep.ts";
-import { TestSession, text } from "../_context.ts";
+import Grep from "../../../tools/wave/grep.ts";
+import { TestSession, text } from "../../_context.ts";
 
 async function tree(s: TestSession) {
   await s.write(".gitignore", "build/\n");
@@ -194,7 +194,7 @@ Deno.test("000 Grep: never records a read", async () => {
 });
 
 Deno.test("000 Grep: past the collection cap, pages come from a sorted run that stops early, in the same order", async () => {
-  const { COLLECT_CAP } = await import("../../tools/_core/search.ts");
+  const { COLLECT_CAP } = await import("../../../tools/_core/search.ts");
   const s = await TestSession.create();
   // More matching lines than the cap: one file of many hits, plus small files around it.
   await s.write("a/first.txt", "hit\n");

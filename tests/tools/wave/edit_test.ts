@@ -1,9 +1,9 @@
 /** Spec 000 Edit, on the tool module in-process. */
 import assert from "node:assert/strict";
-import Edit from "../../tools/edit.ts";
-import Grep from "../../tools/grep.ts";
-import Read from "../../tools/read.ts";
-import { TestSession, text, touchLater } from "../_context.ts";
+import Edit from "../../../tools/wave/edit.ts";
+import Grep from "../../../tools/wave/grep.ts";
+import Read from "../../../tools/wave/read.ts";
+import { TestSession, text, touchLater } from "../../_context.ts";
 
 async function readThenEdit(
   s: TestSession,

@@ -1,7 +1,7 @@
 /** Spec 000 Glob, on the tool module in-process. */
 import assert from "node:assert/strict";
-import Glob from "../../tools/glob.ts";
-import { TestSession, text } from "../_context.ts";
+import Glob from "../../../tools/wave/glob.ts";
+import { TestSession, text } from "../../_context.ts";
 
 async function tree(s: TestSession) {
   await s.write(".gitignore", "dist/\n");

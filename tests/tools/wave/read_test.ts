@@ -1,8 +1,8 @@
 /** Spec 000 Read, on the tool module in-process (the e2e suite repeats the scenarios through call_tool). */
 import assert from "node:assert/strict";
-import Read from "../../tools/read.ts";
-import { TestSession, text, touchLater } from "../_context.ts";
-import { pngHeader, TINY_PNG } from "../_images.ts";
+import Read from "../../../tools/wave/read.ts";
+import { TestSession, text, touchLater } from "../../_context.ts";
+import { pngHeader, TINY_PNG } from "../../_images.ts";
 
 const lines = (n: number, width = 10) =>
   Array.from(
@@ -211,7 +211,7 @@ Deno.test("000 edge 二进制文档: PDF, DOCX, archives and other binaries are 
 Deno.test("000 Read: a notebook comes back cell by cell, with text and image outputs", async () => {
   const s = await TestSession.create();
   const png = btoa(
-    String.fromCharCode(...(await import("../_images.ts")).TINY_PNG),
+    String.fromCharCode(...(await import("../../_images.ts")).TINY_PNG),
   );
   await s.write(
     "nb.ipynb",

@@ -6,18 +6,23 @@
  */
 
 import { z } from "zod";
-import { defineTool, ToolError } from "../session/tool.ts";
-import { displayPath } from "../session/workspace.ts";
-import { checkFresh } from "./_core/freshness.ts";
-import { diffable, diffBytes, diffTexts, type FileDiff } from "./_core/diff.ts";
-import { applyReplacement, applyReplacementToBytes } from "./_core/matcher.ts";
+import { defineTool, ToolError } from "../../session/tool.ts";
+import { displayPath } from "../../session/workspace.ts";
+import { checkFresh } from "../_core/freshness.ts";
+import {
+  diffable,
+  diffBytes,
+  diffTexts,
+  type FileDiff,
+} from "../_core/diff.ts";
+import { applyReplacement, applyReplacementToBytes } from "../_core/matcher.ts";
 import {
   binaryError,
   decodeText,
   kindOf,
   statForRead,
-} from "./_core/reader.ts";
-import { diffForModel, writeAndRecord } from "./_core/writer.ts";
+} from "../_core/reader.ts";
+import { diffForModel, writeAndRecord } from "../_core/writer.ts";
 
 const description = `Replaces exact text in a file.
 

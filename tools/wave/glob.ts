@@ -6,9 +6,9 @@
  */
 
 import { z } from "zod";
-import { defineTool } from "../session/tool.ts";
-import { findFiles } from "./_core/find.ts";
-import { searchRoot } from "./_core/reader.ts";
+import { defineTool } from "../../session/tool.ts";
+import { findFiles } from "../_core/find.ts";
+import { searchRoot } from "../_core/reader.ts";
 
 const description =
   `Finds files by name with a glob pattern, such as "**/*.ts" or "src/**/test_*.py".

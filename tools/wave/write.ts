@@ -6,13 +6,13 @@
  */
 
 import { z } from "zod";
-import { defineTool, ToolError } from "../session/tool.ts";
-import { displayPath } from "../session/workspace.ts";
-import { checkFresh } from "./_core/freshness.ts";
-import { decodeText, kindOf } from "./_core/reader.ts";
-import { diffable, diffTexts } from "./_core/diff.ts";
-import { formatBytes } from "./_core/text.ts";
-import { diffForModel, writeAndRecord } from "./_core/writer.ts";
+import { defineTool, ToolError } from "../../session/tool.ts";
+import { displayPath } from "../../session/workspace.ts";
+import { checkFresh } from "../_core/freshness.ts";
+import { decodeText, kindOf } from "../_core/reader.ts";
+import { diffable, diffTexts } from "../_core/diff.ts";
+import { formatBytes } from "../_core/text.ts";
+import { diffForModel, writeAndRecord } from "../_core/writer.ts";
 
 const description =
   `Writes a whole file: creates it (and missing parent directories), or replaces it.

@@ -1,0 +1,221 @@
+/** The shell runner, in-process (spec 001 命令; DESIGN.md layer 3). */
+import assert from "node:assert/strict";
+import { MAX_VIEW_CHARS } from "../../../tools/_core/capture.ts";
+import { describeShellResult, runShell } from "../../../tools/_core/shell.ts";
+import { TestSession } from "../../_context.ts";
+
+const run = (
+  s: TestSession,
+  script: string,
+  timeoutMs = 20_000,
+  program: "bash" | "powershell" = "bash",
+) => runShell(s.context(), { program, script, cwd: s.workspace, timeoutMs });
+
+/** Processes whose command line contains `marker`. */
+function processesWith(marker: string): number[] {
+  const pids: number[] = [];
+  for (const entry of Deno.readDirSync("/proc")) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    try {
+      const cmdline = Deno.readTextFileSync(`/proc/${entry.name}/cmdline`)
+        .replaceAll("\0", " ").trim();
+      const stat = Deno.readTextFileSync(`/proc/${entry.name}/stat`);
+      // The process itself, not a shell whose script mentions it.
+      if (cmdline === marker && stat.split(") ")[1]?.[0] !== "Z") {
+        pids.push(Number(entry.name));
+      }
+    } catch { /* gone */ }
+  }
+  return pids;
+}
+
+const unique = () =>
+  `${3000 + Math.floor(Math.random() * 1000)}.${
+    Math.floor(Math.random() * 1000)
+  }`;
+
+Deno.test("001 shell: bash runs in the workspace; stdout and stderr kept apart; exit code", async () => {
+  const s = await TestSession.create();
+  const r = await run(s, "pwd; echo out; echo err >&2; exit 4");
+  assert.equal(r.exitCode, 4);
+  assert.equal(r.stdout, `${s.workspace}\nout\n`);
+  assert.equal(r.stderr, "err\n");
+  assert.equal(r.output.includes("out") && r.output.includes("err"), true);
+  assert.equal(r.timedOut, false);
+  assert.equal(r.cancelled, false);
+  assert.equal(
+    describeShellResult(r, 1000),
+    `${s.workspace}\nout\nerr\nExit code 4`,
+  );
+  assert.deepEqual(s.groups, new Set(), "the group was reported ended");
+});
+
+Deno.test("001 shell: stdin is /dev/null; the environment is only what the session allows", async () => {
+  const s = await TestSession.create();
+  s.env = { PATH: "/usr/bin:/bin", HOME: "/nowhere" };
+  const r = await run(s, "cat; env | sort");
+  assert.equal(
+    r.stdout.split("\n").filter((l) =>
+      /^[A-Z_]+=/.test(l) && !l.startsWith("PWD=") && !l.startsWith("SHLVL=") &&
+      !l.startsWith("_=")
+    ).join("\n"),
+    "HOME=/nowhere\nPATH=/usr/bin:/bin",
+  );
+});
+
+Deno.test("001 shell: timeout kills the whole group (SIGTERM, then SIGKILL)", async () => {
+  const s = await TestSession.create();
+  const t = unique();
+  const r = await run(
+    s,
+    `trap '' TERM; sleep ${t} & sleep ${t}; echo never`,
+    500,
+  );
+  assert.equal(r.timedOut, true);
+  assert.equal(r.output.includes("never"), false);
+  assert.match(
+    describeShellResult(r, 500),
+    /Timed out after 1 s; the command and its children were killed\./,
+  );
+  await new Promise((res) => setTimeout(res, 100));
+  assert.deepEqual(processesWith(`sleep ${t}`), []);
+});
+
+Deno.test("001 shell: interrupt cancels the command and its background children", async () => {
+  const s = await TestSession.create();
+  const t = unique();
+  const pending = run(s, `sleep ${t} & sleep ${t} & wait`);
+  await new Promise((res) => setTimeout(res, 300));
+  assert.equal(processesWith(`sleep ${t}`).length, 2);
+  const started = performance.now();
+  s.controller.abort();
+  const r = await pending;
+  assert.ok(
+    performance.now() - started < 1000,
+    "an interrupt ends the command within 1 s",
+  );
+  assert.equal(r.cancelled, true);
+  assert.deepEqual(processesWith(`sleep ${t}`), []);
+});
+
+Deno.test("001 shell: a grandchild holding the pipes does not hang the call, and is killed", async () => {
+  const s = await TestSession.create();
+  const t = unique();
+  const started = performance.now();
+  const r = await run(s, `echo start; sleep ${t} & echo done`);
+  const took = performance.now() - started;
+  assert.ok(took < 4000, `took ${took} ms`);
+  assert.equal(r.exitCode, 0);
+  assert.equal(r.stdout, "start\ndone\n");
+  assert.deepEqual(processesWith(`sleep ${t}`), []);
+});
+
+Deno.test("001 shell: long output: the model sees head and tail, the spill file has every byte", async () => {
+  const s = await TestSession.create();
+  const r = await run(s, "seq 1 100000; echo tail-marker >&2");
+  assert.equal(r.truncated, true);
+  assert.ok(
+    r.output.length <= MAX_VIEW_CHARS + 200,
+    `view is ${r.output.length} characters`,
+  );
+  assert.ok(r.output.startsWith("1\n2\n3\n"));
+  assert.match(
+    r.output,
+    /\[… \d+ bytes of output left out; the full output is in .* …\]/,
+  );
+  // stdout and stderr are two pipes: their relative order is not fixed, their own order is.
+  // Cut, stderr keeps a section of its own, so it is never cut away.
+  assert.ok(
+    r.output.endsWith("100000\n[stderr]\ntail-marker\n"),
+    r.output.slice(-100),
+  );
+
+  assert.ok(r.stdout.endsWith("99999\n100000\n"));
+  assert.equal(r.stderr, "tail-marker\n");
+
+  assert.ok(r.fullPath!.startsWith(`${s.waveHome}/spill/test/`));
+  const expected = await new Deno.Command("bash", {
+    args: ["-c", "seq 1 100000"],
+  }).output();
+  // The spill keeps arrival order: every stdout byte in order, with stderr's chunk where it came.
+  const spilled = new TextDecoder().decode(await Deno.readFile(r.fullPath!));
+  assert.equal(spilled.length, expected.stdout.length + "tail-marker\n".length);
+  const at = spilled.indexOf("tail-marker\n");
+  assert.equal(
+    spilled.slice(0, at) + spilled.slice(at + "tail-marker\n".length),
+    new TextDecoder().decode(expected.stdout),
+  );
+
+  assert.match(
+    describeShellResult(r, 1000),
+    /Output was \d+ bytes; only its start and end are shown\. The full output is in /,
+  );
+  // Output streamed to the parent as progress, in bounded events.
+  assert.ok(s.progress.length > 0);
+  assert.ok(s.progress.every((p) => p.text.length <= 64 * 1024));
+});
+
+Deno.test("001 shell: short output spills nothing", async () => {
+  const s = await TestSession.create();
+  const r = await run(s, "echo small");
+  assert.equal(r.truncated, false);
+  assert.equal(r.fullPath, null);
+  await assert.rejects(Deno.stat(`${s.waveHome}/spill`));
+});
+
+Deno.test("001 shell: powershell where pwsh is missing is a clear error", async () => {
+  const s = await TestSession.create();
+  delete s.programs.pwsh;
+  await assert.rejects(
+    run(s, "Write-Output hi", 1000, "powershell"),
+    /^ToolError: powershell is not available: pwsh is not installed on this machine\. Use bash instead\./,
+  );
+});
+
+const hasBwrap = (await new Deno.Command("bwrap", {
+  args: [
+    "--ro-bind",
+    "/",
+    "/",
+    "--unshare-net",
+    "--unshare-pid",
+    "--dev",
+    "/dev",
+    "--proc",
+    "/proc",
+    "true",
+  ],
+  stdout: "null",
+  stderr: "null",
+}).output().catch(() => ({ success: false }))).success;
+
+Deno.test({
+  name:
+    "001 shell: under bubblewrap a write outside the workspace fails, inside it works, and there is no network",
+  ignore: !hasBwrap,
+  fn: async () => {
+    const s = await TestSession.create();
+    s.shellSandbox = "bwrap";
+    const outside = await Deno.makeTempDir({ dir: "/var/tmp" });
+    const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+    const port = (listener.addr as Deno.NetAddr).port;
+    try {
+      const r = await run(
+        s,
+        `echo in > inside.txt; echo out > ${outside}/escape.txt; echo "exit=$?"; ` +
+          `(exec 3<>/dev/tcp/127.0.0.1/${port}) 2>/dev/null && echo connected || echo no-network`,
+      );
+      assert.equal(r.sandboxed, true);
+      assert.match(r.stderr, /Read-only file system/);
+      assert.match(r.stdout, /exit=1/);
+      assert.match(r.stdout, /no-network/);
+      assert.equal(
+        await Deno.readTextFile(`${s.workspace}/inside.txt`),
+        "in\n",
+      );
+      await assert.rejects(Deno.stat(`${outside}/escape.txt`));
+    } finally {
+      listener.close();
+    }
+  },
+});

@@ -1,0 +1,123 @@
+/**
+ * Directory listings, for every dialect: one level or recursive, to a depth,
+ * skipping noise directories on request, capped. Symlinked directories are
+ * listed but never followed.
+ *
+ * @module
+ */
+
+import { join } from "node:path";
+import type { ToolContext } from "../../session/tool.ts";
+import { displayPath } from "../../session/workspace.ts";
+
+/** Directories that are build output, dependencies or caches: rarely what a model is looking for. */
+export const NOISE_DIRS: readonly string[] = [
+  "node_modules",
+  ".git",
+  "dist",
+  "build",
+  "out",
+  "target",
+  ".venv",
+  "venv",
+  "__pycache__",
+  ".mypy_cache",
+  ".pytest_cache",
+  ".tox",
+  ".next",
+  ".nuxt",
+  ".cache",
+  ".gradle",
+  "coverage",
+  ".turbo",
+];
+
+/** One entry. */
+export interface ListEntry {
+  /** Path for the model: relative to the workspace when inside it. */
+  path: string;
+  /** Path relative to the listed directory. */
+  name: string;
+  isDir: boolean;
+  size: number;
+  /** 0 for the listed directory's own entries. */
+  depth: number;
+}
+
+/** How to list. */
+export interface ListOptions {
+  recursive?: boolean;
+  /** Deepest level to descend to (0 = the directory's own entries); unlimited when absent. */
+  maxDepth?: number;
+  skipNoise?: boolean;
+  maxEntries: number;
+}
+
+/**
+ * Lists `dir` (a real path): directories first, then files, each by name;
+ * a directory's contents right after it. Stops at `maxEntries`.
+ */
+export async function listDirectory(
+  ctx: ToolContext,
+  dir: string,
+  options: ListOptions,
+): Promise<{ entries: ListEntry[]; truncated: boolean }> {
+  const entries: ListEntry[] = [];
+  let truncated = false;
+  const noise = new Set(options.skipNoise ? NOISE_DIRS : []);
+
+  const walk = async (
+    current: string,
+    prefix: string,
+    depth: number,
+  ): Promise<void> => {
+    const children: { name: string; isDir: boolean; isSymlink: boolean }[] = [];
+    for await (const e of Deno.readDir(current)) {
+      let isDir = e.isDirectory;
+      if (e.isSymlink) {
+        try {
+          isDir = (await Deno.stat(join(current, e.name))).isDirectory;
+        } catch {
+          /* dangling, or outside the sandbox: a file as far as listing goes */
+        }
+      }
+      children.push({ name: e.name, isDir, isSymlink: e.isSymlink });
+    }
+    children.sort((a, b) =>
+      a.isDir === b.isDir
+        ? (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
+        : a.isDir
+        ? -1
+        : 1
+    );
+    for (const child of children) {
+      if (entries.length >= options.maxEntries) {
+        truncated = true;
+        return;
+      }
+      if (child.isDir && noise.has(child.name)) continue;
+      const full = join(current, child.name);
+      let size = 0;
+      if (!child.isDir) {
+        try {
+          size = (await Deno.stat(full)).size;
+        } catch { /* unreadable: size 0 */ }
+      }
+      const name = prefix ? `${prefix}/${child.name}` : child.name;
+      entries.push({
+        path: displayPath(ctx.workspace, full),
+        name,
+        isDir: child.isDir,
+        size,
+        depth,
+      });
+      const deeper = options.maxDepth === undefined || depth < options.maxDepth;
+      if (options.recursive && child.isDir && !child.isSymlink && deeper) {
+        await walk(full, name, depth + 1);
+        if (truncated) return;
+      }
+    }
+  };
+  await walk(dir, "", 0);
+  return { entries, truncated };
+}

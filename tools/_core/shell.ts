@@ -1,0 +1,298 @@
+/**
+ * The shell runner, for every dialect's command tool (DESIGN.md "The
+ * sandbox", layer 3): bash or PowerShell in its own process group, stdin
+ * from /dev/null, an allow-listed environment, optionally confined by
+ * bubblewrap; killed as a group on timeout, interrupt or shutdown, and
+ * never leaving a process behind.
+ *
+ * @module
+ */
+
+import { BWRAP_ISOLATION } from "../../session/programs.ts";
+import { type ToolContext, ToolError } from "../../session/tool.ts";
+import { MAX_VIEW_CHARS, OutputCapture } from "./capture.ts";
+
+/** The default timeout of a command. */
+export const DEFAULT_TIMEOUT_MS = 120_000;
+/** The longest timeout a command may ask for. */
+export const MAX_TIMEOUT_MS = 600_000;
+/** After SIGTERM on timeout, how long the group has before SIGKILL. */
+const TIMEOUT_GRACE_MS = 2000;
+/** After SIGTERM on interrupt, how long the group has before SIGKILL (an interrupt must end within 1 s). */
+const INTERRUPT_GRACE_MS = 300;
+/** Once the shell has exited, how long to wait for children still holding its pipes. */
+const PIPE_GRACE_MS = 2000;
+
+/** The programs a shell tool's `run` scope names. */
+export const SHELL_PROGRAMS = ["bash", "pwsh", "bwrap"] as const;
+
+/** One command. */
+export interface ShellRequest {
+  program: "bash" | "powershell";
+  script: string;
+  /** Real path of the working directory. */
+  cwd: string;
+  timeoutMs: number;
+}
+
+/** How a command went. */
+export interface ShellResult {
+  exitCode: number | null;
+  signal: string | null;
+  durationMs: number;
+  timedOut: boolean;
+  cancelled: boolean;
+  /** stdout and stderr as they arrived, cut to the model's view. */
+  output: string;
+  stdout: string;
+  stderr: string;
+  stdoutBytes: number;
+  stderrBytes: number;
+  /** Some output was left out of `output`. */
+  truncated: boolean;
+  /** The spill file with every byte of output, when it was cut. */
+  fullPath: string | null;
+  /** Why the spill file could not be written, if it could not. */
+  spillError: string | null;
+  /** The command ran under bubblewrap. */
+  sandboxed: boolean;
+}
+
+function argv(
+  ctx: ToolContext,
+  request: ShellRequest,
+): { command: string; args: string[]; sandboxed: boolean } {
+  let inner: string[];
+  if (request.program === "bash") {
+    const bash = ctx.programs.bash;
+    if (!bash) {
+      throw new ToolError("bash is not available on this machine.", {
+        type: "shell_missing",
+      });
+    }
+    inner = [bash, "--noprofile", "--norc", "-c", request.script];
+  } else {
+    const pwsh = ctx.programs.pwsh;
+    if (!pwsh) {
+      throw new ToolError(
+        "powershell is not available: pwsh is not installed on this machine. Use bash instead.",
+        { type: "shell_missing" },
+      );
+    }
+    inner = [
+      pwsh,
+      "-NoLogo",
+      "-NoProfile",
+      "-NonInteractive",
+      "-Command",
+      request.script,
+    ];
+  }
+  if (ctx.shellSandbox !== "bwrap") {
+    return { command: inner[0], args: inner.slice(1), sandboxed: false };
+  }
+  const bwrap = ctx.programs.bwrap;
+  if (!bwrap) {
+    throw new ToolError(
+      "bubblewrap (bwrap) is not available, and wave runs with --shell-sandbox bwrap.",
+      {
+        type: "sandbox_missing",
+      },
+    );
+  }
+  return {
+    command: bwrap,
+    args: [
+      ...BWRAP_ISOLATION,
+      "--tmpfs",
+      "/tmp",
+      "--bind",
+      ctx.workspace,
+      ctx.workspace,
+      "--chdir",
+      request.cwd,
+      "--",
+      ...inner,
+    ],
+    sandboxed: true,
+  };
+}
+
+/**
+ * Runs a command. Never leaves a process behind: when it returns, the
+ * command's whole process group has been killed, background jobs included.
+ * An interrupt or a timeout is a result (`cancelled`, `timedOut`), not an
+ * error.
+ */
+export async function runShell(
+  ctx: ToolContext,
+  request: ShellRequest,
+): Promise<ShellResult> {
+  const { command, args, sandboxed } = argv(ctx, request);
+  const started = performance.now();
+  const env = sandboxed ? { ...ctx.env, TMPDIR: "/tmp" } : ctx.env;
+  const child = new Deno.Command(command, {
+    args,
+    cwd: request.cwd,
+    clearEnv: true,
+    env,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+    detached: true, // setsid: its own session and process group
+  }).spawn();
+  const pgid = child.pid;
+  ctx.processes.started(pgid);
+
+  const capture = new OutputCapture({
+    progress: (stream, text) => ctx.progress(stream, text),
+    spillDir: ctx.spillDir,
+    spillName: `${ctx.toolUseId.replace(/[^\w.-]/g, "_")}.log`,
+  });
+
+  let timedOut = false;
+  let cancelled = false;
+  let killTimer: ReturnType<typeof setTimeout> | undefined;
+  const stop = (graceMs: number) => {
+    if (killTimer) return;
+    ctx.processes.signal(pgid, "SIGTERM");
+    killTimer = setTimeout(
+      () => ctx.processes.signal(pgid, "SIGKILL"),
+      graceMs,
+    );
+  };
+  const timeout = setTimeout(() => {
+    timedOut = true;
+    stop(TIMEOUT_GRACE_MS);
+  }, request.timeoutMs);
+  const onAbort = () => {
+    cancelled = true;
+    stop(INTERRUPT_GRACE_MS);
+  };
+  if (ctx.signal.aborted) onAbort();
+  else ctx.signal.addEventListener("abort", onAbort, { once: true });
+
+  const readers = [child.stdout.getReader(), child.stderr.getReader()];
+  const pump = async (
+    reader: ReadableStreamDefaultReader<Uint8Array>,
+    stream: "stdout" | "stderr",
+  ) => {
+    try {
+      while (true) {
+        const { value, done } = await reader.read();
+        if (done) return;
+        await capture.push(stream, value);
+      }
+    } catch {
+      // Cancelled below, after the pipe grace.
+    }
+  };
+  const pipes = Promise.all([
+    pump(readers[0], "stdout"),
+    pump(readers[1], "stderr"),
+  ]);
+
+  const status = await child.status;
+  clearTimeout(timeout);
+  // Children may still hold the pipes (a background job): give them a moment, then stop reading.
+  let grace: ReturnType<typeof setTimeout> | undefined;
+  const pipesClosed = await Promise.race([
+    pipes.then(() => true),
+    new Promise<boolean>((resolve) =>
+      grace = setTimeout(() => resolve(false), PIPE_GRACE_MS)
+    ),
+  ]);
+  clearTimeout(grace);
+  // Nothing of the command may outlive the call.
+  ctx.processes.signal(pgid, "SIGKILL");
+  if (!pipesClosed) {
+    await Promise.all(readers.map((r) => r.cancel().catch(() => {})));
+    await pipes;
+  }
+  clearTimeout(killTimer);
+  ctx.signal.removeEventListener("abort", onAbort);
+  ctx.processes.ended(pgid);
+
+  const spill = await capture.finish();
+  const note = (omitted: number) =>
+    `[… ${omitted} bytes of output left out${
+      spill.fullPath ? `; the full output is in ${spill.fullPath}` : ""
+    } …]`;
+  return {
+    exitCode: status.signal ? null : status.code,
+    signal: status.signal,
+    durationMs: Math.round(performance.now() - started),
+    timedOut,
+    cancelled,
+    output: modelView(capture, note),
+
+    stdout: capture.stdout.text(note),
+    stderr: capture.stderr.text(note),
+    stdoutBytes: capture.stdout.total,
+    stderrBytes: capture.stderr.total,
+    truncated: capture.combined.cut,
+    fullPath: spill.fullPath,
+    spillError: spill.spillError,
+    sandboxed,
+  };
+}
+
+/** The text a model reads: the output, then the exit code when not 0, then what was cut and where it is. */
+export function describeShellResult(
+  result: ShellResult,
+  timeoutMs: number,
+): string {
+  const parts: string[] = [result.output.trimEnd() || "(no output)"];
+  if (result.timedOut) {
+    parts.push(
+      `Timed out after ${
+        Math.round(timeoutMs / 1000)
+      } s; the command and its children were killed.`,
+    );
+  } else if (result.cancelled) {
+    parts.push("Interrupted; the command and its children were killed.");
+  } else if (result.signal) {
+    parts.push(`Killed by ${result.signal}.`);
+  } else if (result.exitCode !== 0) {
+    parts.push(`Exit code ${result.exitCode}`);
+  }
+  if (result.truncated) {
+    parts.push(
+      result.fullPath
+        ? `Output was ${
+          result.stdoutBytes + result.stderrBytes
+        } bytes; only its start and end are shown. The full output is in ${result.fullPath} (read it in parts, or search it with Grep).`
+        : `Output was ${
+          result.stdoutBytes + result.stderrBytes
+        } bytes; only its start and end are shown${
+          result.spillError
+            ? ` (the full output could not be saved: ${result.spillError})`
+            : ""
+        }.`,
+    );
+  }
+  return parts.join("\n");
+}
+
+/**
+ * What a model sees of the output. Whole, it is stdout and stderr as they
+ * arrived. Cut, each stream keeps its own head and tail (stderr in a section
+ * of its own): read from two pipes, stderr could otherwise land in the
+ * middle and be cut away, and it is often the part that matters.
+ */
+function modelView(
+  capture: OutputCapture,
+  note: (omitted: number) => string,
+): string {
+  if (!capture.combined.cut) return capture.combined.text(note);
+  if (capture.stderr.total === 0) return capture.stdout.text(note);
+  if (capture.stdout.total === 0) return capture.stderr.text(note);
+  const stderrBudget = Math.min(
+    capture.stderr.total,
+    Math.floor(MAX_VIEW_CHARS / 3),
+  );
+  const stdout = capture.stdout.text(note, MAX_VIEW_CHARS - stderrBudget);
+  return `${stdout.trimEnd()}\n[stderr]\n${
+    capture.stderr.text(note, stderrBudget)
+  }`;
+}

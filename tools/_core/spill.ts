@@ -1,0 +1,73 @@
+/**
+ * Spill files: where a command's full output goes when it is longer than a
+ * model should see (`WAVE_HOME/spill/<session>/`). The bytes stream into a
+ * temp file that is renamed into place when the output ends, so the named
+ * file is always complete.
+ *
+ * @module
+ */
+
+import { join } from "node:path";
+
+/** A spill file being written. */
+export class SpillFile {
+  readonly path: string;
+  readonly #temp: string;
+  readonly #file: Deno.FsFile;
+  #size = 0;
+
+  private constructor(path: string, temp: string, file: Deno.FsFile) {
+    this.path = path;
+    this.#temp = temp;
+    this.#file = file;
+  }
+
+  /** Starts `dir/name` (a counter is added if the name is taken). */
+  static async create(dir: string, name: string): Promise<SpillFile> {
+    await Deno.mkdir(dir, { recursive: true });
+    let path = join(dir, name);
+    for (let n = 2; await exists(path); n++) {
+      path = join(dir, name.replace(/(\.\w+)?$/, `-${n}$1`));
+    }
+    const temp = `${path}.wave-tmp`;
+    const file = await Deno.open(temp, { write: true, createNew: true });
+    return new SpillFile(path, temp, file);
+  }
+
+  /** Appends bytes. */
+  async write(bytes: Uint8Array): Promise<void> {
+    for (let at = 0; at < bytes.length;) {
+      at += await this.#file.write(bytes.subarray(at));
+    }
+    this.#size += bytes.length;
+  }
+
+  /** Bytes written so far. */
+  get size(): number {
+    return this.#size;
+  }
+
+  /** Closes and removes the temp file (after a failed write). */
+  async abandon(): Promise<void> {
+    try {
+      this.#file.close();
+    } catch { /* closed already */ }
+    await Deno.remove(this.#temp).catch(() => {});
+  }
+
+  /** Closes and renames into place; returns the final path. */
+  async close(): Promise<string> {
+    this.#file.close();
+    await Deno.rename(this.#temp, this.path);
+    return this.path;
+  }
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await Deno.lstat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
