@@ -43,7 +43,7 @@ if (initSent) {
   );
   writeSync(
     Deno.stdout,
-    JSON.stringify(initMessage(config, names, null)) + "\n",
+    JSON.stringify(initMessage(config, names)) + "\n",
   );
 }
 

@@ -8,6 +8,7 @@
 import { startup, throughput } from "./_bench/foundation.ts";
 import { fsTools } from "./_bench/fs_tools.ts";
 import { shell } from "./_bench/shell.ts";
+import { loop } from "./_bench/loop.ts";
 import { type Figure, report } from "./_bench/measure.ts";
 
 const SECTIONS: Record<string, () => Promise<Figure[]>> = {
@@ -15,6 +16,7 @@ const SECTIONS: Record<string, () => Promise<Figure[]>> = {
   throughput: () => throughput(),
   fs: () => fsTools(),
   shell: () => shell(),
+  loop: () => loop(),
 };
 
 const wanted = Deno.args.length ? Deno.args : Object.keys(SECTIONS);

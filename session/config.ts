@@ -39,6 +39,14 @@ export interface Config {
   envAllow: string[];
   /** How commands are confined (`--shell-sandbox`). */
   shellSandbox: "none" | "bwrap" | "auto";
+  /** `PROVIDER:NAME`, or null when the parent drives the tools itself. */
+  model: string | null;
+  /** The model API's base URL (`--base-url`). */
+  baseUrl?: string;
+  /** Model turns one user turn may take (`--max-turns`). */
+  maxTurns: number;
+  /** The session is a resumed one (`--resume`): its transcript is loaded. */
+  resume: boolean;
 }
 
 /** The result of parsing: a config to run with, or an exit with text to print. */
@@ -113,6 +121,28 @@ const FLAGS: Record<string, FlagSpec> = {
     help:
       "none | bwrap | auto: run commands under bubblewrap (auto: where it works; default: none)",
   },
+  "model": {
+    kind: "string",
+    arg: "PROVIDER:NAME",
+    help:
+      "the model for user turns: anthropic:NAME, openai:NAME or replay:FILE (default: none)",
+  },
+  "base-url": {
+    kind: "string",
+    arg: "URL",
+    help:
+      "the model API's base URL (OpenAI-compatible servers, proxies, tests)",
+  },
+  "max-turns": {
+    kind: "integer",
+    arg: "N",
+    help: "the most model turns one user turn may take (default: 50)",
+  },
+  "resume": {
+    kind: "string",
+    arg: "ID",
+    help: "continue the session ID from its transcript in WAVE_HOME/sessions",
+  },
   "tool-module": {
     kind: "list",
     arg: "FILE",
@@ -125,6 +155,8 @@ const FLAGS: Record<string, FlagSpec> = {
 const DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024;
 const DEFAULT_APPROVAL_TIMEOUT_MS = 5 * 60 * 1000;
 const DEFAULT_MAX_READ_TOKENS = 25_000;
+const DEFAULT_MAX_TURNS = 50;
+
 const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
 /** The `--help` text. */
@@ -262,8 +294,13 @@ export function parseFlags(
     approvalTimeoutMs = d;
   }
 
-  const sessionId = (values["session-id"] as string | undefined) ??
+  const resumeId = values.resume as string | undefined;
+  if (resumeId && values["session-id"] && values["session-id"] !== resumeId) {
+    return fail("--resume and --session-id name different sessions");
+  }
+  const sessionId = resumeId ?? (values["session-id"] as string | undefined) ??
     crypto.randomUUID();
+
   if (!SESSION_ID.test(sessionId)) {
     return fail(
       `--session-id must be 1-128 letters, digits, ".", "_" or "-", starting with a letter or digit, not "${sessionId}"`,
@@ -292,6 +329,31 @@ export function parseFlags(
   const toolModules = ((values["tool-module"] as string[] | undefined) ?? [])
     .map((file) => new URL(`file://${absolute(file, cwd)}`).href);
 
+  const maxTurns = integer("max-turns", DEFAULT_MAX_TURNS);
+  if (typeof maxTurns === "string") return fail(maxTurns);
+  let model = (values.model as string | undefined) ?? null;
+  if (model !== null) {
+    const problem = checkModel(
+      model,
+      env,
+      values["base-url"] as string | undefined,
+    );
+    if (problem) return fail(problem);
+    // A replay script is read from where the parent started wave.
+    if (model.startsWith("replay:")) {
+      model = `replay:${absolute(model.slice(7), cwd)}`;
+    }
+  }
+  if (resumeId) {
+    try {
+      Deno.statSync(`${waveHome}/sessions/${resumeId}.jsonl`);
+    } catch {
+      return fail(
+        `there is no session ${resumeId} to resume in ${waveHome}/sessions`,
+      );
+    }
+  }
+
   return {
     kind: "run",
     config: {
@@ -309,11 +371,49 @@ export function parseFlags(
       shellSandbox:
         (values["shell-sandbox"] as Config["shellSandbox"] | undefined) ??
           "none",
+      model,
+      baseUrl: values["base-url"] as string | undefined,
+      maxTurns,
+      resume: resumeId !== undefined,
     },
   };
 }
 
+/**
+ * What is wrong with `--model`, checked before start-up so a parent learns
+ * it from the exit, not from its first turn.
+ */
+function checkModel(
+  model: string,
+  env: { get(name: string): string | undefined },
+  baseUrl: string | undefined,
+): string | undefined {
+  const [provider, ...rest] = model.split(":");
+  const name = rest.join(":");
+  if (!["anthropic", "openai", "replay"].includes(provider) || !name) {
+    return `--model must be PROVIDER:NAME with PROVIDER anthropic, openai or replay, not "${model}"`;
+  }
+  if (provider === "anthropic" && !env.get("ANTHROPIC_API_KEY")) {
+    return "--model anthropic:… needs ANTHROPIC_API_KEY in the environment";
+  }
+  if (provider === "openai" && !env.get("OPENAI_API_KEY") && !baseUrl) {
+    return "--model openai:… needs OPENAI_API_KEY in the environment (or --base-url for a local server)";
+  }
+  if (provider === "replay") {
+    try {
+      Deno.statSync(name);
+    } catch {
+      return `the replay script ${name} does not exist`;
+    }
+  }
+  if (baseUrl !== undefined && !/^https?:\/\/\S+$/.test(baseUrl)) {
+    return `--base-url must be an http(s) URL, not "${baseUrl}"`;
+  }
+  return undefined;
+}
+
 /** Joins a path onto `base` unless it is already absolute (POSIX only; no `node:path` here). */
+
 function absolute(path: string, base: string): string {
   const joined = path.startsWith("/") ? path : `${base}/${path}`;
   const out: string[] = [];

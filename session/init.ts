@@ -12,7 +12,6 @@ import { PROTOCOL_VERSION, VERSION } from "./version.ts";
 export function initMessage(
   config: Config,
   tools: readonly string[],
-  model: string | null,
 ): { type: "system"; subtype: "init"; [key: string]: unknown } {
   return {
     type: "system",
@@ -22,7 +21,8 @@ export function initMessage(
     tools: [...tools],
     toolset: config.toolset,
     mode: config.mode,
-    model,
+    model: config.model,
+
     wave_version: VERSION,
     protocol: PROTOCOL_VERSION,
   };

@@ -28,6 +28,15 @@ import { ReadState } from "./read_state.ts";
 import { ToolRegistry } from "./registry.ts";
 import { ToolCalls } from "./tool_calls.ts";
 import { WriteQueue } from "./write_queue.ts";
+import { AgentLoop, type LoopHooks, repairHistory } from "./agent_loop.ts";
+import type { Block, Message } from "./messages.ts";
+import { createProvider } from "./models/mod.ts";
+import {
+  Transcript,
+  type TranscriptEntry,
+  transcriptPath,
+} from "./transcript.ts";
+
 import { realPathOf } from "./workspace.ts";
 
 /** The streams a session talks over. */
@@ -62,6 +71,18 @@ export class Session {
   mode: Mode;
   /** Everything in flight, so interrupt and shutdown can reach it. */
   #inflight = new Set<AbortController>();
+  /** User turns, one after another. */
+  #turns: Promise<unknown> = Promise.resolve();
+  /** Counts interrupts, so a queued turn knows one happened while it waited. */
+  #interrupts = 0;
+  #agent: Promise<AgentLoop> | undefined;
+  #resumed: Message[] = [];
+  /** A resumed session's transcript entries (task reminders count turns from them). */
+  resumedEntries: TranscriptEntry[] = [];
+  /** Hooks into the agent loop (task reminders). */
+  hooks: LoopHooks = {};
+  readonly transcript: Transcript;
+
   #work = new Set<Promise<unknown>>();
 
   constructor(
@@ -74,6 +95,10 @@ export class Session {
     this.writer = writer;
     this.registry = registry;
     this.mode = config.mode;
+    this.transcript = new Transcript(
+      transcriptPath(config.waveHome, config.sessionId),
+    );
+
     this.executor = new SandboxExecutor({
       workspace: config.workspace,
       waveHome: config.waveHome,
@@ -137,7 +162,7 @@ export class Session {
         return;
       }
       case "user":
-        return this.#userTurn();
+        return this.#userTurn(decoded.message.content as string | Block[]);
     }
   }
 
@@ -223,17 +248,92 @@ export class Session {
     );
   }
 
-  #userTurn(): void {
+  #userTurn(content: string | Block[]): void {
+    if (!this.config.model) {
+      return this.#failedTurn(
+        "error_during_execution",
+        "no model is configured: start wave with --model PROVIDER:NAME (anthropic:…, openai:…, replay:FILE), or drive the tools with control_request call_tool",
+      );
+    }
+    // Turns run one after another; an interrupt also ends the ones still waiting.
+    const generation = this.#interrupts;
+    const turn = this.#turns.then(async () => {
+      if (generation !== this.#interrupts) {
+        return this.#failedTurn(
+          "error_interrupted",
+          "interrupted before the turn started",
+        );
+      }
+      let loop: AgentLoop;
+      try {
+        loop = await this.#loop();
+      } catch (error) {
+        return this.#failedTurn(
+          "error_during_execution",
+          (error as Error).message,
+        );
+      }
+      const controller = new AbortController();
+      this.#inflight.add(controller);
+      try {
+        await loop.runTurn(content, controller.signal);
+      } finally {
+        this.#inflight.delete(controller);
+      }
+    });
+    this.#turns = turn;
+    this.#track(turn);
+  }
+
+  #failedTurn(subtype: string, message: string): void {
     this.writer.send({
       type: "result",
-      subtype: "error_during_execution",
+      subtype,
       is_error: true,
       num_turns: 0,
       duration_ms: 0,
       usage: { input_tokens: 0, output_tokens: 0 },
-      result:
-        "no model is configured: start wave with --model PROVIDER:NAME (anthropic:…, openai:…), or drive the tools with control_request call_tool",
+      result: message,
     });
+  }
+
+  /** The agent loop, made on the first turn: the provider and any resumed history load then. */
+  #loop(): Promise<AgentLoop> {
+    this.#agent ??= (async () => {
+      const provider = await createProvider({
+        model: this.config.model!,
+        baseUrl: this.config.baseUrl,
+        env: Deno.env,
+      });
+      return new AgentLoop({
+        config: this.config,
+        provider,
+        registry: this.registry,
+        calls: this.calls,
+        writer: this.writer,
+        transcript: this.transcript,
+        mode: () => this.mode,
+        hooks: this.hooks,
+      }, this.#resumed);
+    })();
+    // A failed start is reported on each turn, and tried again on the next.
+    this.#agent.catch(() => this.#agent = undefined);
+    return this.#agent;
+  }
+
+  /** Loads a resumed session's history; warnings go to stderr and to the parent. */
+  async loadHistory(): Promise<void> {
+    const { entries, warnings } = await Transcript.load(this.transcript.path);
+    for (const warning of warnings) {
+      console.error(`wave: ${warning}`);
+      this.writer.send({
+        type: "system",
+        subtype: "warning",
+        message: warning,
+      });
+    }
+    this.#resumed = repairHistory(entries.map((e) => e.message));
+    this.resumedEntries = entries;
   }
 
   #track(promise: Promise<unknown>): void {
@@ -243,6 +343,7 @@ export class Session {
 
   /** Cancels every running call and pending approval. */
   interrupt(): void {
+    this.#interrupts++;
     for (const controller of this.#inflight) controller.abort();
   }
 
@@ -284,14 +385,11 @@ export async function serve(
   const registry = await ToolRegistry.load(options.modules);
   if (!options.initSent) {
     writer.send(
-      initMessage(
-        config,
-        registry.bound(config.mode).map((t) => t.def.name),
-        null,
-      ),
+      initMessage(config, registry.bound(config.mode).map((t) => t.def.name)),
     );
   }
   const session = new Session(config, writer, registry, options.envAllow);
+  if (config.resume) await session.loadHistory();
 
   const state = { stopping: "eof" as "eof" | "signal" | "pipe" };
   const reader = readLines(io.stdin, config.maxLineBytes);

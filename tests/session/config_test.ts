@@ -24,6 +24,10 @@ Deno.test("defaults", async () => {
     maxReadTokens: 25_000,
     envAllow: [],
     shellSandbox: "none",
+    model: null,
+    baseUrl: undefined,
+    maxTurns: 50,
+    resume: false,
   });
 });
 

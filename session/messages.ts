@@ -1,0 +1,53 @@
+/**
+ * The conversation, in one shape for every provider (Anthropic's content
+ * blocks): what the loop keeps, what transcripts store, and what provider
+ * adapters translate.
+ *
+ * @module
+ */
+
+import type { ContentBlock } from "./tool.ts";
+
+/** A tool call in an assistant message. */
+export interface ToolUseBlock {
+  type: "tool_use";
+  id: string;
+  name: string;
+  input: unknown;
+}
+
+/** A tool's result in a user message. */
+export interface ToolResultBlock {
+  type: "tool_result";
+  tool_use_id: string;
+  content: string | ContentBlock[];
+  is_error?: boolean;
+}
+
+/** Any block a message may hold. */
+export type Block = ContentBlock | ToolUseBlock | ToolResultBlock;
+
+/** One message of the conversation. */
+export interface Message {
+  role: "user" | "assistant";
+  content: string | Block[];
+}
+
+/** Token counts. */
+export interface Usage {
+  input_tokens: number;
+  output_tokens: number;
+}
+
+/** The blocks of a message's content (a string is one text block). */
+export function blocksOf(content: string | Block[]): Block[] {
+  return typeof content === "string"
+    ? [{ type: "text", text: content }]
+    : content;
+}
+
+/** The text of a message's content, text blocks joined. */
+export function textOf(content: string | Block[]): string {
+  return blocksOf(content).flatMap((b) => b.type === "text" ? [b.text] : [])
+    .join("\n");
+}

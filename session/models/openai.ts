@@ -1,0 +1,175 @@
+/**
+ * OpenAI Chat Completions (and the servers that speak it: vLLM, llama.cpp,
+ * Ollama, LM Studio), through the official SDK, whose stream helper joins
+ * tool-call deltas by index.
+ *
+ * @module
+ */
+
+import type OpenAI from "openai";
+import { blocksOf, type Message } from "../messages.ts";
+import { toModelError } from "./anthropic.ts";
+import {
+  type ApiOptions,
+  isAbort,
+  type ModelProvider,
+  type ModelReply,
+  type ModelRequest,
+  type ModelTool,
+} from "./provider.ts";
+
+type ChatMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam;
+
+const STOP_REASONS: Record<string, string> = {
+  stop: "end_turn",
+  tool_calls: "tool_use",
+  function_call: "tool_use",
+  length: "max_tokens",
+  content_filter: "content_filter",
+};
+
+/** The session's messages in Chat Completions form: tool results become `tool` messages. */
+export function chatMessages(
+  system: string,
+  messages: Message[],
+): ChatMessage[] {
+  const out: ChatMessage[] = [{ role: "system", content: system }];
+  for (const message of messages) {
+    const blocks = blocksOf(message.content);
+    if (message.role === "assistant") {
+      const text = blocks.flatMap((b) => b.type === "text" ? [b.text] : [])
+        .join("");
+      const calls = blocks.flatMap((b) =>
+        b.type === "tool_use"
+          ? [{
+            id: b.id,
+            type: "function" as const,
+            function: { name: b.name, arguments: JSON.stringify(b.input) },
+          }]
+          : []
+      );
+      out.push({
+        role: "assistant",
+        content: text || null,
+        ...(calls.length ? { tool_calls: calls } : {}),
+      });
+      continue;
+    }
+    for (const block of blocks) {
+      if (block.type !== "tool_result") continue;
+      const content = typeof block.content === "string"
+        ? block.content
+        : block.content.map((b) =>
+          b.type === "text"
+            ? b.text
+            : "[image: shown to models that take images in tool results]"
+        )
+          .join("\n");
+      out.push({ role: "tool", tool_call_id: block.tool_use_id, content });
+    }
+    const rest = blocks.filter((b) => b.type === "text" || b.type === "image");
+    if (rest.length === 0) continue;
+    out.push({
+      role: "user",
+      content: rest.map((b) =>
+        b.type === "text" ? { type: "text" as const, text: b.text } : {
+          type: "image_url" as const,
+          image_url: {
+            url: `data:${
+              (b as { source: { media_type: string } }).source.media_type
+            };base64,${(b as { source: { data: string } }).source.data}`,
+          },
+        }
+      ),
+    });
+  }
+  return out;
+}
+
+/** Tools in Chat Completions form. */
+export function chatTools(
+  tools: ModelTool[],
+): OpenAI.Chat.Completions.ChatCompletionTool[] {
+  return tools.map((t) => ({
+    type: "function",
+    function: {
+      name: t.name,
+      description: t.description,
+      parameters: t.input_schema,
+    },
+  }));
+}
+
+/** A model over Chat Completions. */
+export class OpenAIProvider implements ModelProvider {
+  readonly id: string;
+  #options: ApiOptions;
+  #client: Promise<OpenAI> | undefined;
+
+  constructor(options: ApiOptions) {
+    this.id = `openai:${options.model}`;
+    this.#options = options;
+  }
+
+  /** The SDK client, imported on first use (the SDK's import is slow). */
+  #clientFor(): Promise<OpenAI> {
+    const { apiKey, baseUrl: baseURL, maxRetries } = this.#options;
+    return this.#client ??= import("openai").then(({ default: Client }) =>
+      new Client({ apiKey, baseURL, maxRetries })
+    );
+  }
+
+  async complete(
+    request: ModelRequest,
+    signal: AbortSignal,
+  ): Promise<ModelReply> {
+    const client = await this.#clientFor();
+    try {
+      const stream = client.chat.completions.stream({
+        model: this.#options.model,
+        max_completion_tokens: request.maxTokens,
+        messages: chatMessages(request.system, request.messages),
+        ...(request.tools.length ? { tools: chatTools(request.tools) } : {}),
+        stream_options: { include_usage: true },
+      }, { signal });
+      const completion = await stream.finalChatCompletion();
+      const choice = completion.choices[0];
+      if (!choice) throw new Error("the reply had no choices");
+      const content: ModelReply["content"] = [];
+      if (choice.message.content) {
+        content.push({ type: "text", text: choice.message.content });
+      }
+      for (const call of choice.message.tool_calls ?? []) {
+        if (call.type !== "function") continue;
+        let input: unknown;
+        try {
+          input = call.function.arguments
+            ? JSON.parse(call.function.arguments)
+            : {};
+        } catch {
+          // Let the tool's schema check say what is wrong, with the raw text to go on.
+          input = { _unparsed_arguments: call.function.arguments };
+        }
+        content.push({
+          type: "tool_use",
+          id: call.id,
+          name: call.function.name,
+          input,
+        });
+      }
+      return {
+        content,
+        stopReason: STOP_REASONS[choice.finish_reason ?? "stop"] ??
+          choice.finish_reason ?? "end_turn",
+        usage: {
+          input_tokens: completion.usage?.prompt_tokens ?? 0,
+          output_tokens: completion.usage?.completion_tokens ?? 0,
+        },
+        model: completion.model,
+      };
+    } catch (error) {
+      if (isAbort(error, signal)) throw error;
+      throw toModelError(error);
+    }
+  }
+}

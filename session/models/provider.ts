@@ -1,0 +1,71 @@
+/**
+ * The model provider contract: one request, one complete reply, streamed
+ * underneath. Providers translate to and from their wire format; the loop
+ * never sees it.
+ *
+ * @module
+ */
+
+import type { Message, ToolUseBlock, Usage } from "../messages.ts";
+
+/** A tool as a model is offered it. */
+export interface ModelTool {
+  name: string;
+  description: string;
+  input_schema: Record<string, unknown>;
+}
+
+/** One request to a model. */
+export interface ModelRequest {
+  system: string;
+  messages: Message[];
+  tools: ModelTool[];
+  maxTokens: number;
+}
+
+/** A model's complete reply. */
+export interface ModelReply {
+  content: ({ type: "text"; text: string } | ToolUseBlock)[];
+  /** `end_turn`, `tool_use`, `max_tokens`, `stop_sequence`, or the provider's own word. */
+  stopReason: string;
+  usage: Usage;
+  model: string;
+}
+
+/** A failure a parent can act on: what went wrong, and whether trying again may help. */
+export class ModelError extends Error {
+  readonly retryable: boolean;
+  constructor(message: string, retryable: boolean) {
+    super(message);
+    this.name = "ModelError";
+    this.retryable = retryable;
+  }
+}
+
+/** How to reach a model API. */
+export interface ApiOptions {
+  model: string;
+  apiKey: string;
+  baseUrl?: string;
+  /** Retries of 429 and 5xx answers, done by the SDK (it honours retry-after). */
+  maxRetries: number;
+}
+
+/** A model endpoint. */
+export interface ModelProvider {
+  /** "provider:name", as `system/init` shows it. */
+  readonly id: string;
+  /**
+   * Streams one reply. Rejects with an `AbortError`-named error when
+   * `signal` aborts, and with a {@linkcode ModelError} for everything else
+   * (its `retryable` set for a stream cut off mid-reply).
+   */
+  complete(request: ModelRequest, signal: AbortSignal): Promise<ModelReply>;
+}
+
+/** Whether an error is an abort (the signal fired). */
+export function isAbort(error: unknown, signal: AbortSignal): boolean {
+  return signal.aborted ||
+    (error instanceof Error &&
+      (error.name === "AbortError" || error.name === "APIUserAbortError"));
+}

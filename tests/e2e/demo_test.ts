@@ -1,0 +1,30 @@
+/** End-to-end: `deno task demo` runs its replayed session to a fixed bug and passing tests. */
+import assert from "node:assert/strict";
+import { ROOT } from "../_wave.ts";
+
+Deno.test("demo: the replayed session reads, greps, edits the bug and runs the tests with Bash", async () => {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "--quiet", "--allow-all", `${ROOT}scripts/demo.ts`, "--raw"],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.ok(out.success, new TextDecoder().decode(out.stderr));
+  const messages = new TextDecoder().decode(out.stdout).trim().split("\n")
+    .filter((l) => l.startsWith("{"))
+    .map((l) => JSON.parse(l));
+  const tools = messages.filter((m) => m.type === "assistant").flatMap((m) =>
+    m.message.content.filter((b: { type: string }) => b.type === "tool_use")
+      .map((b: { name: string }) => b.name)
+  );
+  assert.deepEqual(tools, ["Bash", "Grep", "Read", "Edit", "Bash"]);
+  const results = messages.filter((m) => m.type === "user").map((m) =>
+    m.message.content[0]
+  );
+  assert.match(results[0].content, /not ok 2 - mean is the average/);
+  assert.match(results[0].content, /# fail 1/);
+  assert.match(results[4].content, /# pass 3\n# fail 0/);
+  const result = messages.at(-1);
+  assert.equal(result.type, "result");
+  assert.equal(result.subtype, "success");
+  assert.equal(result.num_turns, 6);
+});
