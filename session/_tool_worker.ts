@@ -81,6 +81,8 @@ function contextFor(
     spillDir: data.spillDir,
     limits: data.limits,
     shellSandbox: data.shellSandbox,
+    taskListId: data.taskListId,
+
     env: data.env,
     programs: data.programs,
     readState,

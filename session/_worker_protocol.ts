@@ -19,6 +19,8 @@ export interface CallContextData {
   home?: string;
   limits: { maxReadTokens: number };
   shellSandbox: "none" | "bwrap";
+  taskListId: string;
+
   env: Record<string, string>;
   programs: Record<string, string>;
   /** The declared paths, resolved by the main thread: raw → resolution. */

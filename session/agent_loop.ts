@@ -19,7 +19,8 @@ import type {
   ToolUseBlock,
   Usage,
 } from "./messages.ts";
-import { textOf } from "./messages.ts";
+import { mergeTurns, textOf } from "./messages.ts";
+
 import {
   isAbort,
   ModelError,
@@ -187,7 +188,7 @@ export class AgentLoop {
         toolset: config.toolset,
         tools: tools.map((t) => t.name),
       }),
-      messages: this.history,
+      messages: mergeTurns(this.history),
       tools,
       maxTokens: MAX_OUTPUT_TOKENS,
     };

@@ -47,6 +47,8 @@ export interface Config {
   maxTurns: number;
   /** The session is a resumed one (`--resume`): its transcript is loaded. */
   resume: boolean;
+  /** The task list the session works on (`--task-list`, else the session id). */
+  taskListId: string;
 }
 
 /** The result of parsing: a config to run with, or an exit with text to print. */
@@ -142,6 +144,12 @@ const FLAGS: Record<string, FlagSpec> = {
     kind: "string",
     arg: "ID",
     help: "continue the session ID from its transcript in WAVE_HOME/sessions",
+  },
+  "task-list": {
+    kind: "string",
+    arg: "ID",
+    help:
+      "the task list to work on, shared by every session that names it (default: the session's own)",
   },
   "tool-module": {
     kind: "list",
@@ -329,7 +337,14 @@ export function parseFlags(
   const toolModules = ((values["tool-module"] as string[] | undefined) ?? [])
     .map((file) => new URL(`file://${absolute(file, cwd)}`).href);
 
+  const taskListId = (values["task-list"] as string | undefined) ?? sessionId;
+  if (!SESSION_ID.test(taskListId)) {
+    return fail(
+      `--task-list must be 1-128 letters, digits, ".", "_" or "-", not "${taskListId}"`,
+    );
+  }
   const maxTurns = integer("max-turns", DEFAULT_MAX_TURNS);
+
   if (typeof maxTurns === "string") return fail(maxTurns);
   let model = (values.model as string | undefined) ?? null;
   if (model !== null) {
@@ -375,6 +390,7 @@ export function parseFlags(
       baseUrl: values["base-url"] as string | undefined,
       maxTurns,
       resume: resumeId !== undefined,
+      taskListId,
     },
   };
 }

@@ -51,3 +51,21 @@ export function textOf(content: string | Block[]): string {
   return blocksOf(content).flatMap((b) => b.type === "text" ? [b.text] : [])
     .join("\n");
 }
+
+/**
+ * The messages as an API takes them: consecutive messages of one role
+ * (a tool-result message, then a meta reminder) merged into one.
+ */
+export function mergeTurns(messages: readonly Message[]): Message[] {
+  const out: Message[] = [];
+  for (const message of messages) {
+    const last = out.at(-1);
+    if (last && last.role === message.role) {
+      out[out.length - 1] = {
+        role: last.role,
+        content: [...blocksOf(last.content), ...blocksOf(message.content)],
+      };
+    } else out.push(message);
+  }
+  return out;
+}

@@ -31,11 +31,9 @@ import { WriteQueue } from "./write_queue.ts";
 import { AgentLoop, type LoopHooks, repairHistory } from "./agent_loop.ts";
 import type { Block, Message } from "./messages.ts";
 import { createProvider } from "./models/mod.ts";
-import {
-  Transcript,
-  type TranscriptEntry,
-  transcriptPath,
-} from "./transcript.ts";
+import { Transcript, transcriptPath } from "./transcript.ts";
+import { TaskStore } from "./tasks.ts";
+import { TaskReminders } from "./task_reminders.ts";
 
 import { realPathOf } from "./workspace.ts";
 
@@ -77,10 +75,11 @@ export class Session {
   #interrupts = 0;
   #agent: Promise<AgentLoop> | undefined;
   #resumed: Message[] = [];
-  /** A resumed session's transcript entries (task reminders count turns from them). */
-  resumedEntries: TranscriptEntry[] = [];
   /** Hooks into the agent loop (task reminders). */
   hooks: LoopHooks = {};
+  readonly tasks: TaskStore;
+  readonly reminders: TaskReminders;
+  #announcing: Promise<void> = Promise.resolve();
   readonly transcript: Transcript;
 
   #work = new Set<Promise<unknown>>();
@@ -138,7 +137,17 @@ export class Session {
           stream,
           text,
         }),
+      onAnnounce: () => this.announceTasks(),
     });
+    this.tasks = new TaskStore(config.waveHome, config.taskListId);
+    this.reminders = new TaskReminders(this.tasks, () => {
+      const bound = this.registry.bound(this.mode).map((t) => t.def.name);
+      return bound.includes("TaskCreate") && bound.includes("TaskUpdate");
+    });
+    this.hooks = {
+      beforeRequest: () => this.reminders.beforeRequest(),
+      afterReply: (names) => this.reminders.afterReply(names),
+    };
   }
 
   /** Dispatches one input line. Work it starts is tracked, not awaited. */
@@ -223,8 +232,27 @@ export class Session {
         return this.#answer(id, { mode: this.mode });
       case "list_tools":
         return this.#answer(id, { tools: this.registry.describe(this.mode) });
-      case "get_tasks":
-        return this.#answerError(id, "task lists are not available yet");
+      case "get_tasks": {
+        // A read in the session's queue: it sees every change requested before it.
+        const ticket = this.writeQueue.enter("read");
+        this.#track(
+          ticket.ready.then(() => this.tasks.view()).finally(() =>
+            ticket.release()
+          ).then(
+            (view) =>
+              this.#answer(id, {
+                task_list_id: this.config.taskListId,
+                ...view,
+              }),
+            (error) =>
+              this.#answerError(
+                id,
+                `the task list cannot be read: ${(error as Error).message}`,
+              ),
+          ),
+        );
+        return;
+      }
     }
   }
 
@@ -333,7 +361,7 @@ export class Session {
       });
     }
     this.#resumed = repairHistory(entries.map((e) => e.message));
-    this.resumedEntries = entries;
+    this.reminders.restore(entries);
   }
 
   #track(promise: Promise<unknown>): void {
@@ -341,7 +369,30 @@ export class Session {
     promise.finally(() => this.#work.delete(promise));
   }
 
+  /**
+   * Sends the task list (`system/task_list`). Announcements run one after
+   * another and each reads the list when it runs, so the last event always
+   * shows the latest state.
+   */
+  announceTasks(): Promise<void> {
+    this.#announcing = this.#announcing.then(async () => {
+      try {
+        const view = await this.tasks.view();
+        this.writer.send({
+          type: "system",
+          subtype: "task_list",
+          task_list_id: this.config.taskListId,
+          ...view,
+        });
+      } catch (error) {
+        console.error("wave: cannot read the task list:", error);
+      }
+    });
+    return this.#announcing;
+  }
+
   /** Cancels every running call and pending approval. */
+
   interrupt(): void {
     this.#interrupts++;
     for (const controller of this.#inflight) controller.abort();
@@ -390,6 +441,12 @@ export async function serve(
   }
   const session = new Session(config, writer, registry, options.envAllow);
   if (config.resume) await session.loadHistory();
+  // A list that already has tasks (shared, or resumed) is shown at once, finished or not.
+  if (
+    (await session.tasks.view().catch(() => ({ tasks: [] }))).tasks.length > 0
+  ) {
+    await session.announceTasks();
+  }
 
   const state = { stopping: "eof" as "eof" | "signal" | "pipe" };
   const reader = readLines(io.stdin, config.maxLineBytes);

@@ -88,6 +88,8 @@ export interface ToolContext {
   readonly limits: { readonly maxReadTokens: number };
   /** How commands are confined: `bwrap` runs them under bubblewrap. */
   readonly shellSandbox: "none" | "bwrap";
+  /** The task list this session works on (`--task-list`, else the session id). */
+  readonly taskListId: string;
   /** The allow-listed environment for commands the tool runs (never API keys). */
   readonly env: Readonly<Record<string, string>>;
   /** Absolute paths of the programs in the tool's `run` scope that were found. */
@@ -124,7 +126,10 @@ export interface ToolSpec<S extends z.ZodType> {
   scopes: Scopes;
   /** The narrowest mode that binds the tool; derived from `scopes` when absent. */
   mode?: Mode;
+  /** An event the session sends after a successful call (`task_list`: the task list changed). */
+  announces?: "task_list";
   /** The paths the input names; each is resolved and approved before the tool runs. */
+
   paths?(input: z.output<S>): PathUse[];
   run(input: z.output<S>, ctx: ToolContext): Promise<ToolResult> | ToolResult;
 }

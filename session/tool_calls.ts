@@ -51,6 +51,8 @@ export interface ToolCallsDeps {
     stream: "stdout" | "stderr",
     text: string,
   ): void;
+  /** A tool's `announces` event, after a successful call. */
+  onAnnounce?(event: "task_list"): Promise<void>;
 }
 
 let nextCall = 1;
@@ -197,6 +199,7 @@ export class ToolCalls {
           shellSandbox: def.scopes.run?.length
             ? await shellSandbox(config, programs)
             : "none",
+          taskListId: config.taskListId,
           env: deps.env,
           programs,
           paths,
@@ -206,6 +209,9 @@ export class ToolCalls {
       });
       deps.readState.apply(outcome.readState);
       const { result } = outcome;
+      if (def.announces && !result.isError) {
+        await deps.onAnnounce?.(def.announces);
+      }
       return {
         tool_use_id: toolUseId,
         content: result.content,

@@ -27,6 +27,8 @@ export class TestSession {
   };
   maxReadTokens = 25_000;
   shellSandbox: "none" | "bwrap" = "none";
+  taskListId = "test-list";
+
   controller = new AbortController();
 
   constructor(workspace: string, waveHome: string) {
@@ -60,6 +62,7 @@ export class TestSession {
       spillDir: `${this.waveHome}/spill/test`,
       limits: { maxReadTokens: this.maxReadTokens },
       shellSandbox: this.shellSandbox,
+      taskListId: this.taskListId,
       env: this.env,
       programs: this.programs,
       path: (raw) => {

@@ -153,6 +153,10 @@ for (const provider of ["anthropic", "openai"] as const) {
           "Glob",
           "Grep",
           "Bash",
+          "TaskCreate",
+          "TaskGet",
+          "TaskUpdate",
+          "TaskList",
         ]);
         const messages = body.messages as Message[];
         assert.deepEqual(messages[2].content, [

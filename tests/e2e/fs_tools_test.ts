@@ -41,6 +41,10 @@ Deno.test("e2e: the wave toolset is bound, with its JSON Schemas", () =>
       "Glob",
       "Grep",
       "Bash",
+      "TaskCreate",
+      "TaskGet",
+      "TaskUpdate",
+      "TaskList",
     ]);
     const listed = await wave.request({ subtype: "list_tools" });
     const read = listed.response.tools.find((t: { name: string }) =>
@@ -419,9 +423,15 @@ Deno.test("e2e 000: file tools go through the resolver and approvals", () =>
     assert.equal(w.is_error, true);
   }));
 
-Deno.test("e2e 000: modes: ask binds Read, Glob, Grep only", () =>
+Deno.test("e2e 000: modes: ask binds the tools that only read", () =>
   withWave(async (wave) => {
-    assert.deepEqual(wave.messages[0].tools, ["Read", "Glob", "Grep"]);
+    assert.deepEqual(wave.messages[0].tools, [
+      "Read",
+      "Glob",
+      "Grep",
+      "TaskGet",
+      "TaskList",
+    ]);
     const w = await wave.request({
       subtype: "call_tool",
       tool_name: "Write",

@@ -265,7 +265,14 @@ Deno.test("modes: a tool not bound in the mode is refused, naming the mode it ne
     args: ["--mode", "ask"],
   });
   try {
-    assert.deepEqual(wave.messages[0].tools, ["Read", "Glob", "Grep", "Echo"]);
+    assert.deepEqual(wave.messages[0].tools, [
+      "Read",
+      "Glob",
+      "Grep",
+      "TaskGet",
+      "TaskList",
+      "Echo",
+    ]);
     const refused = await wave.request({
       subtype: "call_tool",
       tool_name: "PathWrite",
@@ -278,7 +285,7 @@ Deno.test("modes: a tool not bound in the mode is refused, naming the mode it ne
     const listed = await wave.request({ subtype: "list_tools" });
     assert.deepEqual(
       listed.response.tools.map((t: { name: string }) => t.name),
-      ["Read", "Glob", "Grep", "Echo"],
+      ["Read", "Glob", "Grep", "TaskGet", "TaskList", "Echo"],
     );
     const set = await wave.request({
       subtype: "set_permission_mode",

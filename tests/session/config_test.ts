@@ -28,6 +28,7 @@ Deno.test("defaults", async () => {
     baseUrl: undefined,
     maxTurns: 50,
     resume: false,
+    taskListId: sessionId,
   });
 });
 

@@ -1,0 +1,287 @@
+/**
+ * Task lists (spec 003): one JSON file per task under
+ * `WAVE_HOME/tasks/{taskListId}/{taskId}.json`, written atomically. Several
+ * sessions, agents or processes may share a list: creating a task (read
+ * the highest id, write the new task) happens under a per-list exclusive
+ * lock file, so ids are 1, 2, 3 … in creation order, never duplicated and
+ * never reused.
+ *
+ * @module
+ */
+
+import { join } from "node:path";
+import { atomicWrite } from "./atomic_write.ts";
+
+/** The statuses a task may have. */
+export const TASK_STATUSES = [
+  "pending",
+  "in_progress",
+  "completed",
+  "deleted",
+] as const;
+/** A task's status. */
+export type TaskStatus = typeof TASK_STATUSES[number];
+
+/** A task as stored. */
+export interface Task {
+  id: string;
+  subject: string;
+  description: string;
+  /** What the UI shows while the task is in progress ("Running the tests"). */
+  activeForm?: string;
+  status: TaskStatus;
+  owner?: string;
+  /** Ids of tasks this one blocks, and of tasks that block it. */
+  blocks: string[];
+  blockedBy: string[];
+  metadata: Record<string, unknown>;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** What a UI needs of a list (PROTOCOL.md `system/task_list`). */
+export interface TaskListView {
+  tasks: { id: string; subject: string; status: TaskStatus }[];
+  /** False when every task is completed (or there are none): a UI hides the list. */
+  visible: boolean;
+}
+
+/** A lock older than this belongs to a holder that died. */
+export const STALE_LOCK_MS = 10_000;
+/** How often a transient EPERM on creating the lock is retried (Windows' pending-delete window). */
+const EPERM_RETRIES = 50;
+/** How long to wait for a live lock before giving up. */
+const LOCK_TIMEOUT_MS = 30_000;
+const HIGH_WATER = ".highwatermark";
+
+/** The file operations the lock uses: a seam for tests (EPERM cannot be made on Linux). */
+export interface LockFs {
+  createNew(path: string): Promise<void>;
+}
+
+const realLockFs: LockFs = {
+  async createNew(path) {
+    const file = await Deno.open(path, { write: true, createNew: true });
+    file.close();
+  },
+};
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Runs `fn` holding the exclusive lock file `dir/.lock` (created with
+ * create-new semantics). A lock whose mtime is older than
+ * {@linkcode STALE_LOCK_MS} is taken to belong to a dead holder and is
+ * removed; EPERM on creating the lock is retried a bounded number of times.
+ */
+export async function withListLock<T>(
+  dir: string,
+  fn: () => Promise<T>,
+  fs: LockFs = realLockFs,
+): Promise<T> {
+  const lock = join(dir, ".lock");
+  const deadline = Date.now() + LOCK_TIMEOUT_MS;
+  let eperms = 0;
+  while (true) {
+    try {
+      await fs.createNew(lock);
+      break;
+    } catch (error) {
+      if (
+        error instanceof Deno.errors.PermissionDenied && eperms < EPERM_RETRIES
+      ) {
+        eperms++;
+        await sleep(10);
+        continue;
+      }
+      if (!(error instanceof Deno.errors.AlreadyExists)) throw error;
+      await removeIfStale(lock);
+      if (Date.now() > deadline) {
+        throw new Error(
+          `the task list is locked by another process (${lock}); try again`,
+        );
+      }
+      await sleep(2 + Math.random() * 8);
+    }
+  }
+  try {
+    return await fn();
+  } finally {
+    await Deno.remove(lock).catch(() => {});
+  }
+}
+
+/** Removes a lock left by a dead holder: renamed away first, so two waiters cannot both remove a fresh one. */
+async function removeIfStale(lock: string): Promise<void> {
+  try {
+    const info = await Deno.stat(lock);
+    if (Date.now() - (info.mtime?.getTime() ?? Date.now()) < STALE_LOCK_MS) {
+      return;
+    }
+    const aside = `${lock}.stale-${crypto.randomUUID().slice(0, 8)}`;
+    await Deno.rename(lock, aside);
+    await Deno.remove(aside);
+  } catch {
+    // Gone already, or another waiter moved it: try again.
+  }
+}
+
+/** Fields a new task is made of. */
+export interface NewTask {
+  subject: string;
+  description: string;
+  activeForm?: string;
+  metadata?: Record<string, unknown>;
+}
+
+/** Changes to a task. `metadata` merges in; a key set to null is removed. */
+export interface TaskChanges {
+  status?: TaskStatus;
+  subject?: string;
+  description?: string;
+  activeForm?: string;
+  owner?: string;
+  metadata?: Record<string, unknown>;
+  addBlocks?: string[];
+  addBlockedBy?: string[];
+}
+
+/** One task list on disk. */
+export class TaskStore {
+  readonly dir: string;
+  #lockFs: LockFs;
+
+  constructor(
+    waveHome: string,
+    taskListId: string,
+    lockFs: LockFs = realLockFs,
+  ) {
+    this.dir = join(waveHome, "tasks", taskListId);
+    this.#lockFs = lockFs;
+  }
+
+  #path(id: string): string {
+    return join(this.dir, `${id}.json`);
+  }
+
+  /** Creates a task with the next id. */
+  async create(fields: NewTask): Promise<Task> {
+    await Deno.mkdir(this.dir, { recursive: true });
+    return await withListLock(this.dir, async () => {
+      const id = String(await this.#highestId() + 1);
+      const now = new Date().toISOString();
+      const task: Task = {
+        id,
+        subject: fields.subject,
+        description: fields.description,
+        ...(fields.activeForm ? { activeForm: fields.activeForm } : {}),
+        status: "pending",
+        blocks: [],
+        blockedBy: [],
+        metadata: fields.metadata ?? {},
+        createdAt: now,
+        updatedAt: now,
+      };
+      await atomicWrite(this.#path(id), JSON.stringify(task, null, 2) + "\n");
+      // The high-water mark keeps ids from being reused after a deletion.
+      await atomicWrite(join(this.dir, HIGH_WATER), id);
+      return task;
+    }, this.#lockFs);
+  }
+
+  async #highestId(): Promise<number> {
+    let highest = 0;
+    try {
+      highest = Number(await Deno.readTextFile(join(this.dir, HIGH_WATER))) ||
+        0;
+    } catch { /* a new list */ }
+    for await (const entry of Deno.readDir(this.dir)) {
+      const m = /^(\d+)\.json$/.exec(entry.name);
+      if (m) highest = Math.max(highest, Number(m[1]));
+    }
+    return highest;
+  }
+
+  /** The task `id`, or undefined. */
+  async get(id: string): Promise<Task | undefined> {
+    if (!/^\d+$/.test(id)) return undefined;
+    try {
+      return JSON.parse(await Deno.readTextFile(this.#path(id))) as Task;
+    } catch (error) {
+      if (error instanceof Deno.errors.NotFound) return undefined;
+      throw error;
+    }
+  }
+
+  /** Applies changes (under the lock, so concurrent updates do not lose each other's). Deleting removes the file. */
+  async update(id: string, changes: TaskChanges): Promise<Task | undefined> {
+    if (!await this.get(id)) return undefined;
+    return await withListLock(this.dir, async () => {
+      const task = await this.get(id);
+      if (!task) return undefined;
+      const metadata = { ...task.metadata };
+      for (const [key, value] of Object.entries(changes.metadata ?? {})) {
+        if (value === null) delete metadata[key];
+        else metadata[key] = value;
+      }
+      const next: Task = {
+        ...task,
+        ...(changes.status ? { status: changes.status } : {}),
+        ...(changes.subject !== undefined ? { subject: changes.subject } : {}),
+        ...(changes.description !== undefined
+          ? { description: changes.description }
+          : {}),
+        ...(changes.activeForm !== undefined
+          ? { activeForm: changes.activeForm }
+          : {}),
+        ...(changes.owner !== undefined ? { owner: changes.owner } : {}),
+        blocks: union(task.blocks, changes.addBlocks),
+        blockedBy: union(task.blockedBy, changes.addBlockedBy),
+        metadata,
+        updatedAt: new Date().toISOString(),
+      };
+      if (next.status === "deleted") await Deno.remove(this.#path(id));
+      else {await atomicWrite(
+          this.#path(id),
+          JSON.stringify(next, null, 2) + "\n",
+        );}
+      return next;
+    }, this.#lockFs);
+  }
+
+  /** Every task, in ascending id order. A list that does not exist yet is empty. */
+  async list(): Promise<Task[]> {
+    const tasks: Task[] = [];
+    try {
+      for await (const entry of Deno.readDir(this.dir)) {
+        const m = /^(\d+)\.json$/.exec(entry.name);
+        if (!m) continue;
+        const task = await this.get(m[1]);
+        if (task) tasks.push(task);
+      }
+    } catch (error) {
+      if (!(error instanceof Deno.errors.NotFound)) throw error;
+    }
+    return tasks.sort((a, b) => Number(a.id) - Number(b.id));
+  }
+
+  /** The list as a UI shows it. */
+  async view(): Promise<TaskListView> {
+    const tasks = (await this.list()).filter((t) => t.status !== "deleted");
+    return {
+      tasks: tasks.map(({ id, subject, status }) => ({ id, subject, status })),
+      visible: tasks.some((t) => t.status !== "completed"),
+    };
+  }
+}
+
+function union(a: string[], b: string[] = []): string[] {
+  return [...new Set([...a, ...b])];
+}
+
+/** `#id [status] subject` lines, for reminders and summaries. */
+export function taskLines(
+  tasks: { id: string; subject: string; status: string }[],
+): string {
+  return tasks.map((t) => `#${t.id} [${t.status}] ${t.subject}`).join("\n");
+}

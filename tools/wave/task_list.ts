@@ -1,0 +1,45 @@
+/**
+ * TaskList (toolset `wave`, spec 003): every task's id, subject and status,
+ * in ascending id order.
+ *
+ * @module
+ */
+
+import { z } from "zod";
+import { taskLines } from "../../session/tasks.ts";
+import { defineTool } from "../../session/tool.ts";
+import { storage, storeOf } from "./_tasks.ts";
+
+const description =
+  `Lists the tasks: id, status and subject (with owner and blockers), in id order. Use TaskGet for a task's details.`;
+
+export default defineTool({
+  name: "TaskList",
+  description,
+  input: z.object({}).strict(),
+  scopes: { read: true },
+  async run(_i, ctx) {
+    const tasks = (await storage(ctx, () => storeOf(ctx).list())).filter((t) =>
+      t.status !== "deleted"
+    );
+    const summaries = tasks.map((
+      { id, subject, status, owner, blockedBy },
+    ) => ({
+      id,
+      subject,
+      status,
+      ...(owner ? { owner } : {}),
+      ...(blockedBy.length ? { blockedBy } : {}),
+    }));
+    const lines = tasks.map((t) =>
+      taskLines([t]) + (t.owner ? ` (owner: ${t.owner})` : "") +
+      (t.blockedBy.length
+        ? ` [blocked by ${t.blockedBy.map((id) => `#${id}`).join(", ")}]`
+        : "")
+    );
+    return {
+      content: lines.length ? lines.join("\n") : "No tasks yet.",
+      structured: { type: "task_list", tasks: summaries },
+    };
+  },
+});
