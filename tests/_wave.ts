@@ -98,6 +98,15 @@ export class WaveProcess {
     if (buffer !== "") throw new Error(`unterminated stdout line: ${buffer}`);
   }
 
+  /** Writes a file in the workspace (parents created); returns its path. */
+  put(path: string, content: string | Uint8Array): string {
+    const full = `${this.workspace}/${path}`;
+    Deno.mkdirSync(full.slice(0, full.lastIndexOf("/")), { recursive: true });
+    if (typeof content === "string") Deno.writeTextFileSync(full, content);
+    else Deno.writeFileSync(full, content);
+    return full;
+  }
+
   /** Writes raw bytes to stdin. */
   async writeRaw(data: string | Uint8Array): Promise<void> {
     await this.#writer.write(
@@ -202,7 +211,21 @@ export class WaveProcess {
 /** The command line that runs the CLI with the binary's flags. */
 export const waveCommand: (args: string[]) => string[] = waveArgs;
 
+/** Runs `fn` against a wave started with `options`, and stops it afterwards. */
+export async function withWave(
+  options: StartOptions,
+  fn: (wave: WaveProcess) => Promise<void>,
+): Promise<void> {
+  const wave = await startWave(options);
+  try {
+    await fn(wave);
+  } finally {
+    await wave.kill();
+  }
+}
+
 /** Starts wave and waits for `system/init`. */
+
 export async function startWave(
   options: StartOptions = {},
 ): Promise<WaveProcess> {

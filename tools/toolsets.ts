@@ -47,6 +47,17 @@ export const TOOL_MODULES: Readonly<
   "sata/list_plans.ts": () => import("./sata/list_plans.ts"),
   "sata/read_plan.ts": () => import("./sata/read_plan.ts"),
   "sata/write_plan.ts": () => import("./sata/write_plan.ts"),
+  "devflow/read_file.ts": () => import("./devflow/read_file.ts"),
+  "devflow/write_file.ts": () => import("./devflow/write_file.ts"),
+  "devflow/list_directory.ts": () => import("./devflow/list_directory.ts"),
+  "devflow/run_command.ts": () => import("./devflow/run_command.ts"),
+  "devflow/search_in_file.ts": () => import("./devflow/search_in_file.ts"),
+  "devflow/patch_file.ts": () => import("./devflow/patch_file.ts"),
+  "devflow/file_info.ts": () => import("./devflow/file_info.ts"),
+  "devflow/append_file.ts": () => import("./devflow/append_file.ts"),
+  "devflow/search_files.ts": () => import("./devflow/search_files.ts"),
+  "devflow/diff_file.ts": () => import("./devflow/diff_file.ts"),
+  "devflow/restore_file.ts": () => import("./devflow/restore_file.ts"),
 };
 
 /** Every toolset by name. */
@@ -74,6 +85,27 @@ export const TOOLSETS: Readonly<Record<string, readonly ToolEntry[]>> = {
     { name: "list_plans", module: "sata/list_plans.ts", mode: "ask" },
     { name: "read_plan", module: "sata/read_plan.ts", mode: "ask" },
     { name: "write_plan", module: "sata/write_plan.ts", mode: "plan" },
+  ],
+  devflow: [
+    { name: "read_file", module: "devflow/read_file.ts", mode: "ask" },
+    { name: "write_file", module: "devflow/write_file.ts", mode: "agent" },
+    {
+      name: "list_directory",
+      module: "devflow/list_directory.ts",
+      mode: "ask",
+    },
+    { name: "run_command", module: "devflow/run_command.ts", mode: "agent" },
+    {
+      name: "search_in_file",
+      module: "devflow/search_in_file.ts",
+      mode: "ask",
+    },
+    { name: "patch_file", module: "devflow/patch_file.ts", mode: "agent" },
+    { name: "file_info", module: "devflow/file_info.ts", mode: "ask" },
+    { name: "append_file", module: "devflow/append_file.ts", mode: "agent" },
+    { name: "search_files", module: "devflow/search_files.ts", mode: "ask" },
+    { name: "diff_file", module: "devflow/diff_file.ts", mode: "ask" },
+    { name: "restore_file", module: "devflow/restore_file.ts", mode: "agent" },
   ],
 };
 

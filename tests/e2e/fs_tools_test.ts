@@ -4,28 +4,14 @@
  */
 
 import assert from "node:assert/strict";
-import { startWave, type WaveProcess } from "../_wave.ts";
+import { type WaveProcess, withWave as run } from "../_wave.ts";
 import { TINY_PNG } from "../_images.ts";
 
-async function withWave(
+/** Runs `fn` against a wave; options last, as these tests read best. */
+const withWave = (
   fn: (wave: WaveProcess) => Promise<void>,
-  options: Parameters<typeof startWave>[0] = {},
-): Promise<void> {
-  const wave = await startWave(options);
-  try {
-    await fn(wave);
-  } finally {
-    await wave.kill();
-  }
-}
-
-const put = (wave: WaveProcess, path: string, content: string | Uint8Array) => {
-  const full = `${wave.workspace}/${path}`;
-  Deno.mkdirSync(full.slice(0, full.lastIndexOf("/")), { recursive: true });
-  if (typeof content === "string") Deno.writeTextFileSync(full, content);
-  else Deno.writeFileSync(full, content);
-  return full;
-};
+  options: Parameters<typeof run>[0] = {},
+) => run(options, fn);
 
 const later = (path: string, seconds = 5) => {
   const t = new Date(Date.now() + seconds * 1000);
@@ -64,7 +50,7 @@ Deno.test("e2e: the wave toolset is bound, with its JSON Schemas", () =>
 
 Deno.test("e2e 000 Read #1 and #2: numbered lines and metadata; offset/limit give the chunk", () =>
   withWave(async (wave) => {
-    put(wave, "src/a.txt", "alpha\nbeta\ngamma\ndelta\n");
+    wave.put("src/a.txt", "alpha\nbeta\ngamma\ndelta\n");
     const whole = await wave.callTool("Read", { file_path: "src/a.txt" });
     assert.equal(whole.is_error, false);
     assert.equal(
@@ -86,7 +72,7 @@ Deno.test("e2e 000 Read #1 and #2: numbered lines and metadata; offset/limit giv
 
 Deno.test("e2e 000 Read #3: an image block for a multimodal model", () =>
   withWave(async (wave) => {
-    put(wave, "pic.png", TINY_PNG);
+    wave.put("pic.png", TINY_PNG);
     const r = await wave.callTool("Read", { file_path: "pic.png" });
     assert.equal(r.content[0].type, "image");
     assert.equal(r.content[0].source.type, "base64");
@@ -96,7 +82,7 @@ Deno.test("e2e 000 Read #3: an image block for a multimodal model", () =>
 
 Deno.test("e2e 000 Read #4: unchanged since the last read: a minimal reply, and never stale", () =>
   withWave(async (wave) => {
-    const path = put(wave, "same.txt", "content\n");
+    const path = wave.put("same.txt", "content\n");
     await wave.callTool("Read", { file_path: "same.txt" });
     const again = await wave.callTool("Read", { file_path: "same.txt" });
     assert.equal(again.structured.type, "file_unchanged");
@@ -107,18 +93,18 @@ Deno.test("e2e 000 Read #4: unchanged since the last read: a minimal reply, and 
 
 Deno.test("e2e 000 edge cases of Read: size, tokens, binaries", () =>
   withWave(async (wave) => {
-    put(wave, "big.txt", "y".repeat(260 * 1024));
+    wave.put("big.txt", "y".repeat(260 * 1024));
     const big = await wave.callTool("Read", { file_path: "big.txt" });
     assert.equal(big.is_error, true);
     assert.match(
       big.content,
       /^big\.txt is 260\.0 KB \(266240 bytes\), over the 256\.0 KB/,
     );
-    put(wave, "tokens.txt", Array(300).fill("t ".repeat(40)).join("\n"));
+    wave.put("tokens.txt", Array(300).fill("t ".repeat(40)).join("\n"));
     const tokens = await wave.callTool("Read", { file_path: "tokens.txt" });
     assert.equal(tokens.is_error, true);
     assert.match(tokens.content, /over the 2000-token budget/);
-    put(wave, "doc.pdf", "%PDF-1.5\n");
+    wave.put("doc.pdf", "%PDF-1.5\n");
     const pdf = await wave.callTool("Read", { file_path: "doc.pdf" });
     assert.equal(pdf.is_error, true);
     assert.match(
@@ -129,7 +115,7 @@ Deno.test("e2e 000 edge cases of Read: size, tokens, binaries", () =>
 
 Deno.test("e2e 000 Edit #1, #5, #6: read first, unique replace, not-found quotes the string", () =>
   withWave(async (wave) => {
-    put(wave, "e.ts", "function add(a, b) {\n  return a + b;\n}\n");
+    wave.put("e.ts", "function add(a, b) {\n  return a + b;\n}\n");
     const blind = await wave.callTool("Edit", {
       file_path: "e.ts",
       old_string: "a + b",
@@ -166,7 +152,7 @@ Deno.test("e2e 000 Edit #1, #5, #6: read first, unique replace, not-found quotes
 
 Deno.test("e2e 000 Edit #2 and #3: not unique fails with the count; word-level diff in structured", () =>
   withWave(async (wave) => {
-    put(wave, "d.ts", "x = 1;\nx = 1;\n");
+    wave.put("d.ts", "x = 1;\nx = 1;\n");
     await wave.callTool("Read", { file_path: "d.ts" });
     const dup = await wave.callTool("Edit", {
       file_path: "d.ts",
@@ -192,7 +178,7 @@ Deno.test("e2e 000 Edit #2 and #3: not unique fails with the count; word-level d
 
 Deno.test("e2e 000 Edit #4: CRLF normalized for matching, kept on disk", () =>
   withWave(async (wave) => {
-    const path = put(wave, "crlf.txt", "one\r\ntwo\r\n");
+    const path = wave.put("crlf.txt", "one\r\ntwo\r\n");
     await wave.callTool("Read", { file_path: "crlf.txt" });
     const r = await wave.callTool("Edit", {
       file_path: "crlf.txt",
@@ -208,7 +194,7 @@ Deno.test("e2e 000 Edit #4: CRLF normalized for matching, kept on disk", () =>
 
 Deno.test("e2e 000 Edit #7, #8, #9: staleness by mtime with the content-hash fallback", () =>
   withWave(async (wave) => {
-    const touched = put(wave, "touched.ts", "t\n");
+    const touched = wave.put("touched.ts", "t\n");
     await wave.callTool("Read", { file_path: "touched.ts" });
     later(touched);
     const seven = await wave.callTool("Edit", {
@@ -222,7 +208,7 @@ Deno.test("e2e 000 Edit #7, #8, #9: staleness by mtime with the content-hash fal
       "#7: touched but unchanged is accepted",
     );
 
-    const changed = put(wave, "changed.ts", "c\n");
+    const changed = wave.put("changed.ts", "c\n");
     await wave.callTool("Read", { file_path: "changed.ts" });
     Deno.writeTextFileSync(changed, "c2\n");
     later(changed);
@@ -234,7 +220,7 @@ Deno.test("e2e 000 Edit #7, #8, #9: staleness by mtime with the content-hash fal
     assert.equal(eight.is_error, true, "#8: changed content is refused");
     assert.match(eight.content, /has changed on disk since it was last read/);
 
-    const partial = put(wave, "partial.ts", "p1\np2\n");
+    const partial = wave.put("partial.ts", "p1\np2\n");
     await wave.callTool("Read", { file_path: "partial.ts", limit: 1 });
     later(partial);
     const nine = await wave.callTool("Edit", {
@@ -252,7 +238,7 @@ Deno.test("e2e 000 Edit #7, #8, #9: staleness by mtime with the content-hash fal
 
 Deno.test("e2e 000 edge: Grep does not count as a read for Edit or Write", () =>
   withWave(async (wave) => {
-    put(wave, "g.ts", "findme\n");
+    wave.put("g.ts", "findme\n");
     const g = await wave.callTool("Grep", { pattern: "findme" });
     assert.equal(g.content, "Found 1 file\ng.ts");
     const e = await wave.callTool("Edit", {
@@ -288,7 +274,7 @@ Deno.test("e2e 000 Write: new file without a read; update after one", () =>
 
 Deno.test("e2e 000 atomic #1: a concurrent reader never sees a half-written file", () =>
   withWave(async (wave) => {
-    const path = put(wave, "atom.txt", "A".repeat(1024 * 1024));
+    const path = wave.put("atom.txt", "A".repeat(1024 * 1024));
     await wave.callTool("Read", { file_path: "atom.txt", limit: 1 });
     let stop = false;
     const sizes = new Set<number>();
@@ -335,7 +321,7 @@ Deno.test(
     }
     try {
       await withWave(async (wave) => {
-        const path = put(wave, "f.txt", "original\n");
+        const path = wave.put("f.txt", "original\n");
         await wave.callTool("Read", { file_path: "f.txt" });
         const w = await wave.callTool("Write", {
           file_path: "f.txt",
@@ -359,11 +345,11 @@ Deno.test(
 
 Deno.test("e2e 000 Glob #2: TypeScript files, gitignored included, .git excluded, limit, structured", () =>
   withWave(async (wave) => {
-    put(wave, ".gitignore", "out/\n");
-    put(wave, "a.ts", "");
-    put(wave, "out/b.ts", "");
-    put(wave, ".git/c.ts", "");
-    put(wave, "d.js", "");
+    wave.put(".gitignore", "out/\n");
+    wave.put("a.ts", "");
+    wave.put("out/b.ts", "");
+    wave.put(".git/c.ts", "");
+    wave.put("d.js", "");
     const r = await wave.callTool("Glob", { pattern: "**/*.ts" });
     assert.deepEqual(r.structured.files.sort(), ["a.ts", "out/b.ts"]);
     assert.equal(r.structured.count, 2);
@@ -374,10 +360,10 @@ Deno.test("e2e 000 Glob #2: TypeScript files, gitignored included, .git excluded
 
 Deno.test("e2e 000 Grep #1 and #3: matches with counts; no match suggests path", () =>
   withWave(async (wave) => {
-    put(wave, ".gitignore", "vendor/\n");
-    put(wave, "src/x.ts", "TODO one\nTODO two\n");
-    put(wave, "vendor/y.ts", "TODO vendored\n");
-    put(wave, ".env", "TODO=secret\n");
+    wave.put(".gitignore", "vendor/\n");
+    wave.put("src/x.ts", "TODO one\nTODO two\n");
+    wave.put("vendor/y.ts", "TODO vendored\n");
+    wave.put(".env", "TODO=secret\n");
     const r = await wave.callTool("Grep", {
       pattern: "TODO",
       output_mode: "content",
@@ -395,7 +381,7 @@ Deno.test("e2e 000 Grep #1 and #3: matches with counts; no match suggests path",
 
 Deno.test("e2e 000: ripgrep missing is a tool error, and wave keeps serving", () =>
   withWave(async (wave) => {
-    put(wave, "a.txt", "a\n");
+    wave.put("a.txt", "a\n");
     const g = await wave.callTool("Grep", { pattern: "a" });
     assert.equal(g.is_error, true);
     assert.match(g.content, /^ripgrep is not available/);
@@ -413,7 +399,7 @@ Deno.test("e2e 000: file tools go through the resolver and approvals", () =>
       r.content,
       /^Read was denied: path outside the workspace: \/etc\/hostname/,
     );
-    put(wave, ".env", "KEY=1\n");
+    wave.put(".env", "KEY=1\n");
     const env = await wave.callTool("Read", { file_path: ".env" });
     assert.match(env.content, /^Read was denied: sensitive file \(\.env\)/);
     const w = await wave.callTool("Write", {

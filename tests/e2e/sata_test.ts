@@ -22,12 +22,6 @@ async function sata(
   }
 }
 
-const put = (wave: WaveProcess, path: string, text: string) => {
-  const full = `${wave.workspace}/${path}`;
-  Deno.mkdirSync(full.slice(0, full.lastIndexOf("/")), { recursive: true });
-  Deno.writeTextFileSync(full, text);
-};
-
 Deno.test("001: the sata toolset lists exactly its tools, with no git or memory tools", () =>
   sata(async (wave) => {
     const names = [
@@ -54,7 +48,7 @@ Deno.test("001: the sata toolset lists exactly its tools, with no git or memory 
 
 Deno.test("001 功能职责: 按路径读文件，可指定起始行和行数", () =>
   sata(async (wave) => {
-    put(wave, "notes.txt", "one\ntwo\nthree\nfour\n");
+    wave.put("notes.txt", "one\ntwo\nthree\nfour\n");
     const all = await wave.callTool("read", { Path: "notes.txt" });
     assert.deepEqual(all.structured, {
       Path: "notes.txt",
@@ -73,7 +67,7 @@ Deno.test("001 功能职责: 按路径读文件，可指定起始行和行数", 
     });
     const big = Array.from({ length: 5000 }, (_, i) =>
       `line ${i} ${"x".repeat(20)}`).join("\n") + "\n";
-    put(wave, "big.txt", big);
+    wave.put("big.txt", big);
     const cut = await wave.callTool("read", { Path: "big.txt" });
     assert.equal(cut.structured.Truncated, true);
     assert.ok(cut.structured.Content.length <= 30_000);
@@ -117,7 +111,7 @@ Deno.test("001 功能职责: 整文件写入，或按旧文本替换改一处 (C
 
 Deno.test("001 边界: 一次替换只改第一处匹配；匹配不到或匹配不唯一则失败，不静默改错", () =>
   sata(async (wave) => {
-    put(wave, "dup.txt", "x\nx\n");
+    wave.put("dup.txt", "x\nx\n");
     const dup = await wave.callTool("edit", {
       Path: "dup.txt",
       Old: "x",
@@ -140,9 +134,9 @@ Deno.test("001 边界: 一次替换只改第一处匹配；匹配不到或匹配
 
 Deno.test("001 功能职责: 列目录、按内容搜索、按文件名查找", () =>
   sata(async (wave) => {
-    put(wave, "src/main.go", "package main\nfunc main() { run() }\n");
-    put(wave, "src/util/run.go", "package util\nfunc run() {}\n");
-    put(wave, "README.md", "# readme\n");
+    wave.put("src/main.go", "package main\nfunc main() { run() }\n");
+    wave.put("src/util/run.go", "package util\nfunc run() {}\n");
+    wave.put("README.md", "# readme\n");
     const listed = await wave.callTool("list", {});
     assert.deepEqual(listed.structured.Entries, [
       { Path: "src", IsDir: true },
@@ -377,7 +371,7 @@ Deno.test("001 边界: 工具失败写成结果喂回模型，不打死这一次
 
 Deno.test("001 边界: 同一会话里改文件的调用排队，避免两处同时写同一份", () =>
   sata(async (wave) => {
-    put(wave, "counter.txt", "0\n");
+    wave.put("counter.txt", "0\n");
     // Ten edits sent at once, each replacing the value it expects: only a queue makes them all succeed.
     const edits = Array.from(
       { length: 10 },

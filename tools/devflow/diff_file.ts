@@ -1,0 +1,80 @@
+/**
+ * diff_file (toolset `devflow`, F-FILE-08): a unified diff between two
+ * files, or between a file and given content.
+ *
+ * @module
+ */
+
+import { z } from "zod";
+import { defineTool, ToolError } from "../../session/tool.ts";
+import type { ToolContext } from "../../session/tool.ts";
+import { diffable, diffTexts } from "../_core/diff.ts";
+import { decodeText, kindOf } from "../_core/reader.ts";
+import { diffForModel } from "../_core/writer.ts";
+import { devflowPath, noFile, resolve, statOrNull } from "./_dialect.ts";
+
+const description =
+  `Shows the differences between two text files (path and other_path), or between a file and some content (path and content), as a unified diff.
+
+Returns {diff, identical, added, removed} (lines added and removed going from path to the other side).`;
+
+const input = z.object({
+  path: z.string().min(1),
+  other_path: z.string().min(1).optional(),
+  content: z.string().optional(),
+}).strict().refine(
+  (i) => (i.other_path === undefined) !== (i.content === undefined),
+  {
+    message: "give either other_path or content",
+  },
+);
+
+async function textOf(
+  ctx: ToolContext,
+  raw: string,
+): Promise<{ text: string; shown: string }> {
+  const { file, shown } = resolve(ctx, raw);
+  const info = await statOrNull(file.real);
+  if (!info) throw noFile(shown);
+  const kind = await kindOf(file.real);
+  if (kind.kind !== "text" || kind.encoding !== "utf-8") {
+    throw new ToolError(
+      `${shown} is not UTF-8 text; diff_file compares text files.`,
+      { type: "not_text" },
+    );
+  }
+  return { text: decodeText(await Deno.readFile(file.real), "utf-8"), shown };
+}
+
+export default defineTool({
+  name: "diff_file",
+  description,
+  input,
+  scopes: { read: true },
+  paths: (i) => [
+    { path: devflowPath(i.path), access: "read" },
+    ...(i.other_path
+      ? [{ path: devflowPath(i.other_path), access: "read" as const }]
+      : []),
+  ],
+  async run(i, ctx) {
+    const a = await textOf(ctx, i.path);
+    const b = i.other_path !== undefined
+      ? await textOf(ctx, i.other_path)
+      : { text: i.content!, shown: "(content)" };
+    const diff = diffTexts(a.shown, diffable(a.text), diffable(b.text));
+    const unified = diff.unified.replace(/^\+\+\+ .*$/m, `+++ ${b.shown}`);
+    const identical = diff.hunks.length === 0;
+    return {
+      content: identical
+        ? `${a.shown} and ${b.shown} are identical.`
+        : diffForModel(unified),
+      structured: {
+        diff: identical ? "" : unified,
+        identical,
+        added: diff.added,
+        removed: diff.removed,
+      },
+    };
+  },
+});

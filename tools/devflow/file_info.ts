@@ -1,0 +1,98 @@
+/**
+ * file_info (toolset `devflow`, F-FILE-03): a file's size, line count,
+ * times, type and encoding, without its content.
+ *
+ * @module
+ */
+
+import { z } from "zod";
+import { defineTool } from "../../session/tool.ts";
+import { countNewlines } from "../_core/bytes.ts";
+import { classify, readHead } from "../_core/file_type.ts";
+import { formatBytes } from "../_core/text.ts";
+import { devflowPath, noFile, resolve } from "./_dialect.ts";
+
+const description =
+  `Describes a file or directory without returning its content: type, size, line count (text files), modified time, permissions, whether it is text, its encoding, and for binary files their format.
+
+Use it instead of read_file to learn a file's size or length.`;
+
+const input = z.object({ path: z.string().min(1) }).strict();
+
+/** Lines in a file, counted in chunks: memory stays flat. A last line without a newline counts. */
+async function countLines(real: string): Promise<number> {
+  using file = await Deno.open(real, { read: true });
+  const buffer = new Uint8Array(1024 * 1024);
+  let lines = 0;
+  let last = 10;
+  while (true) {
+    const n = await file.read(buffer);
+    if (n === null) break;
+    lines += countNewlines(buffer.subarray(0, n), n);
+    last = buffer[n - 1];
+  }
+  return last === 10 ? lines : lines + 1;
+}
+
+export default defineTool({
+  name: "file_info",
+  description,
+  input,
+  scopes: { read: true },
+  paths: (i) => [{ path: devflowPath(i.path), access: "read" }],
+  async run(i, ctx) {
+    const { file, shown } = resolve(ctx, i.path);
+    let link: Deno.FileInfo;
+    let info: Deno.FileInfo;
+    try {
+      link = await Deno.lstat(file.abs);
+      info = await Deno.stat(file.real);
+    } catch (error) {
+      if (error instanceof Deno.errors.NotFound) throw noFile(shown);
+      throw error;
+    }
+    const base = {
+      path: devflowPath(i.path),
+      type: info.isDirectory ? "directory" : "file",
+      symlink: link.isSymlink,
+      size: info.size,
+      modified: info.mtime?.toISOString() ?? null,
+      created: info.birthtime?.toISOString() ?? null,
+      mode: info.mode === null ? null : (info.mode & 0o7777).toString(8),
+    };
+    if (info.isDirectory) {
+      return {
+        content: `${shown}: directory, modified ${base.modified}.`,
+        structured: base,
+      };
+    }
+    const kind = await classify(file.real, await readHead(file.real));
+    const isText = kind.kind === "text" || kind.kind === "notebook";
+    const structured = {
+      ...base,
+      is_text: isText,
+      encoding: kind.kind === "text"
+        ? kind.encoding
+        : kind.kind === "notebook"
+        ? "utf-8"
+        : null,
+      lines: isText
+        ? (info.size === 0 ? 0 : await countLines(file.real))
+        : null,
+      format: kind.kind === "binary"
+        ? kind.name
+        : kind.kind === "image"
+        ? kind.mediaType
+        : null,
+    };
+    const what = isText
+      ? `${structured.encoding} text, ${structured.lines} lines`
+      : `binary (${structured.format})`;
+    return {
+      content: `${shown}: ${what}, ${
+        formatBytes(info.size)
+      } (${info.size} bytes), modified ${base.modified}.`,
+      structured,
+    };
+  },
+});
