@@ -47,7 +47,12 @@ if (initSent) {
   );
 }
 
-const { serve } = await import("./session/server.ts");
+// A computed specifier: Deno prepares every module a literal import() can
+// reach before the program starts, and the session's graph (the tools, zod,
+// the model SDKs) would double the time to system/init. scripts/compile.ts
+// --includes it.
+const SERVER = new URL("./session/server.ts", import.meta.url).href;
+const { serve } = await import(SERVER) as typeof import("./session/server.ts");
 
 const shutdown = new AbortController();
 let exitCode = 0;

@@ -27,6 +27,9 @@ const args = [
   ...UNSTABLE_FLAGS,
   "--include",
   `${root}session/_tool_worker.ts`,
+  // cli.ts imports the session through a computed specifier (for start-up time).
+  "--include",
+  `${root}session/server.ts`,
   "--output",
   output,
   `${root}cli.ts`,

@@ -13,7 +13,7 @@ import type {
   FromWorker,
   ToWorker,
 } from "./_worker_protocol.ts";
-import { loadTool } from "../tools/toolsets.ts";
+import { loadTool } from "../tools/loaders.ts";
 import { CallReadState } from "./read_state.ts";
 import { type ToolContext, type ToolDefinition, ToolError } from "./tool.ts";
 import {

@@ -8,7 +8,7 @@
 import { z } from "zod";
 import { type Mode, MODES } from "./config.ts";
 import type { Scopes, ToolDefinition } from "./tool.ts";
-import { loadTool } from "../tools/toolsets.ts";
+import { loadTool } from "../tools/loaders.ts";
 
 /** A tool the session can bind. */
 export interface RegisteredTool {

@@ -2,7 +2,8 @@
 import assert from "node:assert/strict";
 import { PERMISSION_FLAGS, UNSTABLE_FLAGS } from "../scripts/flags.ts";
 import { VERSION } from "../session/version.ts";
-import { loadTool, TOOLSETS } from "../tools/toolsets.ts";
+import { loadTool } from "../tools/loaders.ts";
+import { TOOLSETS } from "../tools/toolsets.ts";
 
 const denoJson = JSON.parse(
   await Deno.readTextFile(new URL("../deno.json", import.meta.url)),
@@ -42,4 +43,36 @@ Deno.test("README opens with the two commands a newcomer runs", async () => {
   const head = readme.split("\n").slice(0, 40).join("\n");
   assert.ok(head.includes("npx -y deno@2.9.6 task start --workspace"));
   assert.ok(head.includes("npx -y deno@2.9.6 task test"));
+});
+
+Deno.test("start-up: the modules run before system/init import only each other, and the session by a computed specifier", async () => {
+  // Deno prepares every module a literal import() can reach before a program
+  // starts; the session's graph (tools, zod, the SDKs) would double the time
+  // to system/init (scripts/_bench/foundation.ts measures it).
+  const preInit = [
+    "cli.ts",
+    "session/config.ts",
+    "session/init.ts",
+    "session/version.ts",
+    "tools/toolsets.ts",
+  ];
+  const root = new URL("../", import.meta.url);
+  for (const file of preInit) {
+    const source = await Deno.readTextFile(new URL(file, root));
+    const imports = [
+      ...source.matchAll(/^import (?!type )[^;]*?from "([^"]+)";/gms),
+    ].map((m) =>
+      new URL(m[1], new URL(file, root)).pathname.slice(root.pathname.length)
+    );
+    for (const target of imports) {
+      assert.ok(
+        preInit.includes(target),
+        `${file} imports ${target} before init`,
+      );
+    }
+    assert.ok(
+      !/(?<!typeof )import\(\s*["'`]/.test(source),
+      `${file} has a literal import()`,
+    );
+  }
 });

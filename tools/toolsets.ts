@@ -3,62 +3,23 @@
  * load (DESIGN.md "A tool is a module").
  *
  * This manifest is read before `system/init` is written, so it names tools
- * without importing them. Modules load through literal `import()`s: Deno
- * puts them in the module graph ahead of time, which lets a sandbox worker
- * with no read access to wave's own source load them, and `deno compile`
- * embed them. A test checks that every entry matches its module.
+ * without importing them, and nothing it imports reaches a tool module:
+ * Deno prepares every module a program can reach by a literal `import()`
+ * at start, and the tools' graph (zod, the diff and file-type libraries)
+ * would double start-up. The loaders are in `loaders.ts`. A test checks
+ * that every entry matches its module.
  *
  * @module
  */
 
 import type { Mode } from "../session/config.ts";
-import type { ToolDefinition } from "../session/tool.ts";
 
-/** One tool of a toolset: its name, its module file (a key of {@linkcode TOOL_MODULES}), and the narrowest mode that binds it. */
+/** One tool of a toolset: its name, its module file (a key of `TOOL_MODULES` in loaders.ts), and the narrowest mode that binds it. */
 export interface ToolEntry {
   readonly name: string;
   readonly module: string;
   readonly mode: Mode;
 }
-
-type ToolModule = { default: ToolDefinition };
-
-/** Every built-in tool module, by file name. */
-export const TOOL_MODULES: Readonly<
-  Record<string, () => Promise<ToolModule>>
-> = {
-  "wave/read.ts": () => import("./wave/read.ts"),
-  "wave/write.ts": () => import("./wave/write.ts"),
-  "wave/edit.ts": () => import("./wave/edit.ts"),
-  "wave/glob.ts": () => import("./wave/glob.ts"),
-  "wave/grep.ts": () => import("./wave/grep.ts"),
-  "wave/bash.ts": () => import("./wave/bash.ts"),
-  "wave/task_create.ts": () => import("./wave/task_create.ts"),
-  "wave/task_get.ts": () => import("./wave/task_get.ts"),
-  "wave/task_update.ts": () => import("./wave/task_update.ts"),
-  "wave/task_list.ts": () => import("./wave/task_list.ts"),
-  "sata/read.ts": () => import("./sata/read.ts"),
-  "sata/write.ts": () => import("./sata/write.ts"),
-  "sata/edit.ts": () => import("./sata/edit.ts"),
-  "sata/list.ts": () => import("./sata/list.ts"),
-  "sata/grep.ts": () => import("./sata/grep.ts"),
-  "sata/find.ts": () => import("./sata/find.ts"),
-  "sata/shell.ts": () => import("./sata/shell.ts"),
-  "sata/list_plans.ts": () => import("./sata/list_plans.ts"),
-  "sata/read_plan.ts": () => import("./sata/read_plan.ts"),
-  "sata/write_plan.ts": () => import("./sata/write_plan.ts"),
-  "devflow/read_file.ts": () => import("./devflow/read_file.ts"),
-  "devflow/write_file.ts": () => import("./devflow/write_file.ts"),
-  "devflow/list_directory.ts": () => import("./devflow/list_directory.ts"),
-  "devflow/run_command.ts": () => import("./devflow/run_command.ts"),
-  "devflow/search_in_file.ts": () => import("./devflow/search_in_file.ts"),
-  "devflow/patch_file.ts": () => import("./devflow/patch_file.ts"),
-  "devflow/file_info.ts": () => import("./devflow/file_info.ts"),
-  "devflow/append_file.ts": () => import("./devflow/append_file.ts"),
-  "devflow/search_files.ts": () => import("./devflow/search_files.ts"),
-  "devflow/diff_file.ts": () => import("./devflow/diff_file.ts"),
-  "devflow/restore_file.ts": () => import("./devflow/restore_file.ts"),
-};
 
 /** Every toolset by name. */
 export const TOOLSETS: Readonly<Record<string, readonly ToolEntry[]>> = {
@@ -112,29 +73,10 @@ export const TOOLSETS: Readonly<Record<string, readonly ToolEntry[]>> = {
 /** The toolset names, for `--toolset` and `--help`. */
 export const TOOLSET_NAMES: readonly string[] = Object.keys(TOOLSETS);
 
-const BUILTIN = "builtin:";
+/** The prefix of a built-in tool module's reference. */
+export const BUILTIN = "builtin:";
 
 /** The reference a worker loads a manifest entry by. */
 export function builtinRef(entry: ToolEntry): string {
   return BUILTIN + entry.module;
-}
-
-/**
- * Loads a tool module by reference: `builtin:<file>` for wave's own tools,
- * or a `file:` URL for an extra module (`--tool-module`).
- */
-export async function loadTool(ref: string): Promise<ToolDefinition> {
-  let module: ToolModule;
-  if (ref.startsWith(BUILTIN)) {
-    const load = TOOL_MODULES[ref.slice(BUILTIN.length)];
-    if (!load) throw new Error(`no built-in tool module ${ref}`);
-    module = await load();
-  } else {
-    module = await import(ref);
-  }
-  const def = module.default;
-  if (!def || typeof def.name !== "string" || typeof def.run !== "function") {
-    throw new Error(`${ref} does not export a tool definition`);
-  }
-  return def;
 }
