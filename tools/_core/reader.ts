@@ -13,15 +13,6 @@ import { displayPath } from "../../session/workspace.ts";
 import { classify, type FileKind, readHead } from "./file_type.ts";
 import { BOM, editDistance, splitLines } from "./text.ts";
 
-/** A whole text file. */
-export interface TextFile {
-  /** The decoded text, BOM included when the file has one. */
-  text: string;
-  bytes: Uint8Array;
-  info: Deno.FileInfo;
-  encoding: "utf-8" | "utf-16le" | "utf-16be";
-}
-
 /** Names near `name` in `dir` (a missing file's likely intended names). */
 export function similarNames(dir: string, name: string, max = 3): string[] {
   let entries: string[];
@@ -82,7 +73,7 @@ export async function statForRead(
 /** Decodes bytes in a text encoding {@linkcode classify} found. */
 export function decodeText(
   bytes: Uint8Array,
-  encoding: TextFile["encoding"],
+  encoding: "utf-8" | "utf-16le" | "utf-16be",
 ): string {
   if (encoding === "utf-8") {
     return new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes);
@@ -109,25 +100,6 @@ export function binaryError(
       format: name,
     },
   );
-}
-
-/**
- * Reads a whole file as text. Guarantees: refuses binaries with a
- * {@linkcode ToolError} naming the type; `text` keeps a UTF-8 BOM.
- */
-export async function readTextFile(
-  real: string,
-  shown: string,
-  kind?: FileKind,
-): Promise<TextFile> {
-  kind ??= await kindOf(real);
-  if (kind.kind === "binary") {
-    throw binaryError(shown, kind.name, "Only text files can be read as text.");
-  }
-  const bytes = await Deno.readFile(real);
-  const info = await Deno.stat(real);
-  const encoding = kind.kind === "text" ? kind.encoding : "utf-8";
-  return { text: decodeText(bytes, encoding), bytes, info, encoding };
 }
 
 /** A window of lines, and how many lines the file has. */
