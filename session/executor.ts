@@ -173,7 +173,7 @@ export class SandboxExecutor {
   }
 
   /** The Deno permissions of a worker for `scopes` and `grants`. */
-  permissionsFor(
+  #permissionsFor(
     scopes: Scopes,
     programs: string[],
     grants?: Grants,
@@ -253,7 +253,7 @@ export class SandboxExecutor {
     let worker = this.#warm.get(key);
     if (!worker || worker.dead) {
       worker = new SandboxWorker(
-        this.permissionsFor(scopes, programs),
+        this.#permissionsFor(scopes, programs),
         this.#options.processes,
       );
       worker.onDead = (dead) => {
@@ -270,7 +270,7 @@ export class SandboxExecutor {
     grants?: Grants,
   ): SandboxWorker {
     const worker = new SandboxWorker(
-      this.permissionsFor(scopes, programs, grants),
+      this.#permissionsFor(scopes, programs, grants),
       this.#options.processes,
     );
     this.#oneOff.add(worker);

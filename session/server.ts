@@ -232,27 +232,25 @@ export class Session {
         return this.#answer(id, { mode: this.mode });
       case "list_tools":
         return this.#answer(id, { tools: this.registry.describe(this.mode) });
-      case "get_tasks": {
-        // A read in the session's queue: it sees every change requested before it.
-        const ticket = this.writeQueue.enter("read");
-        this.#track(
-          ticket.ready.then(() => this.tasks.view()).finally(() =>
-            ticket.release()
-          ).then(
-            (view) =>
-              this.#answer(id, {
-                task_list_id: this.config.taskListId,
-                ...view,
-              }),
-            (error) =>
-              this.#answerError(
-                id,
-                `the task list cannot be read: ${(error as Error).message}`,
-              ),
-          ),
-        );
-        return;
-      }
+      case "get_tasks":
+        return this.#track(this.#getTasks(id));
+    }
+  }
+
+  /** Answers get_tasks, in the session's queue as a read: it sees every change requested before it. */
+  async #getTasks(id: string | number): Promise<void> {
+    const ticket = this.writeQueue.enter("read");
+    try {
+      await ticket.ready;
+      const view = await this.tasks.view();
+      this.#answer(id, { task_list_id: this.config.taskListId, ...view });
+    } catch (error) {
+      this.#answerError(
+        id,
+        `the task list cannot be read: ${(error as Error).message}`,
+      );
+    } finally {
+      ticket.release();
     }
   }
 
