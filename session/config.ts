@@ -16,6 +16,13 @@ export type Mode = "ask" | "plan" | "agent";
 /** The modes, from the narrowest to the widest. */
 export const MODES: readonly Mode[] = ["ask", "plan", "agent"];
 
+/** The model providers `--model PROVIDER:NAME` accepts. */
+export const MODEL_PROVIDERS: readonly string[] = [
+  "anthropic",
+  "openai",
+  "replay",
+];
+
 /** What happens when a call needs an approval (PROTOCOL.md "Approvals"). */
 export type ApprovalPolicy = "parent" | "deny" | "allow";
 
@@ -406,7 +413,7 @@ function checkModel(
 ): string | undefined {
   const [provider, ...rest] = model.split(":");
   const name = rest.join(":");
-  if (!["anthropic", "openai", "replay"].includes(provider) || !name) {
+  if (!MODEL_PROVIDERS.includes(provider) || !name) {
     return `--model must be PROVIDER:NAME with PROVIDER anthropic, openai or replay, not "${model}"`;
   }
   if (provider === "anthropic" && !env.get("ANTHROPIC_API_KEY")) {

@@ -277,11 +277,6 @@ export class SandboxExecutor {
     return worker;
   }
 
-  /** How many workers are alive (warm and one-off). */
-  get size(): number {
-    return this.#warm.size + this.#oneOff.size;
-  }
-
   /** Terminates every worker; their pending calls get error results. */
   close(): void {
     this.#closed = true;

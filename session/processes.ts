@@ -59,9 +59,4 @@ export class ProcessGroups {
   killAll(): void {
     this.kill([...this.#groups.keys()]);
   }
-
-  /** How many groups are tracked. */
-  get size(): number {
-    return this.#groups.size;
-  }
 }

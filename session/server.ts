@@ -49,8 +49,6 @@ export interface ServeOptions {
   modules: readonly string[];
   /** `system/init` was already written (the CLI writes it before loading anything). */
   initSent?: boolean;
-  /** Extra names for the command environment (`--env-allow`). */
-  envAllow?: readonly string[];
 }
 
 type ControlRequestMessage = Extract<Inbound, { type: "control_request" }>;
@@ -88,7 +86,6 @@ export class Session {
     config: Config,
     writer: ProtocolWriter,
     registry: ToolRegistry,
-    envAllow: readonly string[] = [],
   ) {
     this.config = config;
     this.writer = writer;
@@ -127,7 +124,7 @@ export class Session {
       readState: this.readState,
       writeQueue: this.writeQueue,
       mode: () => this.mode,
-      env: commandEnvironment(Deno.env, [...config.envAllow, ...envAllow]),
+      env: commandEnvironment(Deno.env, config.envAllow),
       home: Deno.env.get("HOME"),
       onProgress: (toolUseId, stream, text) =>
         writer.send({
@@ -437,7 +434,8 @@ export async function serve(
       initMessage(config, registry.bound(config.mode).map((t) => t.def.name)),
     );
   }
-  const session = new Session(config, writer, registry, options.envAllow);
+  const session = new Session(config, writer, registry);
+
   if (config.resume) await session.loadHistory();
   // A list that already has tasks (shared, or resumed) is shown at once, finished or not.
   if (

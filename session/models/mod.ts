@@ -4,13 +4,11 @@
  * @module
  */
 
+import { MODEL_PROVIDERS } from "../config.ts";
 import { AnthropicProvider } from "./anthropic.ts";
 import { OpenAIProvider } from "./openai.ts";
 import type { ModelProvider } from "./provider.ts";
 import { ReplayProvider } from "./replay.ts";
-
-/** The providers `--model` accepts. */
-export const PROVIDERS = ["anthropic", "openai", "replay"] as const;
 
 /** What picks a provider. */
 export interface ModelChoice {
@@ -66,7 +64,7 @@ export async function createProvider(
     default:
       throw new Error(
         `--model must be PROVIDER:NAME with PROVIDER one of ${
-          PROVIDERS.join(", ")
+          MODEL_PROVIDERS.join(", ")
         }, not "${choice.model}"`,
       );
   }

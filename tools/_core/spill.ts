@@ -14,7 +14,6 @@ export class SpillFile {
   readonly path: string;
   readonly #temp: string;
   readonly #file: Deno.FsFile;
-  #size = 0;
 
   private constructor(path: string, temp: string, file: Deno.FsFile) {
     this.path = path;
@@ -39,12 +38,6 @@ export class SpillFile {
     for (let at = 0; at < bytes.length;) {
       at += await this.#file.write(bytes.subarray(at));
     }
-    this.#size += bytes.length;
-  }
-
-  /** Bytes written so far. */
-  get size(): number {
-    return this.#size;
   }
 
   /** Closes and removes the temp file (after a failed write). */
