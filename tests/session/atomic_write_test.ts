@@ -3,6 +3,7 @@ import {
   type AtomicFs,
   atomicWrite,
   describeFsError,
+  RELEASE_IN_BACKGROUND,
 } from "../../session/atomic_write.ts";
 
 async function dirWith(name: string, text: string, mode = 0o640) {
@@ -16,7 +17,7 @@ async function dirWith(name: string, text: string, mode = 0o640) {
 async function leftovers(dir: string): Promise<string[]> {
   const names: string[] = [];
   for await (const e of Deno.readDir(dir)) {
-    if (e.name.includes(".wave-tmp")) names.push(e.name);
+    if (/\.wave-(tmp|old)$/.test(e.name)) names.push(e.name);
   }
   return names;
 }
@@ -34,7 +35,8 @@ Deno.test("000 atomic #1: the write goes to a temp file in the same directory, t
     },
   };
   const result = await atomicWrite(path, "new bytes", { fs: spy });
-  assert.deepEqual(result, { existed: true, previousSize: 3 });
+  assert.equal(result.existed, true);
+  assert.equal(result.previousSize, 3);
   assert.equal(seen.length, 1);
   assert.equal(seen[0][1], path);
   assert.ok(seen[0][0].startsWith(`${dir}/.a.txt.`), seen[0][0]);
@@ -149,7 +151,8 @@ Deno.test("atomic: new files get parents on request and the umask's mode", async
   const path = `${dir}/x/y/z.txt`;
   await assert.rejects(atomicWrite(path, "1"), Deno.errors.NotFound);
   const result = await atomicWrite(path, "1", { createParents: true });
-  assert.deepEqual(result, { existed: false, previousSize: undefined });
+  assert.equal(result.existed, false);
+  assert.equal(result.previousSize, undefined);
   assert.equal(await Deno.readTextFile(path), "1");
   const exec = await atomicWrite(`${dir}/run.sh`, "#!/bin/sh\n", {
     mode: 0o755,
@@ -161,4 +164,67 @@ Deno.test("atomic: new files get parents on request and the umask's mode", async
 Deno.test("atomic: a directory at the path is refused", async () => {
   const dir = await Deno.makeTempDir();
   await assert.rejects(atomicWrite(dir, "x"), Deno.errors.IsADirectory);
+});
+
+Deno.test("atomic: a large file replaced is freed in the background; an open reader keeps the old bytes", async () => {
+  const big = "o".repeat(RELEASE_IN_BACKGROUND);
+  const { dir, path } = await dirWith("big.txt", big, 0o600);
+  using reader = await Deno.open(path);
+  let kept: string[] = [];
+  const spy: AtomicFs = {
+    write: (f, c) => f.write(c),
+    rename: async (from, to) => {
+      // The old file has a second name while the rename drops its first.
+      kept = (await leftovers(dir)).filter((n) => n.endsWith(".wave-old"));
+      await Deno.rename(from, to);
+    },
+  };
+  const result = await atomicWrite(path, "new", { fs: spy });
+  assert.equal(kept.length, 1);
+  assert.match(kept[0], /^\.big\.txt\.[0-9a-f]{8}\.wave-old$/);
+  await result.released;
+  assert.deepEqual(await leftovers(dir), []);
+  assert.equal(await Deno.readTextFile(path), "new");
+  assert.equal((await Deno.stat(path)).mode! & 0o777, 0o600);
+  const old = new Uint8Array(big.length);
+  let at = 0;
+  while (at < old.length) {
+    const n = await reader.read(old.subarray(at));
+    if (n === null) break;
+    at += n;
+  }
+  assert.equal(new TextDecoder().decode(old.subarray(0, at)), big);
+});
+
+Deno.test("atomic: where links are refused, a large file is replaced all the same", async () => {
+  const { dir, path } = await dirWith(
+    "big.txt",
+    "o".repeat(RELEASE_IN_BACKGROUND),
+  );
+  const noLinks: AtomicFs = {
+    write: (f, c) => f.write(c),
+    rename: (a, b) => Deno.rename(a, b),
+    link: () =>
+      Promise.reject(new Deno.errors.PermissionDenied("no links here")),
+  };
+  const result = await atomicWrite(path, "new", { fs: noLinks });
+  await result.released;
+  assert.equal(await Deno.readTextFile(path), "new");
+  assert.deepEqual(await leftovers(dir), []);
+});
+
+Deno.test("atomic: a failing rename of a large file leaves it whole, with no second name", async () => {
+  const big = "k".repeat(RELEASE_IN_BACKGROUND + 1);
+  const { dir, path } = await dirWith("big.txt", big);
+  const failing: AtomicFs = {
+    write: (f, c) => f.write(c),
+    rename: () => Promise.reject(new Deno.errors.PermissionDenied("refused")),
+  };
+  await assert.rejects(atomicWrite(path, "x", { fs: failing }));
+  // The second name is removed in the background.
+  for (let i = 0; i < 100 && (await leftovers(dir)).length > 0; i++) {
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  assert.deepEqual(await leftovers(dir), []);
+  assert.equal(await Deno.readTextFile(path), big);
 });

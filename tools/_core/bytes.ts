@@ -71,21 +71,6 @@ function horspool(
   return -1;
 }
 
-/** Start offsets of the non-overlapping occurrences of `needle`, at most `max`. */
-export function findAllBytes(
-  haystack: Uint8Array,
-  needle: Uint8Array,
-  max = Infinity,
-): number[] {
-  const starts: number[] = [];
-  for (
-    let i = indexOfBytes(haystack, needle);
-    i !== -1 && starts.length < max;
-    i = indexOfBytes(haystack, needle, i + needle.length)
-  ) starts.push(i);
-  return starts;
-}
-
 /**
  * Replaces `length` bytes at each of `starts` (ascending, non-overlapping)
  * with `replacement`, as chunks: views of `bytes` around the replacements,

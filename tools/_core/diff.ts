@@ -17,6 +17,7 @@ import {
   linesForward,
   sliceChunks,
 } from "./bytes.ts";
+import { normalizeEol } from "./text.ts";
 
 /** One hunk, line numbers 1-based. `lines` start with " ", "-" or "+". */
 export interface DiffHunk {
@@ -266,8 +267,7 @@ export function diffRegion(
 
 /** The text a diff is made of: no BOM, LF line ends (a `\r` in a diff line means nothing to a reader). */
 export function diffable(text: string): string {
-  const body = text.startsWith("\uFEFF") ? text.slice(1) : text;
-  return body.includes("\r\n") ? body.replaceAll("\r\n", "\n") : body;
+  return normalizeEol(text.startsWith("\uFEFF") ? text.slice(1) : text);
 }
 
 /** Where a byte-level replacement changed a file: old bytes `[start, oldEnd)` became new bytes `[start, newEnd)`. */
@@ -293,12 +293,16 @@ export function diffBytes(
   const oldTo = linesForward(oldBytes, change.oldEnd, context + 1);
   const newTo = oldTo + (change.newEnd - change.oldEnd);
   const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
-  const strip = (t: string) =>
-    from === 0 && t.startsWith("\uFEFF") ? t.slice(1) : t;
+  // The window starts and ends at line starts, so it never splits a CRLF;
+  // a BOM can only be at the start of the file.
+  const text = (bytes: Uint8Array) => {
+    const part = decoder.decode(bytes);
+    return from === 0 ? diffable(part) : normalizeEol(part);
+  };
   return diffRegion(
     path,
-    strip(decoder.decode(oldBytes.subarray(from, oldTo))),
-    strip(decoder.decode(sliceChunks(newChunks, from, newTo))),
+    text(oldBytes.subarray(from, oldTo)),
+    text(sliceChunks(newChunks, from, newTo)),
     countNewlineBytes(oldBytes, from),
     context,
   );

@@ -10,7 +10,8 @@
  */
 
 import { ToolError } from "../../session/tool.ts";
-import { findAllBytes, spliceChunks } from "./bytes.ts";
+import { byteSearch } from "./byte_search.ts";
+import { spliceChunks } from "./bytes.ts";
 import type { ByteChange } from "./diff.ts";
 import { BOM, clip, layoutOf, normalizeEol } from "./text.ts";
 
@@ -228,6 +229,9 @@ function checkCount(
   return count;
 }
 
+const LINE_BREAK = /[\r\n]/;
+const CR = 0x0d;
+
 /** A replacement made on encoded bytes: the new content as chunks, in order. */
 export interface ByteReplacement {
   chunks: Uint8Array[];
@@ -239,7 +243,8 @@ export interface ByteReplacement {
 /**
  * The fast path of {@linkcode applyReplacement} for UTF-8 files: the
  * replacement is made on the bytes, without decoding the file. It applies
- * to single-line strings in any file, and to multi-line ones in LF files.
+ * to strings without line breaks in any file, and to multi-line ones in
+ * files without a CR.
  * Returns `null` when the fast path does not apply, or when the match count
  * is wrong; the text path then does the work and writes the error.
  */
@@ -248,12 +253,20 @@ export function applyReplacementToBytes(
   replacement: Replacement,
 ): ByteReplacement | null {
   const { oldString, newString, replaceAll = false } = replacement;
-  if (oldString === "" || oldString === newString || bytes.includes(13)) {
+  if (oldString === "" || oldString === newString) return null;
+  // Strings without line breaks match and splice the same in any file; one
+  // with a break must know the file's line endings, so a file with a CR in
+  // it (CRLF, mixed) takes the text path.
+  const search = byteSearch(bytes);
+  if (
+    (LINE_BREAK.test(oldString) || LINE_BREAK.test(newString)) &&
+    search.indexOfByte(CR) !== -1
+  ) {
     return null;
   }
   const encoder = new TextEncoder();
   const needle = encoder.encode(normalizeEol(oldString));
-  const starts = findAllBytes(bytes, needle, replaceAll ? Infinity : 2);
+  const starts = search.findAll(needle, replaceAll ? Infinity : 2);
   if (starts.length === 0 || (starts.length > 1 && !replaceAll)) return null;
   const inserted = encoder.encode(normalizeEol(newString));
   const chunks = spliceChunks(bytes, starts, needle.length, inserted);

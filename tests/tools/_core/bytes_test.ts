@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import {
   countNewlines,
-  findAllBytes,
   indexOfBytes,
   linesBack,
   linesForward,
@@ -40,10 +39,8 @@ Deno.test("bytes: search agrees with String.indexOf on encoded text (random case
   }
 });
 
-Deno.test("bytes: findAll, splice, newline counting and line walking", () => {
+Deno.test("bytes: splice, newline counting and line walking", () => {
   const b = enc("ab ab ab");
-  assert.deepEqual(findAllBytes(b, enc("ab")), [0, 3, 6]);
-  assert.deepEqual(findAllBytes(b, enc("ab"), 2), [0, 3]);
   const chunks = spliceChunks(b, [0, 6], 2, enc("XYZ"));
   assert.equal(chunks.map(dec).join(""), "XYZ ab XYZ");
   assert.equal(dec(sliceChunks(chunks, 2, 7)), "Z ab ");

@@ -67,6 +67,8 @@ Deno.test("matcher: the byte path gives exactly the text path's bytes, and a cor
     "日本",
     " ",
     "\n",
+    "\r\n",
+    "\r",
     "=",
     "1",
     ";",
@@ -86,7 +88,7 @@ Deno.test("matcher: the byte path gives exactly the text path's bytes, and a cor
       at,
       at + 1 + rand(Math.min(8, body.length - at - 1)),
     );
-    const newString = ["", "Z", "new\nline", "é"][rand(4)];
+    const newString = ["", "Z", "new\nline", "é", "crlf\r\nline"][rand(5)];
     const replaceAll = rand(2) === 0;
     const bytes = enc.encode(text);
     const fast = applyReplacementToBytes(bytes, {
@@ -119,11 +121,25 @@ Deno.test("matcher: the byte path gives exactly the text path's bytes, and a cor
   assert.ok(tried > 100, `only ${tried} cases exercised the byte path`);
 });
 
-Deno.test("matcher: the byte path declines CRLF files", () => {
+Deno.test("matcher: the byte path declines line breaks in files with a CR", () => {
   const bytes = new TextEncoder().encode("a\r\nb\r\n");
-  assert.equal(
-    applyReplacementToBytes(bytes, { oldString: "a", newString: "b" }),
-    null,
+  for (
+    const [oldString, newString] of [["a\nb", "c"], ["a", "c\nd"], ["a\r", "c"]]
+  ) {
+    assert.equal(
+      applyReplacementToBytes(bytes, { oldString, newString }),
+      null,
+      JSON.stringify({ oldString, newString }),
+    );
+  }
+  // Without line breaks the file's endings do not matter: the bytes path serves it.
+  const fast = applyReplacementToBytes(bytes, {
+    oldString: "b",
+    newString: "c",
+  });
+  assert.deepEqual(
+    concat(fast!.chunks),
+    new TextEncoder().encode("a\r\nc\r\n"),
   );
 });
 
