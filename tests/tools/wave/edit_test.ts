@@ -104,6 +104,38 @@ Deno.test("000 Edit #4: a CRLF file matches an LF old_string and keeps CRLF", as
   assert.ok(!(r.structured as { diff: string }).diff.includes("\r"));
 });
 
+Deno.test("000 Edit #4: a large CRLF file (edited as bytes) keeps CRLF, for one-line and multi-line strings", async () => {
+  const s = await TestSession.create();
+  const line = "some text of a line in a large file\r\n";
+  const body = line.repeat(40_000); // 1.5 MB: the byte path
+  await s.write("big.txt", `${body}first\r\nsecond\r\n${body}`);
+  await s.call(Read, { file_path: "big.txt", offset: 40_001, limit: 2 });
+  const one = await s.call(Edit, {
+    file_path: "big.txt",
+    old_string: "second",
+    new_string: "2nd",
+  });
+  assert.equal(one.isError, undefined);
+  assert.equal(await s.read("big.txt"), `${body}first\r\n2nd\r\n${body}`);
+  assert.equal(
+    (one.structured as { diff: string }).diff,
+    "--- big.txt\n+++ big.txt\n@@ -39999,7 +39999,7 @@\n" +
+      " some text of a line in a large file\n".repeat(2) +
+      " first\n-second\n+2nd\n" +
+      " some text of a line in a large file\n".repeat(3),
+  );
+  const two = await s.call(Edit, {
+    file_path: "big.txt",
+    old_string: "first\n2nd",
+    new_string: "1st\nsecond\nthird",
+  });
+  assert.equal(two.isError, undefined);
+  assert.equal(
+    await s.read("big.txt"),
+    `${body}1st\r\nsecond\r\nthird\r\n${body}`,
+  );
+});
+
 Deno.test("000 Edit: a mixed-ending file changes only the matched text", async () => {
   const s = await TestSession.create();
   await s.write("mixed.txt", "a\r\nb\nc\r\nd\n");
@@ -341,3 +373,32 @@ Deno.test(
     }
   },
 );
+
+Deno.test("000 atomic #3: replacing a file atomically keeps read-before-write and staleness as they were", async () => {
+  const s = await TestSession.create();
+  // A small file, and one large enough to be freed in the background.
+  for (
+    const [name, filler] of [["small.ts", ""], [
+      "large.ts",
+      "x".repeat(1 << 20) + "\n",
+    ]]
+  ) {
+    const path = await s.write(name, `${filler}a = 1\n`);
+    await s.call(Read, { file_path: name, limit: 1_000_000 });
+    const edit = (from: string, to: string) =>
+      s.call(Edit, { file_path: name, old_string: from, new_string: to });
+    assert.equal((await edit("a = 1", "a = 2")).isError, undefined, name);
+    // The replaced file is a new one on disk; the session's record follows it.
+    assert.equal((await edit("a = 2", "a = 3")).isError, undefined, name);
+    // Touched, same content: still fresh.
+    await touchLater(path, 5);
+    assert.equal((await edit("a = 3", "a = 4")).isError, undefined, name);
+    // Changed by someone else: stale, and nothing is written.
+    await Deno.writeTextFile(path, `${filler}a = 100\n`);
+    await touchLater(path, 10);
+    const stale = await edit("a = 100", "a = 5");
+    assert.equal(stale.isError, true, name);
+    assert.equal((stale.structured as { type: string }).type, "stale");
+    assert.equal(await s.read(name), `${filler}a = 100\n`);
+  }
+});
