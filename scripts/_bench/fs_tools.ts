@@ -81,19 +81,33 @@ async function waveTime(
   return ms;
 }
 
-/** Runs `a` and `b` alternately `runs` times; returns their medians. */
+/** Writes out what is left of `path` in the page cache. */
+async function flush(path: string) {
+  using file = await Deno.open(path, { write: true });
+  await file.sync();
+}
+
+/**
+ * Runs `a` and `b` alternately `runs` times, with `settle` (untimed) after
+ * each; returns their medians.
+ */
 async function paired(
   runs: number,
   a: () => Promise<number>,
   b: () => Promise<number>,
+  settle: () => Promise<void> = () => Promise.resolve(),
 ) {
   await a();
+  await settle();
   await b();
+  await settle();
   const as: number[] = [];
   const bs: number[] = [];
   for (let i = 0; i < runs; i++) {
     as.push(await a());
+    await settle();
     bs.push(await b());
+    await settle();
   }
   return [median(as), median(bs)];
 }
@@ -219,8 +233,8 @@ export async function fsTools(runs = 9): Promise<Figure[]> {
       new_string: `MARKER ${++n}`,
     });
   const copy = `${root}/copy.txt`;
-  const readWrite = async (sync: boolean) => {
-    const ms = await time(async () => {
+  const readWrite = (sync: boolean) =>
+    time(async () => {
       const bytes = await Deno.readFile(big);
       using file = await Deno.open(copy, {
         write: true,
@@ -232,16 +246,16 @@ export async function fsTools(runs = 9): Promise<Figure[]> {
       }
       if (sync) await file.sync();
     });
-    // Untimed: flush what the plain copy left in the page cache. Left
-    // dirty, its 10 MB would be written out during the next Edit's fsync
-    // (the journal commit waits for it) and counted as the Edit's.
-    if (!sync) {
-      using file = await Deno.open(copy, { write: true });
-      await file.sync();
-    }
-    return ms;
+  // Each run starts with the disk idle: what the run before left to finish
+  // (the plain copy's dirty pages, wave's background free of the file its
+  // Edit replaced) is done, untimed, before the next starts. Otherwise the
+  // plain copy's 10 MB would be written out during the next Edit's fsync
+  // and counted as the Edit's, and the free would be counted as the copy's.
+  const settle = async () => {
+    await flush(copy).catch(() => {});
+    await new Promise((resolve) => setTimeout(resolve, 50));
   };
-  const [ed, rw] = await paired(runs, edit, () => readWrite(false));
+  const [ed, rw] = await paired(runs, edit, () => readWrite(false), settle);
   figures.push(
     ratio(
       "Edit of a 10 MB file ÷ reading and writing it",
@@ -251,7 +265,12 @@ export async function fsTools(runs = 9): Promise<Figure[]> {
       "(one-line change; wave also fsyncs and hashes)",
     ),
   );
-  const [ed2, rws] = await paired(runs, edit, () => readWrite(true));
+  const [ed2, rws] = await paired(
+    runs,
+    edit,
+    () => readWrite(true),
+    settle,
+  );
   figures.push({
     name: "Edit of a 10 MB file ÷ reading, writing and fsyncing it",
     value: ed2 / rws,
