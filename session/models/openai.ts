@@ -8,6 +8,7 @@
 
 import type OpenAI from "openai";
 import { blocksOf, type Message } from "../messages.ts";
+import type { ContentBlock } from "../tool.ts";
 import { toModelError } from "./anthropic.ts";
 import {
   type ApiOptions,
@@ -19,6 +20,18 @@ import {
 } from "./provider.ts";
 
 type ChatMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam;
+type UserPart = OpenAI.Chat.Completions.ChatCompletionContentPart;
+
+/** An image block as a data URL part. */
+function imagePart(
+  block: Extract<ContentBlock, { type: "image" }>,
+): UserPart {
+  const { media_type, data } = block.source;
+  return {
+    type: "image_url",
+    image_url: { url: `data:${media_type};base64,${data}` },
+  };
+}
 
 const STOP_REASONS: Record<string, string> = {
   stop: "end_turn",
@@ -55,33 +68,43 @@ export function chatMessages(
       });
       continue;
     }
+    // Tool messages take text only: a result's images follow, after every
+    // tool message of the turn, in a user message that names the call.
+    const attached: UserPart[] = [];
     for (const block of blocks) {
       if (block.type !== "tool_result") continue;
-      const content = typeof block.content === "string"
-        ? block.content
-        : block.content.map((b) =>
-          b.type === "text"
-            ? b.text
-            : "[image: shown to models that take images in tool results]"
-        )
-          .join("\n");
+      let content: string;
+      if (typeof block.content === "string") content = block.content;
+      else {
+        const parts: string[] = [];
+        for (const b of block.content) {
+          if (b.type === "text") {
+            parts.push(b.text);
+            continue;
+          }
+          const n = attached.filter((p) => p.type === "image_url").length + 1;
+          parts.push(`[image ${n}: attached in the next user message]`);
+          attached.push(
+            {
+              type: "text",
+              text: `Image ${n}, from the result of ${block.tool_use_id}:`,
+            },
+            imagePart(b),
+          );
+        }
+        content = parts.join("\n");
+      }
       out.push({ role: "tool", tool_call_id: block.tool_use_id, content });
     }
-    const rest = blocks.filter((b) => b.type === "text" || b.type === "image");
-    if (rest.length === 0) continue;
-    out.push({
-      role: "user",
-      content: rest.map((b) =>
-        b.type === "text" ? { type: "text" as const, text: b.text } : {
-          type: "image_url" as const,
-          image_url: {
-            url: `data:${
-              (b as { source: { media_type: string } }).source.media_type
-            };base64,${(b as { source: { data: string } }).source.data}`,
-          },
-        }
-      ),
-    });
+    const rest = blocks.flatMap((b): UserPart[] =>
+      b.type === "text"
+        ? [{ type: "text", text: b.text }]
+        : b.type === "image"
+        ? [imagePart(b)]
+        : []
+    );
+    if (attached.length + rest.length === 0) continue;
+    out.push({ role: "user", content: [...attached, ...rest] });
   }
   return out;
 }

@@ -5,6 +5,7 @@
  */
 
 import assert from "node:assert/strict";
+import { TINY_PNG } from "../_images.ts";
 import { MockModel } from "../_mock_model.ts";
 import { type Message, startWave, type WaveProcess } from "../_wave.ts";
 
@@ -265,6 +266,65 @@ for (const provider of ["anthropic", "openai"] as const) {
       }
     }));
 }
+
+Deno.test("loop (openai): an image a tool returns reaches the model in a user message after the tool messages", () =>
+  withModel("openai", async (wave, mock) => {
+    await Deno.writeFile(`${wave.workspace}/dot.png`, TINY_PNG);
+    await Deno.writeTextFile(`${wave.workspace}/a.txt`, "text\n");
+    mock.script(
+      {
+        reply: [
+          {
+            type: "tool_use",
+            id: "call_img",
+            name: "Read",
+            input: { file_path: "dot.png" },
+          },
+          {
+            type: "tool_use",
+            id: "call_txt",
+            name: "Read",
+            input: { file_path: "a.txt" },
+          },
+        ],
+      },
+      { reply: [{ type: "text", text: "A red dot." }] },
+    );
+    await userTurn(wave, "What is in dot.png?");
+    assert.equal((await resultOf(wave)).result, "A red dot.");
+    const messages = mock.requests[1].body.messages as {
+      role: string;
+      content: unknown;
+      tool_call_id?: string;
+    }[];
+    assert.deepEqual(messages.map((m) => m.role), [
+      "system",
+      "user",
+      "assistant",
+      "tool",
+      "tool",
+      "user",
+    ]);
+    const [image, text, attached] = messages.slice(3);
+    assert.equal(image.tool_call_id, "call_img");
+    assert.match(
+      image.content as string,
+      /\[image 1: attached in the next user message\]/,
+    );
+    assert.equal(text.tool_call_id, "call_txt");
+    assert.equal(text.content, "     1\ttext");
+    assert.deepEqual(attached.content, [
+      { type: "text", text: "Image 1, from the result of call_img:" },
+      {
+        type: "image_url",
+        image_url: {
+          url: `data:image/png;base64,${
+            btoa(String.fromCharCode(...TINY_PNG))
+          }`,
+        },
+      },
+    ]);
+  }));
 
 Deno.test("loop: a 429 is retried, honouring retry-after, then the turn succeeds", () =>
   withModel("anthropic", async (wave, mock) => {
