@@ -6,15 +6,24 @@
  * @module
  */
 
-/** Sends a signal to a whole process group; a group that is gone is ignored. */
+/**
+ * Sends a signal to a whole process group, or, when there is no such
+ * group, to its would-be leader: a child started under `setsid` that has
+ * not yet made its group, or one started in wave's own group. A process
+ * that is gone is ignored.
+ */
 export function signalGroup(pgid: number, signal: Deno.Signal): void {
   if (!Number.isInteger(pgid) || pgid <= 1) return;
-  try {
-    Deno.kill(-pgid, signal);
-  } catch (error) {
-    if (!(error instanceof Deno.errors.NotFound)) {
+  for (const target of [-pgid, pgid]) {
+    try {
+      Deno.kill(target, signal);
+      return;
+    } catch (error) {
       // ESRCH surfaces as NotFound; anything else is worth a log line.
-      console.error(`wave: could not signal process group ${pgid}:`, error);
+      if (!(error instanceof Deno.errors.NotFound)) {
+        console.error(`wave: could not signal process group ${pgid}:`, error);
+        return;
+      }
     }
   }
 }

@@ -97,6 +97,42 @@ export async function installBinary(
 }
 
 /**
+ * {@linkcode findOnPath}, remembered: every tool call resolves its
+ * programs, and a search of a long `PATH` for a program that is not there
+ * costs a failed stat per directory. A found program is used while it is
+ * still an executable file; a missing one is searched for again after
+ * `missingRecheckMs`, so one installed mid-session is found.
+ */
+export class PathLookup {
+  #known = new Map<string, { path?: string; checkedAt: number }>();
+  #missingRecheckMs: number;
+  #now: () => number;
+
+  constructor(missingRecheckMs = 1000, now = () => performance.now()) {
+    this.#missingRecheckMs = missingRecheckMs;
+    this.#now = now;
+  }
+
+  /** The program's path, or `undefined` when it is not on `path`. */
+  find(name: string, path = Deno.env.get("PATH") ?? ""): string | undefined {
+    const key = `${name}\0${path}`;
+    const known = this.#known.get(key);
+    const now = this.#now();
+    if (known?.path && isExecutableFile(known.path)) return known.path;
+    if (
+      known && !known.path && now - known.checkedAt < this.#missingRecheckMs
+    ) {
+      return undefined;
+    }
+    const found = findOnPath(name, path);
+    this.#known.set(key, { path: found, checkedAt: now });
+    return found;
+  }
+}
+
+const pathLookup = new PathLookup();
+
+/**
  * Resolves the programs of a `run` scope: name → absolute path, leaving out
  * the ones that are not installed.
  */
@@ -106,7 +142,9 @@ export async function resolvePrograms(
 ): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
   for (const name of names) {
-    const path = name === "rg" ? await findRipgrep(waveHome) : findOnPath(name);
+    const path = name === "rg"
+      ? await findRipgrep(waveHome)
+      : pathLookup.find(name);
     if (path) out[name] = path;
   }
   return out;

@@ -6,6 +6,7 @@
  */
 
 import type { ReadRecord } from "../session/read_state.ts";
+import { signalGroup } from "../session/processes.ts";
 import { resolvePrograms } from "../session/programs.ts";
 import type {
   ToolContext,
@@ -13,6 +14,7 @@ import type {
   ToolResult,
 } from "../session/tool.ts";
 import { resolveInWorkspace } from "../session/workspace.ts";
+import { SHELL_PROGRAMS } from "../tools/_core/shell.ts";
 
 /** A fake session for in-process tool runs. */
 export class TestSession {
@@ -43,10 +45,7 @@ export class TestSession {
     );
     const home = await Deno.makeTempDir({ prefix: "wave-home-" });
     const session = new TestSession(workspace, home);
-    session.programs = await resolvePrograms(
-      ["rg", "bash", "pwsh", "bwrap"],
-      home,
-    );
+    session.programs = await resolvePrograms(["rg", ...SHELL_PROGRAMS], home);
     return session;
   }
 
@@ -81,11 +80,7 @@ export class TestSession {
       processes: {
         started: (pgid) => void this.groups.add(pgid),
         ended: (pgid) => void this.groups.delete(pgid),
-        signal: (pgid, signal) => {
-          try {
-            Deno.kill(-pgid, signal);
-          } catch { /* gone */ }
-        },
+        signal: (pgid, signal) => signalGroup(pgid, signal),
       },
     };
   }

@@ -3,6 +3,7 @@ import {
   findOnPath,
   findRipgrep,
   installBinary,
+  PathLookup,
   resolvePrograms,
 } from "../../session/programs.ts";
 
@@ -46,4 +47,22 @@ Deno.test("a compiled wave's ripgrep is copied out to WAVE_HOME/bin/rg-<hash>, m
 Deno.test("resolvePrograms leaves out what is not installed", async () => {
   const found = await resolvePrograms(["sh", "no-such-program-xyz"], "/unused");
   assert.deepEqual(Object.keys(found), ["sh"]);
+});
+
+Deno.test("PathLookup remembers programs: a removed one is dropped at once, an installed one found after the recheck interval", async () => {
+  const dir = await Deno.makeTempDir();
+  let now = 0;
+  const lookup = new PathLookup(1000, () => now);
+  const tool = `${dir}/tool`;
+  assert.equal(lookup.find("tool", dir), undefined);
+  await Deno.writeTextFile(tool, "#!/bin/sh\n");
+  await Deno.chmod(tool, 0o755);
+  now = 999;
+  assert.equal(lookup.find("tool", dir), undefined, "still believed missing");
+  now = 1000;
+  assert.equal(lookup.find("tool", dir), tool, "searched for again");
+  await Deno.remove(tool);
+  assert.equal(lookup.find("tool", dir), undefined, "gone at once");
+  // Another PATH is another lookup.
+  assert.equal(lookup.find("tool", `/nonexistent:${dir}`), undefined);
 });

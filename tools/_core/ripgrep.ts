@@ -52,7 +52,9 @@ export async function runRipgrep(
     // No RIPGREP_CONFIG_PATH or other user settings: the same search everywhere.
     clearEnv: true,
     env: { PATH: ctx.env.PATH ?? "/usr/bin:/bin" },
-    detached: true,
+    // Not detached: rg starts no children, so its pid is all there is to
+    // kill, and a spawn without a setsid hook is a posix_spawn instead of
+    // a fork of the worker (milliseconds less per search).
   }).spawn();
   ctx.processes.started(child.pid);
   let stopped = false;

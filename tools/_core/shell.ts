@@ -24,7 +24,7 @@ const INTERRUPT_GRACE_MS = 300;
 const PIPE_GRACE_MS = 2000;
 
 /** The programs a shell tool's `run` scope names. */
-export const SHELL_PROGRAMS = ["bash", "pwsh", "bwrap"] as const;
+export const SHELL_PROGRAMS = ["bash", "pwsh", "bwrap", "setsid"] as const;
 
 /** One command. */
 export interface ShellRequest {
@@ -119,6 +119,27 @@ function argv(
 }
 
 /**
+ * Starts `command` as the leader of a new session and process group, so
+ * the group can be killed whole. Deno's `detached` makes the group in a
+ * pre-exec hook, which forces a fork of the whole worker (milliseconds,
+ * growing with its memory); util-linux `setsid` does it after a cheap
+ * posix_spawn, and execs the command in place, so the pid is the same.
+ * Without `setsid`, `detached` it is.
+ */
+function spawnInOwnSession(
+  setsid: string | undefined,
+  command: string,
+  options: Deno.CommandOptions & { args: string[] },
+): Deno.ChildProcess {
+  return setsid
+    ? new Deno.Command(setsid, {
+      ...options,
+      args: [command, ...options.args],
+    }).spawn()
+    : new Deno.Command(command, { ...options, detached: true }).spawn();
+}
+
+/**
  * Runs a command. Never leaves a process behind: when it returns, the
  * command's whole process group has been killed, background jobs included.
  * An interrupt or a timeout is a result (`cancelled`, `timedOut`), not an
@@ -131,7 +152,7 @@ export async function runShell(
   const { command, args, sandboxed } = argv(ctx, request);
   const started = performance.now();
   const env = sandboxed ? { ...ctx.env, TMPDIR: "/tmp" } : ctx.env;
-  const child = new Deno.Command(command, {
+  const child = spawnInOwnSession(ctx.programs.setsid, command, {
     args,
     cwd: request.cwd,
     clearEnv: true,
@@ -139,8 +160,7 @@ export async function runShell(
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
-    detached: true, // setsid: its own session and process group
-  }).spawn();
+  });
   const pgid = child.pid;
   ctx.processes.started(pgid);
 

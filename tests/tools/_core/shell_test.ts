@@ -81,22 +81,55 @@ Deno.test("001 shell: timeout kills the whole group (SIGTERM, then SIGKILL)", as
   assert.deepEqual(processesWith(`sleep ${t}`), []);
 });
 
-Deno.test("001 shell: interrupt cancels the command and its background children", async () => {
+Deno.test("001 shell: the command leads a session and process group of its own, through setsid or without it", async () => {
   const s = await TestSession.create();
-  const t = unique();
-  const pending = run(s, `sleep ${t} & sleep ${t} & wait`);
-  await new Promise((res) => setTimeout(res, 300));
-  assert.equal(processesWith(`sleep ${t}`).length, 2);
-  const started = performance.now();
-  s.controller.abort();
-  const r = await pending;
-  assert.ok(
-    performance.now() - started < 1000,
-    "an interrupt ends the command within 1 s",
-  );
-  assert.equal(r.cancelled, true);
-  assert.deepEqual(processesWith(`sleep ${t}`), []);
+  assert.ok(s.programs.setsid, "util-linux setsid is installed here");
+  for (const setsid of [s.programs.setsid, undefined]) {
+    s.programs = { ...s.programs, setsid: setsid! };
+    if (!setsid) delete s.programs.setsid;
+    const started: number[] = [];
+    const context = s.context();
+    const r = await runShell(
+      {
+        ...context,
+        processes: {
+          ...context.processes,
+          started: (pgid) => started.push(pgid),
+        },
+      },
+      {
+        program: "bash",
+        // pid, then the process group and session from /proc (fields 5 and 6).
+        script: "echo $$; cut -d' ' -f5,6 /proc/$$/stat",
+        cwd: s.workspace,
+        timeoutMs: 20_000,
+      },
+    );
+    const [pid, ids] = r.stdout.trim().split("\n");
+    assert.equal(ids, `${pid} ${pid}`, `setsid ${setsid ?? "absent"}`);
+    assert.deepEqual(started, [Number(pid)]);
+  }
 });
+
+for (const mode of ["setsid", "detached"] as const) {
+  Deno.test(`001 shell: interrupt cancels the command and its background children (${mode})`, async () => {
+    const s = await TestSession.create();
+    if (mode === "detached") delete s.programs.setsid;
+    const t = unique();
+    const pending = run(s, `sleep ${t} & sleep ${t} & wait`);
+    await new Promise((res) => setTimeout(res, 300));
+    assert.equal(processesWith(`sleep ${t}`).length, 2);
+    const started = performance.now();
+    s.controller.abort();
+    const r = await pending;
+    assert.ok(
+      performance.now() - started < 1000,
+      "an interrupt ends the command within 1 s",
+    );
+    assert.equal(r.cancelled, true);
+    assert.deepEqual(processesWith(`sleep ${t}`), []);
+  });
+}
 
 Deno.test("001 shell: a grandchild holding the pipes does not hang the call, and is killed", async () => {
   const s = await TestSession.create();
