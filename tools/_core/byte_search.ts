@@ -55,7 +55,7 @@ let simd:
 function simdWindow() {
   if (!simd) {
     const memory = new WebAssembly.Memory({
-      initial: (WINDOW + SIMD_NEEDLE_MAX) / PAGE + 1,
+      initial: Math.ceil((WINDOW + SIMD_NEEDLE_MAX) / PAGE),
     });
     const instance = new WebAssembly.Instance(
       new WebAssembly.Module(BYTE_SEARCH_WASM),
@@ -74,25 +74,7 @@ class Search implements ByteSearch {
   }
 
   indexOf(needle: Uint8Array, from = 0): number {
-    const hay = this.#haystack;
-    const m = needle.length;
-    from = Math.max(0, from);
-    if (m === 0 || from + m > hay.length) return -1;
-    if (hay.length - from < SIMD_FROM || m > SIMD_NEEDLE_MAX) {
-      return indexOfBytes(hay, needle, from);
-    }
-    const { exports, memory } = simdWindow();
-    const window = new Uint8Array(memory.buffer);
-    window.set(needle, WINDOW);
-    // Windows overlap by m - 1 bytes, so a match across their edge is found.
-    for (let start = from; start + m <= hay.length; start += WINDOW - m + 1) {
-      const part = hay.subarray(start, start + WINDOW);
-      window.set(part);
-      const at = exports.find(part.length, WINDOW, m, 0);
-      if (at !== -1) return start + at;
-      if (start + WINDOW >= hay.length) break;
-    }
-    return -1;
+    return this.#find(needle, Math.max(0, from), 1)[0] ?? -1;
   }
 
   indexOfByte(byte: number, from = 0): number {
@@ -112,12 +94,45 @@ class Search implements ByteSearch {
   }
 
   findAll(needle: Uint8Array, max = Infinity): number[] {
+    return this.#find(needle, 0, max);
+  }
+
+  /** Non-overlapping occurrences from `from` on, at most `max`; each window is copied once. */
+  #find(needle: Uint8Array, from: number, max: number): number[] {
+    const hay = this.#haystack;
+    const m = needle.length;
     const starts: number[] = [];
-    for (
-      let i = this.indexOf(needle);
-      i !== -1 && starts.length < max;
-      i = this.indexOf(needle, i + needle.length)
-    ) starts.push(i);
+    if (m === 0 || max < 1) return starts;
+    if (hay.length - from < SIMD_FROM || m > SIMD_NEEDLE_MAX) {
+      for (
+        let i = indexOfBytes(hay, needle, from);
+        i !== -1 && starts.length < max;
+        i = indexOfBytes(hay, needle, i + m)
+      ) starts.push(i);
+      return starts;
+    }
+    const { exports, memory } = simdWindow();
+    const window = new Uint8Array(memory.buffer);
+    window.set(needle, WINDOW);
+    // Windows overlap by m - 1 bytes, so a match across their edge is
+    // found; `from` moves past each match, so none is found twice.
+    for (let start = from; start + m <= hay.length;) {
+      const part = hay.subarray(start, start + WINDOW);
+      window.set(part);
+      while (starts.length < max) {
+        const at = exports.find(
+          part.length,
+          WINDOW,
+          m,
+          Math.max(0, from - start),
+        );
+        if (at === -1) break;
+        starts.push(start + at);
+        from = start + at + m;
+      }
+      if (starts.length >= max || start + WINDOW >= hay.length) break;
+      start = Math.max(start + WINDOW - m + 1, from);
+    }
     return starts;
   }
 }

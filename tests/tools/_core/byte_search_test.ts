@@ -123,6 +123,24 @@ Deno.test("byte search: matches across the edges of the 1 MiB windows a large bu
   assert.equal(search.indexOfByte(13), hay.length - 1);
 });
 
+Deno.test("byte search: findAll over many windows takes every match once", () => {
+  // A match every 97 bytes for 3 MiB: many per window, some across window edges.
+  const size = 3 * (1 << 20) + 5;
+  const hay = new Uint8Array(size).fill(120);
+  const needle = new TextEncoder().encode("needle");
+  const expected: number[] = [];
+  for (let at = 3; at + needle.length <= size; at += 97) {
+    hay.set(needle, at);
+    expected.push(at);
+  }
+  const search = byteSearch(hay);
+  assert.deepEqual(search.findAll(needle), expected);
+  assert.deepEqual(search.findAll(needle, 5), expected.slice(0, 5));
+  // Overlapping candidates: "aa" in "aaaa…" is taken two bytes at a time.
+  const as = new Uint8Array(70_001).fill(97);
+  assert.equal(byteSearch(as).findAll(new Uint8Array([97, 97])).length, 35_000);
+});
+
 Deno.test("byte search: the committed module is what byte_search.wat compiles to", async () => {
   assert.deepEqual(
     BYTE_SEARCH_WASM,
