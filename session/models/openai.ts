@@ -71,6 +71,7 @@ export function chatMessages(
     // Tool messages take text only: a result's images follow, after every
     // tool message of the turn, in a user message that names the call.
     const attached: UserPart[] = [];
+    let images = 0;
     for (const block of blocks) {
       if (block.type !== "tool_result") continue;
       let content: string;
@@ -82,7 +83,7 @@ export function chatMessages(
             parts.push(b.text);
             continue;
           }
-          const n = attached.filter((p) => p.type === "image_url").length + 1;
+          const n = ++images;
           parts.push(`[image ${n}: attached in the next user message]`);
           attached.push(
             {
