@@ -80,8 +80,12 @@ export async function atomicWrite(
   } catch (error) {
     if (!(error instanceof Deno.errors.NotFound)) throw error;
   }
+  if (previous?.isDirectory) {
+    throw new Deno.errors.IsADirectory(`a directory: ${path}`);
+  }
   if (previous && !previous.isFile) {
-    throw new Deno.errors.IsADirectory(`not a regular file: ${path}`);
+    // A named pipe, socket or device: never replaced by a regular file.
+    throw new NotRegularFile(path);
   }
   const mode = options.mode ??
     (previous?.mode !== null && previous?.mode !== undefined
@@ -179,6 +183,14 @@ async function removeQuietly(path: string): Promise<void> {
   } catch { /* the directory went away, or is read-only now */ }
 }
 
+/** The path holds a named pipe, socket or device, which wave does not replace. */
+export class NotRegularFile extends Error {
+  constructor(path: string) {
+    super(`not a regular file: ${path}`);
+    this.name = "NotRegularFile";
+  }
+}
+
 /** Turns a file-system error into a sentence a model can act on. */
 export function describeFsError(error: unknown, path: string): string {
   if (error instanceof Deno.errors.PermissionDenied) {
@@ -192,6 +204,9 @@ export function describeFsError(error: unknown, path: string): string {
   }
   if (error instanceof Deno.errors.IsADirectory) {
     return `${path} is a directory`;
+  }
+  if (error instanceof NotRegularFile) {
+    return `${path} is a named pipe, socket or device, not a regular file`;
   }
   if (error instanceof Deno.errors.NotADirectory) {
     return `a parent of ${path} is not a directory`;

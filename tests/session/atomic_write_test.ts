@@ -3,6 +3,7 @@ import {
   type AtomicFs,
   atomicWrite,
   describeFsError,
+  NotRegularFile,
   RELEASE_IN_BACKGROUND,
 } from "../../session/atomic_write.ts";
 
@@ -227,4 +228,21 @@ Deno.test("atomic: a failing rename of a large file leaves it whole, with no sec
   }
   assert.deepEqual(await leftovers(dir), []);
   assert.equal(await Deno.readTextFile(path), big);
+});
+
+Deno.test("atomic: a named pipe at the path is refused and left as it is", async () => {
+  const dir = await Deno.makeTempDir();
+  const path = `${dir}/pipe`;
+  assert.equal(
+    (await new Deno.Command("mkfifo", { args: [path] }).output()).code,
+    0,
+  );
+  const error = await atomicWrite(path, "x").catch((e) => e);
+  assert.ok(error instanceof NotRegularFile);
+  assert.equal(
+    describeFsError(error, "pipe"),
+    "pipe is a named pipe, socket or device, not a regular file",
+  );
+  assert.equal((await Deno.stat(path)).isFifo, true);
+  assert.deepEqual(await leftovers(dir), []);
 });

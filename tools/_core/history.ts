@@ -13,6 +13,8 @@
 import { join } from "node:path";
 import { atomicWrite } from "../../session/atomic_write.ts";
 import type { ToolContext } from "../../session/tool.ts";
+import { displayPath } from "../../session/workspace.ts";
+import { refuseSpecialFile } from "./reader.ts";
 
 /** One recorded version. */
 export interface Version {
@@ -65,6 +67,10 @@ export async function recordVersion(
   await Deno.mkdir(dir, { recursive: true });
   let bytes: Uint8Array | null = null;
   try {
+    refuseSpecialFile(
+      await Deno.stat(real),
+      displayPath(ctx.workspace, real),
+    );
     bytes = await Deno.readFile(real);
   } catch (error) {
     if (!(error instanceof Deno.errors.NotFound)) throw error;

@@ -13,6 +13,28 @@ import { displayPath } from "../../session/workspace.ts";
 import { classify, type FileKind, readHead } from "./file_type.ts";
 import { BOM, editDistance, splitLines } from "./text.ts";
 
+/**
+ * Refuses what is neither a regular file nor a directory: a named pipe, a
+ * socket, a device. Opening a FIFO waits for a writer that may never come,
+ * and a device may never end, so no file tool opens one.
+ */
+export function refuseSpecialFile(info: Deno.FileInfo, shown: string): void {
+  if (info.isFile || info.isDirectory) return;
+  const what = info.isFifo
+    ? "a named pipe (FIFO)"
+    : info.isSocket
+    ? "a socket"
+    : info.isCharDevice
+    ? "a character device"
+    : info.isBlockDevice
+    ? "a block device"
+    : "a special file";
+  throw new ToolError(
+    `${shown} is ${what}, not a regular file; file tools do not open it, since reading it could wait forever. Use a command if you mean to.`,
+    { type: "not_regular_file" },
+  );
+}
+
 /** Names near `name` in `dir` (a missing file's likely intended names). */
 export function similarNames(dir: string, name: string, max = 3): string[] {
   let entries: string[];
@@ -67,6 +89,7 @@ export async function statForRead(
       { type: "is_directory" },
     );
   }
+  refuseSpecialFile(info, shown);
   return info;
 }
 
@@ -194,6 +217,7 @@ export async function searchRoot(
     }
     throw error;
   }
+  refuseSpecialFile(info, shown);
   if (directory && !info.isDirectory) {
     throw new ToolError(
       `${shown} is not a directory; path must be a directory to search in.`,

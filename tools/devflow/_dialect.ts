@@ -9,6 +9,7 @@
 import { type ToolContext, ToolError } from "../../session/tool.ts";
 import { displayPath, type ResolvedPath } from "../../session/workspace.ts";
 import { recordVersion } from "../_core/history.ts";
+import { refuseSpecialFile } from "../_core/reader.ts";
 import { writeAndRecord, type WriteOutcome } from "../_core/writer.ts";
 
 /** A DevFlow path: backslashes are separators too. */
@@ -120,5 +121,6 @@ export async function fileTarget(
       },
     );
   }
+  if (info) refuseSpecialFile(info, shown);
   return { file, shown, info };
 }

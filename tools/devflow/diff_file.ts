@@ -9,7 +9,7 @@ import { z } from "zod";
 import { defineTool, ToolError } from "../../session/tool.ts";
 import type { ToolContext } from "../../session/tool.ts";
 import { diffable, diffTexts } from "../_core/diff.ts";
-import { decodeText, kindOf } from "../_core/reader.ts";
+import { decodeText, kindOf, refuseSpecialFile } from "../_core/reader.ts";
 import { diffForModel } from "../_core/writer.ts";
 import { devflowPath, noFile, resolve, statOrNull } from "./_dialect.ts";
 
@@ -36,6 +36,7 @@ async function textOf(
   const { file, shown } = resolve(ctx, raw);
   const info = await statOrNull(file.real);
   if (!info) throw noFile(shown);
+  refuseSpecialFile(info, shown);
   const kind = await kindOf(file.real);
   if (kind.kind !== "text" || kind.encoding !== "utf-8") {
     throw new ToolError(

@@ -9,6 +9,7 @@ import { z } from "zod";
 import { defineTool } from "../../session/tool.ts";
 import { countNewlines } from "../_core/bytes.ts";
 import { classify, readHead } from "../_core/file_type.ts";
+import { refuseSpecialFile } from "../_core/reader.ts";
 import { formatBytes } from "../_core/text.ts";
 import { devflowPath, noFile, resolve } from "./_dialect.ts";
 
@@ -51,6 +52,7 @@ export default defineTool({
       if (error instanceof Deno.errors.NotFound) throw noFile(shown);
       throw error;
     }
+    refuseSpecialFile(info, shown);
     const base = {
       path: devflowPath(i.path),
       type: info.isDirectory ? "directory" : "file",

@@ -8,6 +8,7 @@
 
 import { z } from "zod";
 import { defineTool } from "../../session/tool.ts";
+import { refuseSpecialFile } from "../_core/reader.ts";
 import { searchContent } from "../_core/search.ts";
 import { devflowPath, noFile, resolve, statOrNull } from "./_dialect.ts";
 
@@ -41,7 +42,9 @@ export default defineTool({
   paths: (i) => [{ path: devflowPath(i.path), access: "read" }],
   async run(i, ctx) {
     const { file, shown } = resolve(ctx, i.path);
-    if (!await statOrNull(file.real)) throw noFile(shown);
+    const info = await statOrNull(file.real);
+    if (!info) throw noFile(shown);
+    refuseSpecialFile(info, shown);
     const page = await searchContent(ctx, {
       pattern: i.pattern,
       root: file.real,

@@ -7,7 +7,7 @@
 import { z } from "zod";
 import { defineTool, ToolError } from "../../session/tool.ts";
 import { PLAN_DIR, planPath } from "../_core/plans.ts";
-import { decodeText } from "../_core/reader.ts";
+import { decodeText, refuseSpecialFile } from "../_core/reader.ts";
 
 const description =
   `Reads a plan document from the workspace's ${PLAN_DIR}/ directory.
@@ -29,6 +29,7 @@ export default defineTool({
     const file = ctx.path(path);
     let bytes: Uint8Array;
     try {
+      refuseSpecialFile(await Deno.stat(file.real), path);
       bytes = await Deno.readFile(file.real);
     } catch (error) {
       if (error instanceof Deno.errors.NotFound) {

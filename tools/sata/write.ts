@@ -9,7 +9,7 @@ import { z } from "zod";
 import { defineTool, ToolError } from "../../session/tool.ts";
 import { displayPath } from "../../session/workspace.ts";
 import { diffable, diffTexts } from "../_core/diff.ts";
-import { decodeText, kindOf } from "../_core/reader.ts";
+import { decodeText, kindOf, refuseSpecialFile } from "../_core/reader.ts";
 import { writeAndRecord } from "../_core/writer.ts";
 import { changeResult } from "./_change.ts";
 
@@ -42,6 +42,7 @@ async function currentText(
       type: "is_directory",
     });
   }
+  refuseSpecialFile(info, shown);
   const kind = await kindOf(real);
   return kind.kind === "text"
     ? decodeText(await Deno.readFile(real), kind.encoding)

@@ -9,7 +9,7 @@ import { z } from "zod";
 import { defineTool, ToolError } from "../../session/tool.ts";
 import { displayPath } from "../../session/workspace.ts";
 import { checkFresh } from "../_core/freshness.ts";
-import { decodeText, kindOf } from "../_core/reader.ts";
+import { decodeText, kindOf, refuseSpecialFile } from "../_core/reader.ts";
 import { diffable, diffTexts } from "../_core/diff.ts";
 import { formatBytes } from "../_core/text.ts";
 import { diffForModel, writeAndRecord } from "../_core/writer.ts";
@@ -50,6 +50,7 @@ export default defineTool({
         { type: "is_directory" },
       );
     }
+    if (info) refuseSpecialFile(info, shown);
     let oldText: string | undefined;
     if (info) {
       const fresh = await checkFresh(ctx, file.real, shown, info, {
