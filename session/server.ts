@@ -475,10 +475,16 @@ export async function serve(
   if (how === "signal") state.stopping = "signal";
 
   if (state.stopping === "eof") {
-    // Nobody can answer an approval any more; finish the rest.
+    // Nobody can answer an approval any more; finish the rest, unless a
+    // signal says to stop now.
     session.approvals.close("stdin was closed, so no approval can arrive");
-    await session.settle();
-  } else {
+    const finished = await Promise.race([
+      session.settle().then(() => "settled" as const),
+      stop,
+    ]);
+    if (finished === "signal") state.stopping = "signal";
+  }
+  if (state.stopping !== "eof") {
     session.approvals.close("wave is shutting down");
     session.interrupt();
     await session.settleWithin(1500);

@@ -411,6 +411,39 @@ Deno.test("SIGTERM: exit, and no child process is left", async () => {
   }
 });
 
+Deno.test("SIGTERM after EOF, while a call is still finishing: exit 143 at once, no child left", async () => {
+  const wave = await startWave({ fixtureTools: ["spawn.ts"] });
+  try {
+    await wave.send({
+      type: "control_request",
+      request_id: "sp",
+      request: {
+        subtype: "call_tool",
+        tool_name: "Spawn",
+        input: { seconds: 1000 },
+      },
+    });
+    const progress = await wave.waitFor((m) => m.subtype === "tool_progress");
+    const pid = Number(/pid (\d+)/.exec(progress.text)![1]);
+    // EOF: wave finishes what is in flight, which would take 1000 s...
+    await wave.closeStdin();
+    await new Promise((r) => setTimeout(r, 200));
+    assert.ok(await alive(pid), "EOF lets the call run on");
+    // ...until a signal says to stop now.
+    const started = performance.now();
+    wave.child.kill("SIGTERM");
+    const status = await wave.wait();
+    assert.equal(status.code, 143);
+    assert.ok(
+      performance.now() - started < 5000,
+      `took ${performance.now() - started} ms`,
+    );
+    assert.equal(await alive(pid), false, "the child must be gone");
+  } finally {
+    await wave.kill();
+  }
+});
+
 Deno.test("a tool's console.log never reaches stdout", async () => {
   const wave = await startWave({ fixtureTools: ["stdout_noise.ts"] });
   try {
