@@ -196,7 +196,7 @@ export async function fsTools(runs = 9): Promise<Figure[]> {
     includeIgnored: true,
     order: "newest",
     limit: 100,
-  }, undefined);
+  });
   const [gg, rgg] = await paired(
     runs,
     () => waveTime(wave, `g${id++}`, "Glob", { pattern: "**/*.ts" }),

@@ -7,8 +7,7 @@
  */
 
 import type { ToolContext } from "../../session/tool.ts";
-import { displayPath } from "../../session/workspace.ts";
-import { runRipgrep } from "./ripgrep.ts";
+import { ripgrepScope, runRipgrep } from "./ripgrep.ts";
 
 /** A search by name. */
 export interface FileSearch {
@@ -35,14 +34,12 @@ export interface FileSearchResult {
   truncated: boolean;
 }
 
-/** ripgrep's arguments for a name search (the bench runs rg with exactly these). */
-export function findArgs(
-  search: FileSearch,
-  target: string | undefined,
-): string[] {
+/** ripgrep's arguments for a name search, run in the root (the bench runs rg with exactly these). */
+export function findArgs(search: FileSearch): string[] {
   const args = [
     "--no-config",
     "--files",
+    "--null",
     "--hidden",
     "--no-messages",
     "--no-require-git",
@@ -54,7 +51,6 @@ export function findArgs(
   for (const glob of search.globs) {
     args.push(search.ignoreCase ? `--iglob=${glob}` : `--glob=${glob}`);
   }
-  if (target !== undefined) args.push("--", target);
   return args;
 }
 
@@ -66,13 +62,14 @@ export async function findFiles(
   ctx: ToolContext,
   search: FileSearch,
 ): Promise<FileSearchResult> {
-  const shown = displayPath(ctx.workspace, search.root);
-  const target = shown === "." ? undefined : shown;
+  const { cwd, prefix } = await ripgrepScope(ctx, search.root);
   const offset = search.offset ?? 0;
   const files: string[] = [];
   let total = 0;
-  await runRipgrep(ctx, findArgs(search, target), ctx.workspace, (line) => {
-    if (total >= offset && files.length < search.limit) files.push(line);
+  await runRipgrep(ctx, findArgs(search), cwd, "paths", (path) => {
+    if (total >= offset && files.length < search.limit) {
+      files.push(prefix + path);
+    }
     total++;
   });
   return { files, total, truncated: total > offset + files.length };

@@ -184,6 +184,8 @@ export interface SearchRoot {
   abs: string;
   /** The path for messages. */
   shown: string;
+  /** The place for sentences: "the workspace", or the path. */
+  place: string;
 }
 
 /**
@@ -226,5 +228,10 @@ export async function searchRoot(
       },
     );
   }
-  return { real, abs, shown };
+  return {
+    real,
+    abs,
+    shown,
+    place: shown === "." ? "the workspace" : shown,
+  };
 }

@@ -1,13 +1,13 @@
 /**
  * The ripgrep driver: runs `rg` (from npm:@vscode/ripgrep, resolved by the
- * session at call time) in its own process group with a clean environment,
- * streams its output line by line, and stops it as soon as the caller has
- * enough.
+ * session at call time) with a clean environment, streams its output record
+ * by record, and stops it as soon as the caller has enough.
  *
  * @module
  */
 
 import { type ToolContext, ToolError } from "../../session/tool.ts";
+import { displayPath } from "../../session/workspace.ts";
 
 /** How a ripgrep run ended. */
 export interface RipgrepRun {
@@ -16,6 +16,33 @@ export interface RipgrepRun {
   stderr: string;
   /** wave stopped it early because the caller had enough. */
   stopped: boolean;
+}
+
+/** Where ripgrep runs, what it is given to search, and what its paths need in front. */
+export interface RipgrepScope {
+  cwd: string;
+  /** The file to search, when the search is of one file. */
+  target?: string;
+  /** Put before each path rg prints to make it relative to the workspace. */
+  prefix: string;
+}
+
+/**
+ * Where ripgrep runs to search `root` (a real path). A directory is
+ * searched from inside, so globs match paths below it ("src/*.ts" under
+ * path "pkg" means pkg/src/*.ts); `prefix` turns the paths rg prints into
+ * paths relative to the workspace. A single file is searched from the
+ * workspace, with the file as rg's target.
+ */
+export async function ripgrepScope(
+  ctx: ToolContext,
+  root: string,
+): Promise<RipgrepScope> {
+  const shown = displayPath(ctx.workspace, root);
+  if (!(await Deno.stat(root)).isDirectory) {
+    return { cwd: ctx.workspace, target: shown, prefix: "" };
+  }
+  return { cwd: root, prefix: shown === "." ? "" : `${shown}/` };
 }
 
 /** The error when the platform's ripgrep package is not installed. */
@@ -27,8 +54,31 @@ export function ripgrepMissing(): ToolError {
 }
 
 /**
- * Runs ripgrep with `args` in `cwd`. `onLine` gets each stdout line (without
- * its newline) and returns false to stop the run.
+ * How ripgrep's `--null` output splits into records. Paths are ended by a
+ * NUL, never by a newline, since a file name may hold one.
+ * - `"paths"`: each record is a path (`--files`, `--files-with-matches`).
+ * - `"path-lines"`: each record is a path, its NUL, and the rest of a line
+ *   (`--count`; matches and context lines, with `--no-context-separator`).
+ */
+export type RipgrepRecords = "paths" | "path-lines";
+
+/** The end of the record that starts at `start`, and where the next starts; `undefined` until it has all arrived. */
+function recordAt(
+  text: string,
+  start: number,
+  records: RipgrepRecords,
+): { end: number; next: number } | undefined {
+  const nul = text.indexOf("\0", start);
+  if (nul === -1) return undefined;
+  if (records === "paths") return { end: nul, next: nul + 1 };
+  const nl = text.indexOf("\n", nul + 1);
+  return nl === -1 ? undefined : { end: nl, next: nl + 1 };
+}
+
+/**
+ * Runs ripgrep with `args` (which must include `--null`) in `cwd`.
+ * `onRecord` gets each record of stdout (see {@linkcode RipgrepRecords}),
+ * without its terminator, and returns false to stop the run.
  *
  * Guarantees: rg is killed when `onLine` returns false, when the call is
  * aborted, or after `timeoutMs`; its process group is reported to the
@@ -38,7 +88,8 @@ export async function runRipgrep(
   ctx: ToolContext,
   args: string[],
   cwd: string,
-  onLine: (line: string) => boolean | void,
+  records: RipgrepRecords,
+  onRecord: (record: string) => boolean | void,
   timeoutMs = 60_000,
 ): Promise<RipgrepRun> {
   const rg = ctx.programs.rg;
@@ -82,12 +133,12 @@ export async function runRipgrep(
       const text = carry + decoder.decode(chunk, { stream: true });
       let start = 0;
       for (
-        let nl = text.indexOf("\n");
-        nl !== -1;
-        nl = text.indexOf("\n", start)
+        let record = recordAt(text, start, records);
+        record;
+        record = recordAt(text, start, records)
       ) {
-        const keepGoing = onLine(text.slice(start, nl));
-        start = nl + 1;
+        const keepGoing = onRecord(text.slice(start, record.end));
+        start = record.next;
         if (keepGoing === false) {
           stop();
           break;
@@ -96,8 +147,9 @@ export async function runRipgrep(
       carry = stopped ? "" : text.slice(start);
     }
     if (!stopped) {
-      carry += decoder.decode();
-      if (carry !== "") onLine(carry);
+      // A last record without its terminator (rg was cut off): take it as it is.
+      carry = (carry + decoder.decode()).replace(/\n$/, "");
+      if (carry !== "") onRecord(carry);
     }
   } finally {
     clearTimeout(timer);

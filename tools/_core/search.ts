@@ -17,8 +17,7 @@
 
 import { SENSITIVE_EXCLUDE_GLOBS } from "../../session/sensitive.ts";
 import { type ToolContext, ToolError } from "../../session/tool.ts";
-import { displayPath } from "../../session/workspace.ts";
-import { runRipgrep } from "./ripgrep.ts";
+import { type RipgrepScope, ripgrepScope, runRipgrep } from "./ripgrep.ts";
 
 /** The most entries collected from a parallel run before falling back to a sorted one. */
 export const COLLECT_CAP = 10_000;
@@ -89,11 +88,17 @@ export function ripgrepArgs(
   if (search.multiline) args.push("--multiline", "--multiline-dotall");
   if (search.type) args.push(`--type=${search.type}`);
   for (const glob of search.globs ?? []) args.push(`--glob=${glob}`);
-  if (search.mode === "files") args.push("--files-with-matches");
+  if (search.mode === "files") args.push("--files-with-matches", "--null");
   else if (search.mode === "count") {
     args.push("--count", "--with-filename", "--null");
   } else {
-    args.push("--line-number", "--with-filename", "--no-heading", "--null");
+    args.push(
+      "--line-number",
+      "--with-filename",
+      "--no-heading",
+      "--null",
+      "--no-context-separator",
+    );
     if (search.before) args.push(`--before-context=${search.before}`);
     if (search.after) args.push(`--after-context=${search.after}`);
   }
@@ -104,15 +109,16 @@ export function ripgrepArgs(
 
 const CONTENT_LINE = /^(\d+)([:-])(.*)$/s;
 
-/** Parses one output line into an entry; `undefined` for a context-group separator. */
+/** Parses one output record into an entry, its path prefixed with `prefix`; `undefined` for one it does not know. */
 function parseLine(
   mode: ContentSearch["mode"],
   line: string,
+  prefix: string,
 ): SearchEntry | undefined {
-  if (mode === "files") return { kind: "file", path: line };
+  if (mode === "files") return { kind: "file", path: prefix + line };
   const nul = line.indexOf("\0");
-  if (nul === -1) return undefined; // "--" between context groups
-  const path = line.slice(0, nul);
+  if (nul === -1) return undefined;
+  const path = prefix + line.slice(0, nul);
   const rest = line.slice(nul + 1);
   if (mode === "count") return { kind: "count", path, count: Number(rest) };
   const m = CONTENT_LINE.exec(rest);
@@ -141,23 +147,20 @@ export async function searchContent(
   search: ContentSearch,
 ): Promise<SearchPage> {
   const offset = search.offset ?? 0;
-  const shown = displayPath(ctx.workspace, search.root);
-  const target = shown === "." ? undefined : shown;
+  const scope = await ripgrepScope(ctx, search.root);
   const wanted = offset + search.limit;
   if (wanted < COLLECT_CAP) {
-    const groups = await collectParallel(ctx, search, target);
-    const withContext = search.mode === "content" &&
-      !!(search.before || search.after);
-    if (groups) return page(flatten(groups, withContext), offset, search.limit);
+    const groups = await collectParallel(ctx, search, scope);
+    if (groups) return page(flatten(groups, search), offset, search.limit);
   }
-  return await sortedPage(ctx, search, target, offset);
+  return await sortedPage(ctx, search, scope, offset);
 }
 
 /** Every entry of a parallel run, grouped by file; `null` past the cap. */
 async function collectParallel(
   ctx: ToolContext,
   search: ContentSearch,
-  target: string | undefined,
+  scope: RipgrepScope,
 ): Promise<FileGroup[] | null> {
   const groups: FileGroup[] = [];
   let current: FileGroup | undefined;
@@ -165,10 +168,11 @@ async function collectParallel(
   let overflow = false;
   const run = await runRipgrep(
     ctx,
-    ripgrepArgs(search, target),
-    ctx.workspace,
+    ripgrepArgs(search, scope.target),
+    scope.cwd,
+    search.mode === "files" ? "paths" : "path-lines",
     (line) => {
-      const entry = parseLine(search.mode, line);
+      const entry = parseLine(search.mode, line, scope.prefix);
       if (!entry || entry.kind === "separator") return true;
       if (++count > COLLECT_CAP) {
         overflow = true;
@@ -183,22 +187,34 @@ async function collectParallel(
       return true;
     },
   );
-  checkFailure(run);
+  checkFailure(run, search);
   if (overflow) return null;
   groups.sort((a, b) => a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
   return groups;
 }
 
-/** Entries in file order; with context lines, a separator wherever lines are not adjacent (as ripgrep prints "--"). */
-function flatten(groups: FileGroup[], withContext: boolean): SearchEntry[] {
+/**
+ * Whether a separator goes between `last` and `entry`: with context lines,
+ * wherever lines are not adjacent, as ripgrep would print "--". (ripgrep
+ * is told not to: a separator line could not be told from a file name.)
+ */
+function separates(
+  search: ContentSearch,
+  last: SearchEntry | undefined,
+  entry: SearchEntry,
+): boolean {
+  return search.mode === "content" && !!(search.before || search.after) &&
+    last?.kind === "line" && entry.kind === "line" &&
+    (last.path !== entry.path || entry.line !== last.line + 1);
+}
+
+/** Entries in file order, with separators. */
+function flatten(groups: FileGroup[], search: ContentSearch): SearchEntry[] {
   const out: SearchEntry[] = [];
   let last: SearchEntry | undefined;
   for (const group of groups) {
     for (const entry of group.entries) {
-      if (
-        withContext && last?.kind === "line" && entry.kind === "line" &&
-        (last.path !== entry.path || entry.line !== last.line + 1)
-      ) out.push({ kind: "separator" });
+      if (separates(search, last, entry)) out.push({ kind: "separator" });
       out.push(entry);
       last = entry;
     }
@@ -235,7 +251,7 @@ function page(
 async function sortedPage(
   ctx: ToolContext,
   search: ContentSearch,
-  target: string | undefined,
+  scope: RipgrepScope,
   offset: number,
 ): Promise<SearchPage> {
   const entries: SearchEntry[] = [];
@@ -243,37 +259,49 @@ async function sortedPage(
   let truncated = false;
   const run = await runRipgrep(
     ctx,
-    ripgrepArgs(search, target, true),
-    ctx.workspace,
+    ripgrepArgs(search, scope.target, true),
+    scope.cwd,
+    search.mode === "files" ? "paths" : "path-lines",
     (line) => {
-      const entry = parseLine(search.mode, line);
-      if (!entry) {
-        if (line === "--" && entries.length > 0) {
-          entries.push({
-            kind: "separator",
-          });
-        }
-        return true;
-      }
+      const entry = parseLine(search.mode, line, scope.prefix);
+      if (!entry) return true;
       if (seen >= offset + search.limit) {
         truncated = true;
         return false;
       }
-      if (seen >= offset) entries.push(entry);
+      if (seen >= offset) {
+        if (separates(search, entries.at(-1), entry)) {
+          entries.push({ kind: "separator" });
+        }
+        entries.push(entry);
+      }
       seen++;
       return true;
     },
   );
-  checkFailure(run);
-  while (entries.at(-1)?.kind === "separator") entries.pop();
+  checkFailure(run, search);
   return { entries, truncated, offset };
 }
 
 function checkFailure(
   run: { code: number | null; stderr: string; stopped: boolean },
+  search: ContentSearch,
 ): void {
+  if (run.code === 2 && !run.stopped && run.stderr.trim() === "") {
+    // ripgrep's only silent failure (its message is one --no-messages hides).
+    const filters = [
+      ...(search.globs ?? []).map((g) => `glob ${g}`),
+      ...(search.type ? [`type ${search.type}`] : []),
+    ];
+    throw new ToolError(
+      `No file was searched: ${
+        filters.length ? filters.join(", ") : "the filters"
+      } left nothing to search. Globs match paths below the search path; to search elsewhere, set path.`,
+      { type: "nothing_searched" },
+    );
+  }
   if (run.code === 2 && !run.stopped) {
-    const message = run.stderr.trim().replace(/^rg: /, "") || "ripgrep failed";
+    const message = run.stderr.trim().replace(/^rg: /, "");
     throw new ToolError(
       `The search failed: ${message.split("\n").slice(0, 6).join("\n")}`,
       { type: "search_error" },

@@ -5,10 +5,11 @@
  * @module
  */
 
+import { isAbsolute, relative } from "node:path";
 import { z } from "zod";
-import { defineTool } from "../../session/tool.ts";
+import { defineTool, ToolError } from "../../session/tool.ts";
 import { findFiles } from "../_core/find.ts";
-import { searchRoot } from "../_core/reader.ts";
+import { type SearchRoot, searchRoot } from "../_core/reader.ts";
 
 const description =
   `Finds files by name with a glob pattern, such as "**/*.ts" or "src/**/test_*.py".
@@ -16,7 +17,7 @@ const description =
 - Returns matching paths, most recently modified first, at most limit (default 100).
 - Includes files that .gitignore ignores (build output, dependencies), but never anything under .git/.
 - A pattern without a slash matches file names at any depth ("*.md" finds every Markdown file).
-- path narrows the search to a directory (default: the workspace).
+- path narrows the search to a directory (default: the workspace); a pattern with a slash is relative to it.
 - To search file contents, use Grep.`;
 
 const input = z.object({
@@ -43,7 +44,7 @@ export default defineTool({
     const root = await searchRoot(ctx, i.path, true);
     const found = await findFiles(ctx, {
       root: root.real,
-      globs: [i.pattern],
+      globs: [relativePattern(i.pattern, root)],
       includeIgnored: true,
       order: "newest",
       limit: i.limit,
@@ -61,7 +62,7 @@ export default defineTool({
     };
     if (found.total === 0) {
       return {
-        content: `No files found matching ${i.pattern} in ${root.shown}.`,
+        content: `No files found matching ${i.pattern} in ${root.place}.`,
         structured,
       };
     }
@@ -73,3 +74,23 @@ export default defineTool({
     return { content: text, structured };
   },
 });
+
+/**
+ * The pattern relative to the search path. Models often send an absolute
+ * one ("/repo/src/**\/*.ts"); inside the search path it is made relative,
+ * outside it is an error that says what to do.
+ */
+function relativePattern(
+  pattern: string,
+  root: SearchRoot,
+): string {
+  if (!isAbsolute(pattern)) return pattern;
+  for (const base of [root.abs, root.real]) {
+    const rest = relative(base, pattern);
+    if (rest && !rest.startsWith("..") && !isAbsolute(rest)) return rest;
+  }
+  throw new ToolError(
+    `The pattern ${pattern} is an absolute path outside the search path (${root.place}). Set path to the directory to search, and give a pattern relative to it.`,
+    { type: "pattern_outside" },
+  );
+}

@@ -127,7 +127,7 @@ export default defineTool({
       return {
         content: `No matches found for ${
           JSON.stringify(i.pattern)
-        } in ${root.shown}${paged}. Grep respects .gitignore, skips .git/ and never searches sensitive files; to search an ignored or other directory, set the path field to it.`,
+        } in ${root.place}${paged}. Grep respects .gitignore, skips .git/ and never searches sensitive files; to search an ignored or other directory, set the path field to it.`,
         structured,
       };
     }

@@ -54,8 +54,46 @@ Deno.test("000 Glob: path narrows the search; no match and a missing directory s
   const r = await s.call(Glob, { pattern: "*.ts", path: "src/deep" });
   assert.equal(text(r), "src/deep/b.ts");
   const none = await s.call(Glob, { pattern: "*.rs" });
-  assert.equal(text(none), "No files found matching *.rs in ..");
+  assert.equal(text(none), "No files found matching *.rs in the workspace.");
   const missing = await s.call(Glob, { pattern: "*", path: "nope" });
   assert.equal(missing.isError, true);
   assert.equal(text(missing), "Directory does not exist: nope.");
+});
+
+Deno.test("000 Glob: a file name with a newline is one file", async () => {
+  const s = await TestSession.create();
+  await s.write("new\nline.txt", "x\n");
+  await s.write("plain.txt", "x\n");
+  const r = await s.call(Glob, { pattern: "*.txt" });
+  const st = r.structured as { files: string[]; count: number };
+  assert.equal(st.count, 2);
+  assert.deepEqual(st.files.toSorted(), ["new\nline.txt", "plain.txt"]);
+});
+
+Deno.test("000 Glob: a pattern with a slash is relative to path; an absolute one inside it is made relative", async () => {
+  const s = await TestSession.create();
+  await s.write("pkg/src/a.ts", "");
+  await s.write("pkg/b.ts", "");
+  await s.write("src/c.ts", "");
+  const files = async (input: Record<string, unknown>) =>
+    ((await s.call(Glob, input)).structured as { files: string[] }).files
+      .toSorted();
+  assert.deepEqual(await files({ pattern: "src/*.ts", path: "pkg" }), [
+    "pkg/src/a.ts",
+  ]);
+  assert.deepEqual(await files({ pattern: "src/*.ts" }), ["src/c.ts"]);
+  assert.deepEqual(
+    await files({ pattern: `${s.workspace}/pkg/**/*.ts` }),
+    ["pkg/b.ts", "pkg/src/a.ts"],
+  );
+  assert.deepEqual(
+    await files({ pattern: `${s.workspace}/pkg/src/*.ts`, path: "pkg" }),
+    ["pkg/src/a.ts"],
+  );
+  const outside = await s.call(Glob, { pattern: "/etc/*.conf", path: "pkg" });
+  assert.equal(outside.isError, true);
+  assert.equal(
+    text(outside),
+    "The pattern /etc/*.conf is an absolute path outside the search path (pkg). Set path to the directory to search, and give a pattern relative to it.",
+  );
 });

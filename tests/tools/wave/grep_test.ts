@@ -51,6 +51,35 @@ Deno.test("000 Grep #1: content mode gives lines with numbers and match counts",
   assert.equal(text(noNumbers), "src/b.py:needle = True");
 });
 
+Deno.test("000 Grep: file names with a newline or a colon are one file each, in every mode", async () => {
+  const s = await TestSession.create();
+  await s.write("new\nline.txt", "needle\n");
+  await s.write("a:1:b.txt", "x\nneedle\n");
+  await s.write("--\nodd.txt", "needle\n");
+  const files = await s.call(Grep, { pattern: "needle" });
+  assert.equal((files.structured as { files: number }).files, 3);
+  assert.equal(
+    text(files),
+    "Found 3 files\n--\nodd.txt\na:1:b.txt\nnew\nline.txt",
+  );
+  const counts = await s.call(Grep, {
+    pattern: "needle",
+    output_mode: "count",
+  });
+  assert.equal((counts.structured as { matches: number }).matches, 3);
+  assert.equal(
+    text(counts),
+    "--\nodd.txt:1\na:1:b.txt:1\nnew\nline.txt:1\n\nFound 3 matches in 3 files.",
+  );
+  const lines = await s.call(Grep, {
+    pattern: "needle",
+    output_mode: "content",
+    glob: "[an]*",
+  });
+  assert.equal(text(lines), "a:1:b.txt:2:needle\nnew\nline.txt:1:needle");
+  assert.equal((lines.structured as { files: number }).files, 2);
+});
+
 Deno.test("000 Grep: context lines -A/-B/-C and separators", async () => {
   const s = await TestSession.create();
   await s.write("c.txt", "1\n2\nhit\n4\n5\n6\n7\nhit\n9\n");
@@ -97,7 +126,7 @@ Deno.test("000 Grep #3: no match suggests the path field for ignored or other di
   assert.equal(r.isError, undefined);
   assert.match(
     text(r),
-    /^No matches found for "generated" in \.\. .*set the path field to it\.$/,
+    /^No matches found for "generated" in the workspace\. .*set the path field to it\.$/,
   );
   const inIgnored = await s.call(Grep, { pattern: "generated", path: "build" });
   assert.equal(text(inIgnored), "Found 1 file\nbuild/gen.ts");
@@ -220,4 +249,69 @@ Deno.test("000 Grep: past the collection cap, pages come from a sorted run that 
     "m/many.txt:10050:hit\nz/last.txt:1:hit",
   );
   assert.equal((deep.structured as { truncated: boolean }).truncated, false);
+});
+
+Deno.test("000 Grep: a glob with a slash is relative to path", async () => {
+  const s = await TestSession.create();
+  await s.write("pkg/src/a.ts", "needle\n");
+  await s.write("pkg/b.ts", "needle\n");
+  await s.write("src/c.ts", "needle\n");
+  const r = await s.call(Grep, {
+    pattern: "needle",
+    path: "pkg",
+    glob: "src/*.ts",
+  });
+  assert.equal(text(r), "Found 1 file\npkg/src/a.ts");
+  const top = await s.call(Grep, { pattern: "needle", glob: "src/*.ts" });
+  assert.equal(text(top), "Found 1 file\nsrc/c.ts");
+  // One file as the path: its own name in the result.
+  const one = await s.call(Grep, {
+    pattern: "needle",
+    path: "pkg/b.ts",
+    output_mode: "content",
+  });
+  assert.equal(text(one), "pkg/b.ts:1:needle");
+});
+
+Deno.test("000 Grep: a glob that leaves nothing to search says so (it cannot reach outside the path)", async () => {
+  const s = await TestSession.create();
+  await s.write("a.txt", "needle\n");
+  const r = await s.call(Grep, { pattern: "needle", glob: "../*" });
+  assert.equal(r.isError, true);
+  assert.equal(
+    text(r),
+    "No file was searched: glob ../* left nothing to search. Globs match paths below the search path; to search elsewhere, set path.",
+  );
+});
+
+Deno.test("000 Grep: context separators are the same from the parallel run and the sorted one", async () => {
+  const { COLLECT_CAP } = await import("../../../tools/_core/search.ts");
+  const s = await TestSession.create();
+  // Hits every third line: each with one line of context is a group of its own.
+  const body = Array.from(
+    { length: 30 },
+    (_, i) => i % 3 === 0 ? "hit" : `line ${i}`,
+  ).join("\n") + "\n";
+  await s.write("a.txt", body);
+  await s.write("b.txt", "hit\n");
+  const input = {
+    pattern: "hit",
+    output_mode: "content",
+    "-A": 1,
+    head_limit: 5,
+    offset: 2,
+  };
+  const parallel = await s.call(Grep, input);
+  const expected =
+    "a.txt:4:hit\na.txt-5-line 4\n--\na.txt:7:hit\na.txt-8-line 7\n--\na.txt:10:hit";
+  assert.equal(text(parallel).split("\n\n")[0], expected);
+  // Past the cap, the same page comes from the sorted run.
+  await s.write("c.txt", "hit\nx\n".repeat(COLLECT_CAP));
+  const sorted = await s.call(Grep, input);
+  assert.equal(text(sorted).split("\n\n")[0], expected);
+  const across = await s.call(Grep, { ...input, offset: 19, head_limit: 3 });
+  assert.equal(
+    text(across).split("\n\n")[0],
+    "a.txt-29-line 28\n--\nb.txt:1:hit\n--\nc.txt:1:hit",
+  );
 });
