@@ -138,13 +138,29 @@ export function resolveInWorkspace(
     outside = !isInside(root, real) &&
       !alsoInside.some((dir) => isInside(dir, real));
   } catch (error) {
-    if (!(error instanceof Deno.errors.NotCapable)) throw error;
+    if (error instanceof ToolError) throw error;
+    if (!(error instanceof Deno.errors.NotCapable)) {
+      // A name too long, a directory that may not be searched: where the
+      // path leads cannot be known, so it is not used.
+      const reason = error instanceof Error
+        ? error.message.replace(/: realpath .*$/s, "")
+        : String(error);
+      throw new ToolError(
+        `cannot resolve the path ${clipPath(raw)}: ${reason}`,
+        { type: "bad_path" },
+      );
+    }
     real = abs;
     outside = true;
   }
   const sensitive = sensitiveReason(abs, readSmallText) ??
     (real !== abs ? sensitiveReason(real, readSmallText) : undefined);
   return { raw, abs, real, outside, sensitive };
+}
+
+/** A path quoted for a message, cut to 200 characters. */
+function clipPath(raw: string): string {
+  return JSON.stringify(raw.length > 200 ? `${raw.slice(0, 200)}…` : raw);
 }
 
 /** The path relative to the workspace when inside it, else the absolute path: for messages. */

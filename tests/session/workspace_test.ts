@@ -94,6 +94,20 @@ Deno.test("resolver: a symlink loop is a ToolError, a NUL byte too", async () =>
   assert.throws(() => resolveInWorkspace(ws, "a\0b"), /NUL byte/);
 });
 
+Deno.test("resolver: a path that cannot be resolved (a name too long) is a ToolError, cut short", async () => {
+  const root = await Deno.realPath(await Deno.makeTempDir());
+  const raw = "x".repeat(5000);
+  assert.throws(
+    () => resolveInWorkspace(root, raw),
+    (error: unknown) =>
+      error instanceof ToolError &&
+      error.message ===
+        `cannot resolve the path "${
+          "x".repeat(200)
+        }…": File name too long (os error 36)`,
+  );
+});
+
 Deno.test("resolver: ~ expands to the home directory when one is given", async () => {
   const { ws } = await tree();
   const r = resolveInWorkspace(ws, "~/notes.txt", "/home/someone");
