@@ -10,15 +10,13 @@
  * @module
  */
 
-/** Permission flags of the main thread. */
-export const PERMISSION_FLAGS: readonly string[] = [
-  "--allow-read",
-  "--allow-write",
-  "--allow-run",
-  "--allow-env",
-  "--allow-net",
-  "--allow-sys",
-];
+/**
+ * Permission flags of the main thread: all of them. It runs processes and
+ * calls libc through FFI (prctl, session/processes.ts), which Deno counts
+ * as all permissions anyway; and Deno opens /proc only with --allow-all,
+ * where the main thread finds what a command left behind.
+ */
+export const PERMISSION_FLAGS: readonly string[] = ["--allow-all"];
 
 /** Unstable features wave uses (deno.json's `unstable` says the same). */
 export const UNSTABLE_FLAGS: readonly string[] = ["--unstable-worker-options"];

@@ -96,7 +96,8 @@ function contextFor(
       post({ type: "progress", id, stream, text });
     },
     processes: {
-      started: (pgid) => post({ type: "process", id, op: "started", pgid }),
+      started: (pgid, marker) =>
+        post({ type: "process", id, op: "started", pgid, marker }),
       ended: (pgid) => post({ type: "process", id, op: "ended", pgid }),
       signal: (pgid, signal) => post({ type: "signal", id, pgid, signal }),
     },

@@ -51,5 +51,12 @@ export type FromWorker =
     readState: ReadStateChanges;
   }
   | { type: "progress"; id: string; stream: "stdout" | "stderr"; text: string }
-  | { type: "process"; id: string; op: "started" | "ended"; pgid: number }
+  | {
+    type: "process";
+    id: string;
+    op: "started" | "ended";
+    pgid: number;
+    /** A command's marker (session/processes.ts), with "started". */
+    marker?: string;
+  }
   | { type: "signal"; id: string; pgid: number; signal: Deno.Signal };

@@ -149,7 +149,12 @@ class SandboxWorker {
         return;
       case "process":
         if (message.op === "started") {
-          this.#processes.started(message.pgid, message.id, this.id);
+          this.#processes.started(
+            message.pgid,
+            message.id,
+            this.id,
+            message.marker,
+          );
           // A group started after its call was given up on dies at once.
           if (!call) this.#processes.kill([message.pgid]);
         } else this.#processes.ended(message.pgid);

@@ -28,19 +28,116 @@ export function signalGroup(pgid: number, signal: Deno.Signal): void {
   }
 }
 
-/** The process groups this session has started and not yet seen exit. */
+/** The environment variable that marks every process a command starts (see {@linkcode ProcessGroups}). */
+export const COMMAND_MARKER = "WAVE_COMMAND";
+
+/**
+ * Makes this process the reaper of its orphaned descendants (Linux
+ * `PR_SET_CHILD_SUBREAPER`): a process a command detaches with `setsid`
+ * or a double fork becomes wave's child instead of init's, where
+ * {@linkcode ProcessGroups} can find it. Returns whether it worked (not on
+ * other systems, nor without FFI).
+ */
+export function becomeSubreaper(): boolean {
+  if (Deno.build.os !== "linux") return false;
+  try {
+    const libc = Deno.dlopen("libc.so.6", {
+      prctl: {
+        parameters: ["i32", "u64", "u64", "u64", "u64"],
+        result: "i32",
+      },
+    });
+    const PR_SET_CHILD_SUBREAPER = 36;
+    return libc.symbols.prctl(PR_SET_CHILD_SUBREAPER, 1n, 0n, 0n, 0n) === 0;
+  } catch {
+    return false;
+  }
+}
+
+/** This process's children, as /proc lists them per thread. */
+function children(): number[] {
+  const pids: number[] = [];
+  try {
+    for (const task of Deno.readDirSync("/proc/self/task")) {
+      const text = Deno.readTextFileSync(
+        `/proc/self/task/${task.name}/children`,
+      );
+      for (const pid of text.split(" ")) if (pid) pids.push(Number(pid));
+    }
+  } catch { /* not Linux, or no /proc: nothing to find */ }
+  return pids;
+}
+
+/** The command marker in a process's environment, if it has one. */
+function markerOf(pid: number): string | undefined {
+  try {
+    const environ = Deno.readTextFileSync(`/proc/${pid}/environ`);
+    const entry = environ.split("\0").find((e) =>
+      e.startsWith(`${COMMAND_MARKER}=`)
+    );
+    return entry?.slice(COMMAND_MARKER.length + 1);
+  } catch {
+    return undefined;
+  }
+}
+
+/** How many ended commands' markers are remembered for sweeps. */
+const MARKERS_KEPT = 256;
+/** A second sweep after a command ends, for descendants orphaned late (their parent took a moment to die). */
+const LATE_SWEEP_MS = 250;
+
+/**
+ * The process groups this session has started and not yet seen exit, and
+ * what escaped them. A command runs in a group of its own, which wave
+ * kills when it ends; a process that left the group (`setsid`, a daemon)
+ * still carries the command's marker in its environment, and once its
+ * parents are gone it is wave's child (see {@linkcode becomeSubreaper}):
+ * a sweep of wave's children kills those of ended commands.
+ */
 export class ProcessGroups {
-  /** pgid → the call (and worker) that started it. */
-  #groups = new Map<number, { callId: string; workerId: number }>();
+  /** pgid → the call (and worker) that started it, and the command's marker. */
+  #groups = new Map<
+    number,
+    { callId: string; workerId: number; marker?: string }
+  >();
+  /** Markers of commands that have ended, oldest first. */
+  #ended = new Set<string>();
 
   /** Records a group a call started. */
-  started(pgid: number, callId: string, workerId: number): void {
-    this.#groups.set(pgid, { callId, workerId });
+  started(
+    pgid: number,
+    callId: string,
+    workerId: number,
+    marker?: string,
+  ): void {
+    this.#groups.set(pgid, { callId, workerId, marker });
   }
 
-  /** Forgets a group whose leader has exited; its other members are still signalled on kill. */
+  /** Forgets a group whose leader has exited, and sweeps what its command left behind. */
   ended(pgid: number): void {
+    const marker = this.#groups.get(pgid)?.marker;
     this.#groups.delete(pgid);
+    if (marker === undefined) return;
+    this.#ended.add(marker);
+    if (this.#ended.size > MARKERS_KEPT) {
+      this.#ended.delete(this.#ended.values().next().value!);
+    }
+    this.sweep();
+    Deno.unrefTimer(setTimeout(() => this.sweep(), LATE_SWEEP_MS));
+  }
+
+  /**
+   * Kills wave's children that are not running groups and carry the
+   * marker of a command that has ended (with `all`, of any command).
+   */
+  sweep(all = false): void {
+    for (const pid of children()) {
+      if (this.#groups.has(pid)) continue;
+      const marker = markerOf(pid);
+      if (marker !== undefined && (all || this.#ended.has(marker))) {
+        signalGroup(pid, "SIGKILL");
+      }
+    }
   }
 
   /** Signals a group, but only one a call of this session started. */
@@ -64,8 +161,9 @@ export class ProcessGroups {
     }
   }
 
-  /** Kills every tracked group. */
+  /** Kills every tracked group, and every process a command left behind. */
   killAll(): void {
     this.kill([...this.#groups.keys()]);
+    this.sweep(true);
   }
 }

@@ -14,7 +14,7 @@ import { SandboxExecutor } from "./executor.ts";
 import { initMessage } from "./init.ts";
 import { readLines } from "./line_reader.ts";
 import { type LineSink, ProtocolWriter } from "./output.ts";
-import { ProcessGroups } from "./processes.ts";
+import { becomeSubreaper, ProcessGroups } from "./processes.ts";
 import {
   ControlBodies,
   type ControlSubtype,
@@ -425,6 +425,8 @@ export async function serve(
   options: ServeOptions,
   signal?: AbortSignal,
 ): Promise<number> {
+  // What a command detaches becomes wave's child, so it can be cleaned up.
+  becomeSubreaper();
   // WAVE_HOME's real location, so paths under it compare with resolved ones.
   config = { ...config, waveHome: realPathOf(config.waveHome) };
   const writer = new ProtocolWriter(io.stdout, config.sessionId);

@@ -64,8 +64,12 @@ export interface ReadStateView {
 
 /** Child process groups a tool started; the main thread tracks and kills them. */
 export interface ProcessGroupsView {
-  /** Reports a new process group (its leader's pid) so shutdown can kill it. */
-  started(pgid: number): void;
+  /**
+   * Reports a new process group (its leader's pid) so shutdown can kill
+   * it; a command also gives the marker its environment carries, so what
+   * escapes its group can be found when it ends.
+   */
+  started(pgid: number, marker?: string): void;
   /** Reports that the group's leader has exited. */
   ended(pgid: number): void;
   /** Asks the main thread to signal the whole group (a worker cannot). */

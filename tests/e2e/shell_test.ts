@@ -94,6 +94,7 @@ Deno.test("e2e 001: env inside a command shows nothing outside the allow-list; -
     const allowed = new Set([
       ...ALLOWED_ENV,
       "WAVE_PROJECT_FLAG",
+      "WAVE_COMMAND", // the marker that finds what a command detaches
       "PWD",
       "SHLVL",
       "_",
@@ -261,4 +262,109 @@ Deno.test("e2e 001: SIGTERM during a command kills its group and exits", async (
   const status = await wave.wait();
   assert.equal(status.code, 143);
   assert.deepEqual(groupMembers(pgid), []);
+});
+
+/** Live processes whose command line is exactly `cmdline`. */
+function running(cmdline: string): number[] {
+  const pids: number[] = [];
+  for (const entry of Deno.readDirSync("/proc")) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    try {
+      const line = Deno.readTextFileSync(`/proc/${entry.name}/cmdline`)
+        .replaceAll("\0", " ").trim();
+      const state = Deno.readTextFileSync(`/proc/${entry.name}/stat`)
+        .split(") ")[1][0];
+      if (line === cmdline && state !== "Z") pids.push(Number(entry.name));
+    } catch { /* gone */ }
+  }
+  return pids;
+}
+
+async function gone(cmdline: string, withinMs = 2000): Promise<boolean> {
+  for (const end = Date.now() + withinMs; Date.now() < end;) {
+    if (running(cmdline).length === 0) return true;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return false;
+}
+
+Deno.test("e2e 001: what a command detaches from its group (setsid, a double fork) does not outlive it", async () => {
+  const wave = await startWave();
+  try {
+    const n = 5000 + Math.floor(Math.random() * 1000);
+    const detached = [
+      // Its own session, started by the shell itself.
+      `setsid sleep ${n}.1 > /dev/null 2>&1 < /dev/null &`,
+      // A double fork: the subshell exits at once, the sleeper is orphaned.
+      `(setsid sleep ${n}.2 > /dev/null 2>&1 < /dev/null &)`,
+      // nohup in a subshell: same group, killed with it.
+      `(nohup sleep ${n}.3 > /dev/null 2>&1 &)`,
+    ];
+    const r = await wave.callTool("Bash", {
+      command: `${detached.join("\n")}\necho started`,
+    });
+    assert.equal(r.content, "started");
+    for (const k of [1, 2, 3]) {
+      assert.ok(
+        await gone(`sleep ${n}.${k}`),
+        `sleep ${n}.${k} outlived its command`,
+      );
+    }
+    // The session goes on.
+    assert.equal(
+      (await wave.callTool("Bash", { command: "echo ok" })).content,
+      "ok",
+    );
+  } finally {
+    await wave.kill();
+  }
+});
+
+Deno.test("e2e 001: a detached process lives as long as its command; shutdown takes the rest", async () => {
+  const wave = await startWave();
+  try {
+    const n = 6000 + Math.floor(Math.random() * 1000);
+    // A command that detaches a sleeper and keeps running a while.
+    await wave.send({
+      type: "control_request",
+      request_id: "long",
+      request: {
+        subtype: "call_tool",
+        tool_name: "Bash",
+        input: {
+          command:
+            `setsid sleep ${n}.1 >/dev/null 2>&1 </dev/null & sleep 1.5; echo done`,
+        },
+      },
+    });
+    await new Promise((r) => setTimeout(r, 700));
+    assert.equal(
+      running(`sleep ${n}.1`).length,
+      1,
+      "still running with its command",
+    );
+    await wave.waitFor((m) => m.response?.request_id === "long");
+    assert.ok(await gone(`sleep ${n}.1`), "gone once its command ended");
+
+    // Shutdown: a command still running when wave stops, and what it detached.
+    await wave.send({
+      type: "control_request",
+      request_id: "last",
+      request: {
+        subtype: "call_tool",
+        tool_name: "Bash",
+        input: {
+          command: `setsid sleep ${n}.2 >/dev/null 2>&1 </dev/null & sleep 100`,
+        },
+      },
+    });
+    for (let i = 0; i < 40 && running(`sleep ${n}.2`).length === 0; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    wave.child.kill("SIGTERM");
+    assert.equal((await wave.wait()).code, 143);
+    assert.ok(await gone(`sleep ${n}.2`), "shutdown left a detached process");
+  } finally {
+    await wave.kill();
+  }
 });

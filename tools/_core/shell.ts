@@ -8,6 +8,7 @@
  * @module
  */
 
+import { COMMAND_MARKER } from "../../session/processes.ts";
 import { BWRAP_ISOLATION } from "../../session/programs.ts";
 import { type ToolContext, ToolError } from "../../session/tool.ts";
 import { MAX_VIEW_CHARS, OutputCapture } from "./capture.ts";
@@ -151,7 +152,13 @@ export async function runShell(
 ): Promise<ShellResult> {
   const { command, args, sandboxed } = argv(ctx, request);
   const started = performance.now();
-  const env = sandboxed ? { ...ctx.env, TMPDIR: "/tmp" } : ctx.env;
+  // Everything the command starts inherits the marker, even what leaves its group.
+  const marker = crypto.randomUUID();
+  const env = {
+    ...ctx.env,
+    ...(sandboxed ? { TMPDIR: "/tmp" } : {}),
+    [COMMAND_MARKER]: marker,
+  };
   const child = spawnInOwnSession(ctx.programs.setsid, command, {
     args,
     cwd: request.cwd,
@@ -162,7 +169,7 @@ export async function runShell(
     stderr: "piped",
   });
   const pgid = child.pid;
-  ctx.processes.started(pgid);
+  ctx.processes.started(pgid, marker);
 
   const capture = new OutputCapture({
     progress: (stream, text) => ctx.progress(stream, text),
