@@ -29,6 +29,17 @@ function processesWith(marker: string): number[] {
   return pids;
 }
 
+/**
+ * Processes with `marker` still there after at most a second: a SIGKILL
+ * is delivered at once, but the process takes a moment to die.
+ */
+async function processesGone(marker: string): Promise<number[]> {
+  for (let i = 0; i < 20 && processesWith(marker).length > 0; i++) {
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return processesWith(marker);
+}
+
 const unique = () =>
   `${3000 + Math.floor(Math.random() * 1000)}.${
     Math.floor(Math.random() * 1000)
@@ -79,7 +90,7 @@ Deno.test("001 shell: timeout kills the whole group (SIGTERM, then SIGKILL)", as
     /Timed out after 1 s; the command and its children were killed\./,
   );
   await new Promise((res) => setTimeout(res, 100));
-  assert.deepEqual(processesWith(`sleep ${t}`), []);
+  assert.deepEqual(await processesGone(`sleep ${t}`), []);
 });
 
 Deno.test("001 shell: the command leads a session and process group of its own, through setsid or without it", async () => {
@@ -128,7 +139,7 @@ for (const mode of ["setsid", "detached"] as const) {
       "an interrupt ends the command within 1 s",
     );
     assert.equal(r.cancelled, true);
-    assert.deepEqual(processesWith(`sleep ${t}`), []);
+    assert.deepEqual(await processesGone(`sleep ${t}`), []);
   });
 }
 
@@ -141,7 +152,7 @@ Deno.test("001 shell: a grandchild holding the pipes does not hang the call, and
   assert.ok(took < 4000, `took ${took} ms`);
   assert.equal(r.exitCode, 0);
   assert.equal(r.stdout, "start\ndone\n");
-  assert.deepEqual(processesWith(`sleep ${t}`), []);
+  assert.deepEqual(await processesGone(`sleep ${t}`), []);
 });
 
 Deno.test("001 shell: long output: the model sees head and tail, the spill file has every byte", async () => {
