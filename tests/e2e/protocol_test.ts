@@ -4,7 +4,7 @@
  */
 
 import assert from "node:assert/strict";
-import { runWave, startWave } from "../_wave.ts";
+import { runWave, startWave, type WaveProcess } from "../_wave.ts";
 import { TOOLSETS } from "../../tools/toolsets.ts";
 
 const ECHO = ["echo.ts"];
@@ -387,20 +387,25 @@ Deno.test("stdin EOF: work in flight finishes, then exit 0", async () => {
   assert.equal(last?.response.response.content, "slept");
 });
 
+/** Starts the Spawn fixture's long-running child; returns its pid. */
+async function spawnChild(wave: WaveProcess): Promise<number> {
+  await wave.send({
+    type: "control_request",
+    request_id: "sp",
+    request: {
+      subtype: "call_tool",
+      tool_name: "Spawn",
+      input: { seconds: 1000 },
+    },
+  });
+  const progress = await wave.waitFor((m) => m.subtype === "tool_progress");
+  return Number(/pid (\d+)/.exec(progress.text)![1]);
+}
+
 Deno.test("SIGTERM: exit, and no child process is left", async () => {
   const wave = await startWave({ fixtureTools: ["spawn.ts"] });
   try {
-    await wave.send({
-      type: "control_request",
-      request_id: "sp",
-      request: {
-        subtype: "call_tool",
-        tool_name: "Spawn",
-        input: { seconds: 1000 },
-      },
-    });
-    const progress = await wave.waitFor((m) => m.subtype === "tool_progress");
-    const pid = Number(/pid (\d+)/.exec(progress.text)![1]);
+    const pid = await spawnChild(wave);
     assert.ok(await alive(pid), "the child should be running");
     wave.child.kill("SIGTERM");
     const status = await wave.wait();
@@ -414,17 +419,7 @@ Deno.test("SIGTERM: exit, and no child process is left", async () => {
 Deno.test("SIGTERM after EOF, while a call is still finishing: exit 143 at once, no child left", async () => {
   const wave = await startWave({ fixtureTools: ["spawn.ts"] });
   try {
-    await wave.send({
-      type: "control_request",
-      request_id: "sp",
-      request: {
-        subtype: "call_tool",
-        tool_name: "Spawn",
-        input: { seconds: 1000 },
-      },
-    });
-    const progress = await wave.waitFor((m) => m.subtype === "tool_progress");
-    const pid = Number(/pid (\d+)/.exec(progress.text)![1]);
+    const pid = await spawnChild(wave);
     // EOF: wave finishes what is in flight, which would take 1000 s...
     await wave.closeStdin();
     await new Promise((r) => setTimeout(r, 200));

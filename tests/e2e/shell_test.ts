@@ -5,6 +5,7 @@
 
 import assert from "node:assert/strict";
 import { ALLOWED_ENV } from "../../session/environment.ts";
+import { processesLeft, processesWith } from "../_processes.ts";
 import { startWave, type WaveProcess } from "../_wave.ts";
 
 /** Live (non-zombie) processes in process group `pgid`. */
@@ -264,30 +265,6 @@ Deno.test("e2e 001: SIGTERM during a command kills its group and exits", async (
   assert.deepEqual(groupMembers(pgid), []);
 });
 
-/** Live processes whose command line is exactly `cmdline`. */
-function running(cmdline: string): number[] {
-  const pids: number[] = [];
-  for (const entry of Deno.readDirSync("/proc")) {
-    if (!/^\d+$/.test(entry.name)) continue;
-    try {
-      const line = Deno.readTextFileSync(`/proc/${entry.name}/cmdline`)
-        .replaceAll("\0", " ").trim();
-      const state = Deno.readTextFileSync(`/proc/${entry.name}/stat`)
-        .split(") ")[1][0];
-      if (line === cmdline && state !== "Z") pids.push(Number(entry.name));
-    } catch { /* gone */ }
-  }
-  return pids;
-}
-
-async function gone(cmdline: string, withinMs = 2000): Promise<boolean> {
-  for (const end = Date.now() + withinMs; Date.now() < end;) {
-    if (running(cmdline).length === 0) return true;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return false;
-}
-
 Deno.test("e2e 001: what a command detaches from its group (setsid, a double fork) does not outlive it", async () => {
   const wave = await startWave();
   try {
@@ -305,8 +282,9 @@ Deno.test("e2e 001: what a command detaches from its group (setsid, a double for
     });
     assert.equal(r.content, "started");
     for (const k of [1, 2, 3]) {
-      assert.ok(
-        await gone(`sleep ${n}.${k}`),
+      assert.deepEqual(
+        await processesLeft(`sleep ${n}.${k}`),
+        [],
         `sleep ${n}.${k} outlived its command`,
       );
     }
@@ -339,12 +317,16 @@ Deno.test("e2e 001: a detached process lives as long as its command; shutdown ta
     });
     await new Promise((r) => setTimeout(r, 700));
     assert.equal(
-      running(`sleep ${n}.1`).length,
+      processesWith(`sleep ${n}.1`).length,
       1,
       "still running with its command",
     );
     await wave.waitFor((m) => m.response?.request_id === "long");
-    assert.ok(await gone(`sleep ${n}.1`), "gone once its command ended");
+    assert.deepEqual(
+      await processesLeft(`sleep ${n}.1`),
+      [],
+      "gone once its command ended",
+    );
 
     // Shutdown: a command still running when wave stops, and what it detached.
     await wave.send({
@@ -358,12 +340,16 @@ Deno.test("e2e 001: a detached process lives as long as its command; shutdown ta
         },
       },
     });
-    for (let i = 0; i < 40 && running(`sleep ${n}.2`).length === 0; i++) {
+    for (let i = 0; i < 40 && processesWith(`sleep ${n}.2`).length === 0; i++) {
       await new Promise((r) => setTimeout(r, 50));
     }
     wave.child.kill("SIGTERM");
     assert.equal((await wave.wait()).code, 143);
-    assert.ok(await gone(`sleep ${n}.2`), "shutdown left a detached process");
+    assert.deepEqual(
+      await processesLeft(`sleep ${n}.2`),
+      [],
+      "shutdown left a detached process",
+    );
   } finally {
     await wave.kill();
   }

@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { MAX_VIEW_CHARS } from "../../../tools/_core/capture.ts";
 import { describeShellResult, runShell } from "../../../tools/_core/shell.ts";
 import { TestSession } from "../../_context.ts";
+import { processesLeft, processesWith } from "../../_processes.ts";
 
 const run = (
   s: TestSession,
@@ -10,35 +11,6 @@ const run = (
   timeoutMs = 20_000,
   program: "bash" | "powershell" = "bash",
 ) => runShell(s.context(), { program, script, cwd: s.workspace, timeoutMs });
-
-/** Processes whose command line contains `marker`. */
-function processesWith(marker: string): number[] {
-  const pids: number[] = [];
-  for (const entry of Deno.readDirSync("/proc")) {
-    if (!/^\d+$/.test(entry.name)) continue;
-    try {
-      const cmdline = Deno.readTextFileSync(`/proc/${entry.name}/cmdline`)
-        .replaceAll("\0", " ").trim();
-      const stat = Deno.readTextFileSync(`/proc/${entry.name}/stat`);
-      // The process itself, not a shell whose script mentions it.
-      if (cmdline === marker && stat.split(") ")[1]?.[0] !== "Z") {
-        pids.push(Number(entry.name));
-      }
-    } catch { /* gone */ }
-  }
-  return pids;
-}
-
-/**
- * Processes with `marker` still there after at most a second: a SIGKILL
- * is delivered at once, but the process takes a moment to die.
- */
-async function processesGone(marker: string): Promise<number[]> {
-  for (let i = 0; i < 20 && processesWith(marker).length > 0; i++) {
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return processesWith(marker);
-}
 
 const unique = () =>
   `${3000 + Math.floor(Math.random() * 1000)}.${
@@ -90,7 +62,7 @@ Deno.test("001 shell: timeout kills the whole group (SIGTERM, then SIGKILL)", as
     /Timed out after 1 s; the command and its children were killed\./,
   );
   await new Promise((res) => setTimeout(res, 100));
-  assert.deepEqual(await processesGone(`sleep ${t}`), []);
+  assert.deepEqual(await processesLeft(`sleep ${t}`), []);
 });
 
 Deno.test("001 shell: the command leads a session and process group of its own, through setsid or without it", async () => {
@@ -139,7 +111,7 @@ for (const mode of ["setsid", "detached"] as const) {
       "an interrupt ends the command within 1 s",
     );
     assert.equal(r.cancelled, true);
-    assert.deepEqual(await processesGone(`sleep ${t}`), []);
+    assert.deepEqual(await processesLeft(`sleep ${t}`), []);
   });
 }
 
@@ -152,7 +124,7 @@ Deno.test("001 shell: a grandchild holding the pipes does not hang the call, and
   assert.ok(took < 4000, `took ${took} ms`);
   assert.equal(r.exitCode, 0);
   assert.equal(r.stdout, "start\ndone\n");
-  assert.deepEqual(await processesGone(`sleep ${t}`), []);
+  assert.deepEqual(await processesLeft(`sleep ${t}`), []);
 });
 
 Deno.test("001 shell: long output: the model sees head and tail, the spill file has every byte", async () => {

@@ -1,0 +1,38 @@
+/**
+ * Looking for processes in /proc, for tests that check nothing is left
+ * behind.
+ *
+ * @module
+ */
+
+/** Live (not zombie) processes whose command line is exactly `cmdline`, not a shell whose script mentions it. */
+export function processesWith(cmdline: string): number[] {
+  const pids: number[] = [];
+  for (const entry of Deno.readDirSync("/proc")) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    try {
+      const line = Deno.readTextFileSync(`/proc/${entry.name}/cmdline`)
+        .replaceAll("\0", " ").trim();
+      const stat = Deno.readTextFileSync(`/proc/${entry.name}/stat`);
+      if (line === cmdline && stat.split(") ")[1]?.[0] !== "Z") {
+        pids.push(Number(entry.name));
+      }
+    } catch { /* gone */ }
+  }
+  return pids;
+}
+
+/**
+ * The processes with `cmdline` still there after at most `withinMs`: a
+ * SIGKILL is delivered at once, but a process takes a moment to die.
+ */
+export async function processesLeft(
+  cmdline: string,
+  withinMs = 2000,
+): Promise<number[]> {
+  for (const end = Date.now() + withinMs; Date.now() < end;) {
+    if (processesWith(cmdline).length === 0) return [];
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return processesWith(cmdline);
+}
