@@ -72,7 +72,17 @@ export async function atomicWrite(
     ? [data]
     : data;
   const dir = dirname(path);
-  if (options.createParents) await Deno.mkdir(dir, { recursive: true });
+  if (options.createParents) {
+    try {
+      await Deno.mkdir(dir, { recursive: true });
+    } catch (error) {
+      // mkdir -p meets a file where a directory should be.
+      if (error instanceof Deno.errors.AlreadyExists) {
+        throw new Deno.errors.NotADirectory(`a parent of ${path} is a file`);
+      }
+      throw error;
+    }
+  }
 
   let previous: Deno.FileInfo | undefined;
   try {

@@ -428,3 +428,32 @@ Deno.test("e2e 000: modes: ask binds the tools that only read", () =>
       "Write is not available in ask mode; it needs agent mode or wider (set_permission_mode)",
     );
   }, { args: ["--mode", "ask"] }));
+
+Deno.test("e2e: inputs no file system can take get a tool error that says why, and the session goes on", () =>
+  withWave(async (wave) => {
+    wave.put("a.txt", "x\n");
+    const parentIsFile = await wave.callTool("Write", {
+      file_path: "a.txt/b.txt",
+      content: "y",
+    });
+    assert.equal(parentIsFile.is_error, true);
+    assert.equal(
+      parentIsFile.content,
+      "Could not write a.txt/b.txt: a parent of a.txt/b.txt is not a directory.",
+    );
+    const tooLong = await wave.callTool("Read", {
+      file_path: "x".repeat(5000),
+    });
+    assert.equal(tooLong.is_error, true);
+    assert.match(
+      tooLong.content,
+      /^cannot resolve the path "x{200}…": File name too long \(os error 36\)$/,
+    );
+    const nul = await wave.callTool("Bash", { command: "echo a\u0000b" });
+    assert.equal(nul.is_error, true);
+    assert.match(nul.content, /^The command contains a NUL character/);
+    assert.equal(
+      (await wave.callTool("Read", { file_path: "a.txt" })).content,
+      "     1\tx",
+    );
+  }));

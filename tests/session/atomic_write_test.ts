@@ -246,3 +246,16 @@ Deno.test("atomic: a named pipe at the path is refused and left as it is", async
   assert.equal((await Deno.stat(path)).isFifo, true);
   assert.deepEqual(await leftovers(dir), []);
 });
+
+Deno.test("atomic: a parent that is a file is said to be one", async () => {
+  const { dir } = await dirWith("file.txt", "x");
+  const error = await atomicWrite(`${dir}/file.txt/deeper/new.txt`, "y", {
+    createParents: true,
+  }).catch((e) => e);
+  assert.ok(error instanceof Deno.errors.NotADirectory, String(error));
+  assert.equal(
+    describeFsError(error, "file.txt/deeper/new.txt"),
+    "a parent of file.txt/deeper/new.txt is not a directory",
+  );
+  assert.equal(await Deno.readTextFile(`${dir}/file.txt`), "x");
+});

@@ -63,6 +63,12 @@ function argv(
   ctx: ToolContext,
   request: ShellRequest,
 ): { command: string; args: string[]; sandboxed: boolean } {
+  if (request.script.includes("\0")) {
+    throw new ToolError(
+      "The command contains a NUL character, which no program argument can hold; remove it (printf '\\0' writes one).",
+      { type: "invalid_command" },
+    );
+  }
   let inner: string[];
   if (request.program === "bash") {
     const bash = ctx.programs.bash;

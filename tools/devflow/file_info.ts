@@ -49,7 +49,10 @@ export default defineTool({
       link = await Deno.lstat(file.abs);
       info = await Deno.stat(file.real);
     } catch (error) {
-      if (error instanceof Deno.errors.NotFound) throw noFile(shown);
+      if (
+        error instanceof Deno.errors.NotFound ||
+        error instanceof Deno.errors.NotADirectory
+      ) throw noFile(shown);
       throw error;
     }
     refuseSpecialFile(info, shown);

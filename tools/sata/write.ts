@@ -34,7 +34,10 @@ async function currentText(
   try {
     info = await Deno.stat(real);
   } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return undefined;
+    if (
+      error instanceof Deno.errors.NotFound ||
+      error instanceof Deno.errors.NotADirectory
+    ) return undefined;
     throw error;
   }
   if (info.isDirectory) {

@@ -42,7 +42,11 @@ export default defineTool({
     try {
       info = await Deno.stat(file.real);
     } catch (error) {
-      if (!(error instanceof Deno.errors.NotFound)) throw error;
+      // Nothing there (a parent that is a file says so when the write fails).
+      if (
+        !(error instanceof Deno.errors.NotFound) &&
+        !(error instanceof Deno.errors.NotADirectory)
+      ) throw error;
     }
     if (info?.isDirectory) {
       throw new ToolError(
