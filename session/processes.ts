@@ -115,15 +115,24 @@ export class ProcessGroups {
 
   /** Forgets a group whose leader has exited, and sweeps what its command left behind. */
   ended(pgid: number): void {
+    if (this.#forget(pgid)) this.#sweepNowAndSoon();
+  }
+
+  #sweepNowAndSoon(): void {
+    this.sweep();
+    Deno.unrefTimer(setTimeout(() => this.sweep(), LATE_SWEEP_MS));
+  }
+
+  /** Forgets a group; whether it was a command's (its marker is now an ended one). */
+  #forget(pgid: number): boolean {
     const marker = this.#groups.get(pgid)?.marker;
     this.#groups.delete(pgid);
-    if (marker === undefined) return;
+    if (marker === undefined) return false;
     this.#ended.add(marker);
     if (this.#ended.size > MARKERS_KEPT) {
       this.#ended.delete(this.#ended.values().next().value!);
     }
-    this.sweep();
-    Deno.unrefTimer(setTimeout(() => this.sweep(), LATE_SWEEP_MS));
+    return true;
   }
 
   /**
@@ -153,12 +162,14 @@ export class ProcessGroups {
     ) => pgid);
   }
 
-  /** Kills groups outright (SIGKILL) and forgets them. */
+  /** Kills groups outright (SIGKILL), forgets them, and sweeps what their commands left behind. */
   kill(pgids: Iterable<number>): void {
+    let commands = false;
     for (const pgid of pgids) {
       signalGroup(pgid, "SIGKILL");
-      this.#groups.delete(pgid);
+      if (this.#forget(pgid)) commands = true;
     }
+    if (commands) this.#sweepNowAndSoon();
   }
 
   /** Kills every tracked group, and every process a command left behind. */

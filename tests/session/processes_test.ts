@@ -1,5 +1,9 @@
 import assert from "node:assert/strict";
-import { ProcessGroups, signalGroup } from "../../session/processes.ts";
+import {
+  COMMAND_MARKER,
+  ProcessGroups,
+  signalGroup,
+} from "../../session/processes.ts";
 
 async function exited(child: Deno.ChildProcess) {
   const status = await child.status;
@@ -46,4 +50,39 @@ Deno.test("ProcessGroups: only the call that started a group may signal it; kill
   groups.killAll();
   assert.equal(await exited(child), "SIGKILL");
   assert.deepEqual(groups.ofWorker(7), []);
+});
+
+Deno.test("ProcessGroups: killing or ending a command's group also kills the children left with its marker, and only those", async () => {
+  const groups = new ProcessGroups();
+  const spawn = (marker?: string) =>
+    new Deno.Command("sleep", {
+      args: ["30"],
+      env: marker ? { [COMMAND_MARKER]: marker } : {},
+    }).spawn();
+  // Stand-ins for processes a command detached: children of this process, untracked.
+  const leftByKilled = spawn("killed-command");
+  const leftByEnded = spawn("ended-command");
+  const unrelated = spawn();
+  const running = spawn("running-command");
+  const killed = spawn();
+  const ended = spawn();
+  groups.started(killed.pid, "call-1", 1, "killed-command");
+  groups.started(ended.pid, "call-2", 1, "ended-command");
+  groups.started(running.pid, "call-3", 1, "running-command");
+
+  groups.kill([killed.pid]);
+  assert.equal(await exited(leftByKilled), "SIGKILL");
+  ended.kill("SIGKILL");
+  await ended.status;
+  groups.ended(ended.pid);
+  assert.equal(await exited(leftByEnded), "SIGKILL");
+  await new Promise((r) => setTimeout(r, 300)); // the late sweep too
+  for (const child of [unrelated, running]) {
+    const stat = Deno.readTextFileSync(`/proc/${child.pid}/stat`);
+    assert.notEqual(stat.split(") ")[1][0], "Z", "left alone");
+  }
+  groups.killAll();
+  assert.equal(await exited(running), "SIGKILL");
+  unrelated.kill("SIGKILL");
+  await unrelated.status;
 });
