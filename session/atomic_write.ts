@@ -112,7 +112,7 @@ export async function atomicWrite(
   let open = true;
   let released = Promise.resolve();
   try {
-    for (const bytes of chunks) {
+    for (const bytes of coalesce(chunks)) {
       let offset = 0;
       while (offset < bytes.length) {
         const n = await fs.write(file, bytes.subarray(offset));
@@ -158,6 +158,37 @@ export async function atomicWrite(
     previousSize: previous?.size,
     released,
   };
+}
+
+/** Small chunks are gathered into buffers of this size: one write each, not one per chunk. */
+const GATHER_BYTES = 1 << 20;
+
+/**
+ * The chunks to write, in order, with runs of small ones copied together
+ * (a replace_all makes two chunks per match, and a write per chunk costs
+ * an operation each). Large chunks pass through uncopied.
+ */
+function* coalesce(chunks: readonly Uint8Array[]): Generator<Uint8Array> {
+  let buffer: Uint8Array | undefined;
+  let used = 0;
+  for (const chunk of chunks) {
+    if (chunk.length >= GATHER_BYTES / 4) {
+      if (used > 0) yield buffer!.subarray(0, used);
+      buffer = undefined;
+      used = 0;
+      yield chunk;
+      continue;
+    }
+    if (buffer && used + chunk.length > buffer.length) {
+      yield buffer.subarray(0, used);
+      buffer = undefined;
+      used = 0;
+    }
+    buffer ??= new Uint8Array(GATHER_BYTES);
+    buffer.set(chunk, used);
+    used += chunk.length;
+  }
+  if (used > 0) yield buffer!.subarray(0, used);
 }
 
 /**

@@ -259,3 +259,29 @@ Deno.test("atomic: a parent that is a file is said to be one", async () => {
   );
   assert.equal(await Deno.readTextFile(`${dir}/file.txt`), "x");
 });
+
+Deno.test("atomic: many small chunks are written in a few large writes, byte for byte", async () => {
+  const dir = await Deno.makeTempDir();
+  const chunks: Uint8Array[] = [];
+  for (let i = 0; i < 100_000; i++) {
+    chunks.push(new TextEncoder().encode(`${i},`));
+    if (i === 50_000) chunks.push(new Uint8Array(700_000).fill(65)); // a large one passes through
+  }
+  let writes = 0;
+  const counting: AtomicFs = {
+    write: (f, c) => {
+      writes++;
+      return f.write(c);
+    },
+    rename: (a, b) => Deno.rename(a, b),
+  };
+  await atomicWrite(`${dir}/out`, chunks, { fs: counting });
+  const expected = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+  let at = 0;
+  for (const c of chunks) {
+    expected.set(c, at);
+    at += c.length;
+  }
+  assert.deepEqual(await Deno.readFile(`${dir}/out`), expected);
+  assert.ok(writes <= 4, `${writes} writes for ${chunks.length} chunks`);
+});

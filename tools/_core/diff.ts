@@ -42,12 +42,28 @@ export interface FileDiff {
   hunks: DiffHunk[];
   /** The first changed line in the new text, or `null` when nothing changed. */
   firstChangedLine: number | null;
-  /** Lines added and removed. */
+  /**
+   * Lines added and removed. When the diff is not `complete`, the lines of
+   * the changed span on each side: as many as could have changed.
+   */
   added: number;
   removed: number;
   /** Word-level changes where a block removed and added the same number of lines. */
   wordDiffs: WordChange[];
+  /**
+   * False when the changes were too many to diff in bounded time (a
+   * replace_all over thousands of lines): `unified` is empty, no hunks.
+   */
+  complete: boolean;
 }
+
+/**
+ * The bounds of one diff: past this many edits, or this long, a diff is
+ * given up (Myers' algorithm slows with the number of changes times the
+ * length, and a diff that large helps no reader).
+ */
+const MAX_EDIT_LENGTH = 2000;
+const DIFF_TIMEOUT_MS = 250;
 
 /**
  * Length of the longest common prefix of `a` and `b`: galloping, then a
@@ -160,6 +176,7 @@ export function diffTexts(
       added: 0,
       removed: 0,
       wordDiffs: [],
+      complete: true,
     };
   }
   const prefix = commonPrefixLines(oldText, newText);
@@ -196,8 +213,9 @@ export function diffRegion(
     newPart,
     undefined,
     undefined,
-    { context },
+    { context, maxEditLength: MAX_EDIT_LENGTH, timeout: DIFF_TIMEOUT_MS },
   );
+  if (!patch) return tooLargeToDiff(oldPart, newPart, lineOffset);
   const hunks: DiffHunk[] = patch.hunks.map((h) => ({
     oldStart: h.oldStart + lineOffset,
     oldLines: h.oldLines,
@@ -262,7 +280,40 @@ export function diffRegion(
       ...h.lines,
     ]),
   ].join("\n") + "\n";
-  return { unified, hunks, firstChangedLine, added, removed, wordDiffs };
+  return {
+    unified,
+    hunks,
+    firstChangedLine,
+    added,
+    removed,
+    wordDiffs,
+    complete: true,
+  };
+}
+
+/** What is known of a change too large to diff: where it starts, and its span. */
+function tooLargeToDiff(
+  oldPart: string,
+  newPart: string,
+  lineOffset: number,
+): FileDiff {
+  const prefix = commonPrefixLines(oldPart, newPart);
+  const suffix = commonSuffixLines(oldPart, newPart, prefix);
+  // Prefix and suffix are whole lines, so the span between is too.
+  const lines = (text: string) => {
+    const span = text.slice(prefix, text.length - suffix);
+    return countNewlines(span, span.length) +
+      (span && !span.endsWith("\n") ? 1 : 0);
+  };
+  return {
+    unified: "",
+    hunks: [],
+    firstChangedLine: lineOffset + countNewlines(oldPart, prefix) + 1,
+    added: lines(newPart),
+    removed: lines(oldPart),
+    wordDiffs: [],
+    complete: false,
+  };
 }
 
 /** The text a diff is made of: no BOM, LF line ends (a `\r` in a diff line means nothing to a reader). */

@@ -103,7 +103,9 @@ export default defineTool({
       content: `Edited ${shown}: ${count} replacement${
         count === 1 ? "" : "s"
       }, first change at line ${diff.firstChangedLine ?? 1}.\n${
-        diffForModel(diff.unified)
+        diff.complete
+          ? diffForModel(diff.unified)
+          : `(No diff: the changes span ${diff.removed} lines, too many to diff. Read the file to check them.)\n`
       }`,
       structured: {
         type: "edit",
@@ -115,6 +117,7 @@ export default defineTool({
         diff: diff.unified,
         hunks: diff.hunks,
         wordDiffs: diff.wordDiffs,
+        diffComplete: diff.complete,
       },
     };
   },

@@ -64,3 +64,22 @@ Deno.test("diff: a one-line change in a 10 MB text stays a small hunk with the r
   assert.equal(d.hunks[0].oldStart, 99_998);
   assert.equal(d.hunks[0].lines.length, 8);
 });
+
+Deno.test("diff: too many changes to diff in bounded time give an incomplete diff that still says where and how much", () => {
+  const before = Array.from({ length: 3000 }, (_, i) => `line ${i} old`);
+  const after = before.map((l) => l.replace("old", "new"));
+  const text = (lines: string[]) =>
+    ["head", ...lines, "tail"].join("\n") + "\n";
+  const d = diffTexts("f.txt", text(before), text(after));
+  assert.equal(d.complete, false);
+  assert.equal(d.unified, "");
+  assert.deepEqual(d.hunks, []);
+  assert.equal(d.firstChangedLine, 2);
+  assert.equal(d.added, 3000);
+  assert.equal(d.removed, 3000);
+  // A few changes are diffed in full.
+  const few = diffTexts("f.txt", text(before), text(before.with(7, "x")));
+  assert.equal(few.complete, true);
+  assert.equal(few.firstChangedLine, 9);
+  assert.equal(few.added, 1);
+});

@@ -402,3 +402,23 @@ Deno.test("000 atomic #3: replacing a file atomically keeps read-before-write an
     assert.equal(await s.read(name), `${filler}a = 100\n`);
   }
 });
+
+Deno.test("000 Edit: replace_all over thousands of lines writes every replacement, and says the diff is too large instead of computing it", async () => {
+  const s = await TestSession.create();
+  const body = "value = old\n".repeat(20_000);
+  await s.write("many.txt", body);
+  const r = await readThenEdit(s, "many.txt", {
+    old_string: "old",
+    new_string: "new",
+    replace_all: true,
+  });
+  assert.equal(r.isError, undefined);
+  assert.equal(await s.read("many.txt"), "value = new\n".repeat(20_000));
+  assert.equal(
+    text(r),
+    "Edited many.txt: 20000 replacements, first change at line 1.\n(No diff: the changes span 20000 lines, too many to diff. Read the file to check them.)\n",
+  );
+  const st = r.structured as { diffComplete: boolean; linesRemoved: number };
+  assert.equal(st.diffComplete, false);
+  assert.equal(st.linesRemoved, 20_000);
+});
