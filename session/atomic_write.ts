@@ -160,7 +160,7 @@ export async function atomicWrite(
   };
 }
 
-/** Small chunks are gathered into buffers of this size: one write each, not one per chunk. */
+/** Runs of small chunks are gathered into writes of up to this size, not one write per chunk. */
 const GATHER_BYTES = 1 << 20;
 
 /**
@@ -169,26 +169,33 @@ const GATHER_BYTES = 1 << 20;
  * an operation each). Large chunks pass through uncopied.
  */
 function* coalesce(chunks: readonly Uint8Array[]): Generator<Uint8Array> {
-  let buffer: Uint8Array | undefined;
-  let used = 0;
+  let run: Uint8Array[] = [];
+  let size = 0;
+  function* flush(): Generator<Uint8Array> {
+    if (run.length === 1) yield run[0];
+    else if (run.length > 1) {
+      const gathered = new Uint8Array(size);
+      let at = 0;
+      for (const chunk of run) {
+        gathered.set(chunk, at);
+        at += chunk.length;
+      }
+      yield gathered;
+    }
+    run = [];
+    size = 0;
+  }
   for (const chunk of chunks) {
     if (chunk.length >= GATHER_BYTES / 4) {
-      if (used > 0) yield buffer!.subarray(0, used);
-      buffer = undefined;
-      used = 0;
+      yield* flush();
       yield chunk;
       continue;
     }
-    if (buffer && used + chunk.length > buffer.length) {
-      yield buffer.subarray(0, used);
-      buffer = undefined;
-      used = 0;
-    }
-    buffer ??= new Uint8Array(GATHER_BYTES);
-    buffer.set(chunk, used);
-    used += chunk.length;
+    if (size + chunk.length > GATHER_BYTES) yield* flush();
+    run.push(chunk);
+    size += chunk.length;
   }
-  if (used > 0) yield buffer!.subarray(0, used);
+  yield* flush();
 }
 
 /**
