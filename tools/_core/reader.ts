@@ -35,6 +35,19 @@ export function refuseSpecialFile(info: Deno.FileInfo, shown: string): void {
   );
 }
 
+/** Stats a path; `null` when nothing is there (or a parent is not a directory). */
+export async function statOrNull(real: string): Promise<Deno.FileInfo | null> {
+  try {
+    return await Deno.stat(real);
+  } catch (error) {
+    if (
+      error instanceof Deno.errors.NotFound ||
+      error instanceof Deno.errors.NotADirectory
+    ) return null;
+    throw error;
+  }
+}
+
 /** Names near `name` in `dir` (a missing file's likely intended names). */
 export function similarNames(dir: string, name: string, max = 3): string[] {
   let entries: string[];
@@ -65,23 +78,15 @@ export async function statForRead(
   workspace: string,
   shown: string,
 ): Promise<Deno.FileInfo> {
-  let info: Deno.FileInfo;
-  try {
-    info = await Deno.stat(real);
-  } catch (error) {
-    if (
-      error instanceof Deno.errors.NotFound ||
-      error instanceof Deno.errors.NotADirectory
-    ) {
-      const near = similarNames(dirname(real), basename(real))
-        .map((n) => displayPath(workspace, join(dirname(real), n)));
-      throw new ToolError(
-        `File does not exist: ${shown}.` +
-          (near.length ? ` Did you mean ${near.join(", ")}?` : ""),
-        { type: "not_found", suggestions: near },
-      );
-    }
-    throw error;
+  const info = await statOrNull(real);
+  if (!info) {
+    const near = similarNames(dirname(real), basename(real))
+      .map((n) => displayPath(workspace, join(dirname(real), n)));
+    throw new ToolError(
+      `File does not exist: ${shown}.` +
+        (near.length ? ` Did you mean ${near.join(", ")}?` : ""),
+      { type: "not_found", suggestions: near },
+    );
   }
   if (info.isDirectory) {
     throw new ToolError(
@@ -202,22 +207,12 @@ export async function searchRoot(
   const real = resolved?.real ?? ctx.workspace;
   const abs = resolved?.abs ?? ctx.workspace;
   const shown = displayPath(ctx.workspace, abs);
-  let info: Deno.FileInfo;
-  try {
-    info = await Deno.stat(real);
-  } catch (error) {
-    if (
-      error instanceof Deno.errors.NotFound ||
-      error instanceof Deno.errors.NotADirectory
-    ) {
-      throw new ToolError(
-        `${directory ? "Directory" : "Path"} does not exist: ${shown}.`,
-        {
-          type: "not_found",
-        },
-      );
-    }
-    throw error;
+  const info = await statOrNull(real);
+  if (!info) {
+    throw new ToolError(
+      `${directory ? "Directory" : "Path"} does not exist: ${shown}.`,
+      { type: "not_found" },
+    );
   }
   refuseSpecialFile(info, shown);
   if (directory && !info.isDirectory) {

@@ -9,7 +9,7 @@
 import { type ToolContext, ToolError } from "../../session/tool.ts";
 import { displayPath, type ResolvedPath } from "../../session/workspace.ts";
 import { recordVersion } from "../_core/history.ts";
-import { refuseSpecialFile } from "../_core/reader.ts";
+import { refuseSpecialFile, statOrNull } from "../_core/reader.ts";
 import { writeAndRecord, type WriteOutcome } from "../_core/writer.ts";
 
 /** A DevFlow path: backslashes are separators too. */
@@ -46,19 +46,6 @@ export function noDirectory(shown: string): ToolError {
       os_error: 3,
     },
   );
-}
-
-/** Stats a path; a missing one is `null`. */
-export async function statOrNull(real: string): Promise<Deno.FileInfo | null> {
-  try {
-    return await Deno.stat(real);
-  } catch (error) {
-    if (
-      error instanceof Deno.errors.NotFound ||
-      error instanceof Deno.errors.NotADirectory
-    ) return null;
-    throw error;
-  }
 }
 
 /** Writes through the atomic writer, recording the old content in file history first, so the change can be undone. */

@@ -9,9 +9,14 @@ import { z } from "zod";
 import { defineTool, ToolError } from "../../session/tool.ts";
 import type { ToolContext } from "../../session/tool.ts";
 import { diffable, diffTexts } from "../_core/diff.ts";
-import { decodeText, kindOf, refuseSpecialFile } from "../_core/reader.ts";
+import {
+  decodeText,
+  kindOf,
+  refuseSpecialFile,
+  statOrNull,
+} from "../_core/reader.ts";
 import { diffForModel } from "../_core/writer.ts";
-import { devflowPath, noFile, resolve, statOrNull } from "./_dialect.ts";
+import { devflowPath, noFile, resolve } from "./_dialect.ts";
 
 const description =
   `Shows the differences between two text files (path and other_path), or between a file and some content (path and content), as a unified diff.

@@ -9,7 +9,7 @@ import { z } from "zod";
 import { defineTool } from "../../session/tool.ts";
 import { countNewlines } from "../_core/bytes.ts";
 import { classify, readHead } from "../_core/file_type.ts";
-import { refuseSpecialFile } from "../_core/reader.ts";
+import { refuseSpecialFile, statOrNull } from "../_core/reader.ts";
 import { formatBytes } from "../_core/text.ts";
 import { devflowPath, noFile, resolve } from "./_dialect.ts";
 
@@ -43,18 +43,10 @@ export default defineTool({
   paths: (i) => [{ path: devflowPath(i.path), access: "read" }],
   async run(i, ctx) {
     const { file, shown } = resolve(ctx, i.path);
-    let link: Deno.FileInfo;
-    let info: Deno.FileInfo;
-    try {
-      link = await Deno.lstat(file.abs);
-      info = await Deno.stat(file.real);
-    } catch (error) {
-      if (
-        error instanceof Deno.errors.NotFound ||
-        error instanceof Deno.errors.NotADirectory
-      ) throw noFile(shown);
-      throw error;
-    }
+    const info = await statOrNull(file.real);
+    if (!info) throw noFile(shown);
+    // The link itself exists when its target does.
+    const link = await Deno.lstat(file.abs);
     refuseSpecialFile(info, shown);
     const base = {
       path: devflowPath(i.path),

@@ -8,7 +8,8 @@
 import { z } from "zod";
 import { defineTool, ToolError } from "../../session/tool.ts";
 import { listDirectory, NOISE_DIRS } from "../_core/listing.ts";
-import { devflowPath, noDirectory, resolve, statOrNull } from "./_dialect.ts";
+import { devflowPath, noDirectory, resolve } from "./_dialect.ts";
+import { statOrNull } from "../_core/reader.ts";
 
 /** The most entries returned; `truncated` says when more exist. */
 const MAX_ENTRIES = 2000;

@@ -14,7 +14,8 @@ import {
   runShell,
   SHELL_PROGRAMS,
 } from "../_core/shell.ts";
-import { devflowPath, resolve, statOrNull } from "./_dialect.ts";
+import { devflowPath, resolve } from "./_dialect.ts";
+import { statOrNull } from "../_core/reader.ts";
 
 const description =
   `Runs a non-interactive shell command (bash) and returns {stdout, stderr, exit_code, timed_out}.

@@ -8,9 +8,9 @@
 
 import { z } from "zod";
 import { defineTool } from "../../session/tool.ts";
-import { refuseSpecialFile } from "../_core/reader.ts";
+import { refuseSpecialFile, statOrNull } from "../_core/reader.ts";
 import { searchContent } from "../_core/search.ts";
-import { devflowPath, noFile, resolve, statOrNull } from "./_dialect.ts";
+import { devflowPath, noFile, resolve } from "./_dialect.ts";
 
 const description =
   `Searches the content of a file, or of every file under a directory, and returns the matching lines with their line numbers.

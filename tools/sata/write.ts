@@ -9,7 +9,12 @@ import { z } from "zod";
 import { defineTool, ToolError } from "../../session/tool.ts";
 import { displayPath } from "../../session/workspace.ts";
 import { diffable, diffTexts } from "../_core/diff.ts";
-import { decodeText, kindOf, refuseSpecialFile } from "../_core/reader.ts";
+import {
+  decodeText,
+  kindOf,
+  refuseSpecialFile,
+  statOrNull,
+} from "../_core/reader.ts";
 import { writeAndRecord } from "../_core/writer.ts";
 import { changeResult } from "./_change.ts";
 
@@ -30,16 +35,8 @@ async function currentText(
   real: string,
   shown: string,
 ): Promise<string | undefined> {
-  let info: Deno.FileInfo;
-  try {
-    info = await Deno.stat(real);
-  } catch (error) {
-    if (
-      error instanceof Deno.errors.NotFound ||
-      error instanceof Deno.errors.NotADirectory
-    ) return undefined;
-    throw error;
-  }
+  const info = await statOrNull(real);
+  if (!info) return undefined;
   if (info.isDirectory) {
     throw new ToolError(`${shown} is a directory; give a file path.`, {
       type: "is_directory",

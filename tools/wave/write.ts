@@ -9,7 +9,12 @@ import { z } from "zod";
 import { defineTool, ToolError } from "../../session/tool.ts";
 import { displayPath } from "../../session/workspace.ts";
 import { checkFresh } from "../_core/freshness.ts";
-import { decodeText, kindOf, refuseSpecialFile } from "../_core/reader.ts";
+import {
+  decodeText,
+  kindOf,
+  refuseSpecialFile,
+  statOrNull,
+} from "../_core/reader.ts";
 import { diffable, diffTexts } from "../_core/diff.ts";
 import { formatBytes } from "../_core/text.ts";
 import { diffForModel, writeAndRecord } from "../_core/writer.ts";
@@ -38,16 +43,8 @@ export default defineTool({
   async run(i, ctx) {
     const file = ctx.path(i.file_path);
     const shown = displayPath(ctx.workspace, file.abs);
-    let info: Deno.FileInfo | undefined;
-    try {
-      info = await Deno.stat(file.real);
-    } catch (error) {
-      // Nothing there (a parent that is a file says so when the write fails).
-      if (
-        !(error instanceof Deno.errors.NotFound) &&
-        !(error instanceof Deno.errors.NotADirectory)
-      ) throw error;
-    }
+    // Nothing there: a new file (a parent that is a file says so when the write fails).
+    const info = await statOrNull(file.real);
     if (info?.isDirectory) {
       throw new ToolError(
         `${shown} is a directory; give a file path to write.`,
