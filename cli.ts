@@ -10,7 +10,7 @@
 import { parseFlags } from "./session/config.ts";
 import { initMessage } from "./session/init.ts";
 import { builtinRef, TOOLSET_NAMES, TOOLSETS } from "./tools/toolsets.ts";
-import { MODES } from "./session/config.ts";
+import { MODES } from "./tools/kernel/modes.ts";
 
 // stdout carries protocol lines only.
 console.log = console.error;

@@ -30,12 +30,12 @@ export {
   type ToolDefinition,
   ToolError,
   type ToolResult,
-} from "./session/tool.ts";
+} from "./tools/kernel/tool.ts";
 export {
   isInside,
   type ResolvedPath,
   resolveInWorkspace,
-} from "./session/workspace.ts";
-export { atomicWrite } from "./session/atomic_write.ts";
+} from "./tools/kernel/workspace.ts";
+export { atomicWrite } from "./tools/kernel/atomic_write.ts";
 export { TOOLSET_NAMES, TOOLSETS } from "./tools/toolsets.ts";
 export { VERSION } from "./session/version.ts";

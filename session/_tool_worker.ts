@@ -14,13 +14,13 @@ import type {
   ToWorker,
 } from "./_worker_protocol.ts";
 import { loadTool } from "../tools/loaders.ts";
-import { CallReadState } from "./read_state.ts";
-import { type ToolContext, type ToolDefinition, ToolError } from "./tool.ts";
+import { CallReadState } from "../tools/kernel/read_state.ts";
+import { type ToolContext, type ToolDefinition, ToolError } from "../tools/kernel/tool.ts";
 import {
   displayPath,
   type ResolvedPath,
   resolveInWorkspace,
-} from "./workspace.ts";
+} from "../tools/kernel/workspace.ts";
 
 // stdout carries protocol lines only: a tool's stray console.log must not reach it.
 console.log = console.error;

@@ -5,9 +5,9 @@
  * @module
  */
 
-import type { ReadRecord, ReadStateChanges } from "./read_state.ts";
-import type { ResolvedPath } from "./workspace.ts";
-import type { ToolResult } from "./tool.ts";
+import type { ReadRecord, ReadStateChanges } from "../tools/kernel/read_state.ts";
+import type { ResolvedPath } from "../tools/kernel/workspace.ts";
+import type { ToolResult } from "../tools/kernel/tool.ts";
 
 /** What a tool's context is built from in the worker. */
 export interface CallContextData {

@@ -9,12 +9,10 @@
  * @module
  */
 
+import { type Mode, MODES } from "../tools/kernel/modes.ts";
 import { VERSION } from "./version.ts";
 
-/** Which tools are bound: see DESIGN.md "Modes". */
-export type Mode = "ask" | "plan" | "agent";
-/** The modes, from the narrowest to the widest. */
-export const MODES: readonly Mode[] = ["ask", "plan", "agent"];
+export type { Mode };
 
 /** The model providers `--model PROVIDER:NAME` accepts. */
 export const MODEL_PROVIDERS: readonly string[] = [

@@ -16,9 +16,9 @@ import type {
   FromWorker,
   ToWorker,
 } from "./_worker_protocol.ts";
-import type { ProcessGroups } from "./processes.ts";
-import type { ReadStateChanges } from "./read_state.ts";
-import type { Scopes, ToolResult } from "./tool.ts";
+import type { ProcessGroups } from "../tools/kernel/processes.ts";
+import type { ReadStateChanges } from "../tools/kernel/read_state.ts";
+import type { Scopes, ToolResult } from "../tools/kernel/tool.ts";
 
 /** Extra paths granted to one call after the parent approved them. */
 export interface Grants {

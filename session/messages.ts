@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { ContentBlock } from "./tool.ts";
+import type { ContentBlock } from "../tools/kernel/tool.ts";
 
 /** A tool call in an assistant message. */
 export interface ToolUseBlock {

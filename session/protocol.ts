@@ -9,7 +9,7 @@
  */
 
 import { z } from "zod";
-import { MODES } from "./config.ts";
+import { MODES } from "../tools/kernel/modes.ts";
 
 /** `system/error` codes (PROTOCOL.md "Bad input"). */
 export type InputErrorCode =

@@ -6,8 +6,8 @@
  */
 
 import { z } from "zod";
-import { type Mode, MODES } from "./config.ts";
-import type { Scopes, ToolDefinition } from "./tool.ts";
+import { boundIn, type Mode } from "../tools/kernel/modes.ts";
+import type { Scopes, ToolDefinition } from "../tools/kernel/tool.ts";
 import { loadTool } from "../tools/loaders.ts";
 
 /** A tool the session can bind. */
@@ -23,11 +23,6 @@ export interface ToolDescription {
   description: string;
   input_schema: Record<string, unknown>;
   scopes: { read: boolean; write: boolean | "state"; run: string[] };
-}
-
-/** Whether a tool whose narrowest mode is `toolMode` is bound in `mode`. */
-export function boundIn(toolMode: Mode, mode: Mode): boolean {
-  return MODES.indexOf(toolMode) <= MODES.indexOf(mode);
 }
 
 function describeScopes(scopes: Scopes): ToolDescription["scopes"] {

@@ -14,7 +14,7 @@ import { SandboxExecutor } from "./executor.ts";
 import { initMessage } from "./init.ts";
 import { readLines } from "./line_reader.ts";
 import { type LineSink, ProtocolWriter } from "./output.ts";
-import { becomeSubreaper, ProcessGroups } from "./processes.ts";
+import { becomeSubreaper, ProcessGroups } from "../tools/kernel/processes.ts";
 import {
   ControlBodies,
   type ControlSubtype,
@@ -24,7 +24,7 @@ import {
   type InputError,
   isInputError,
 } from "./protocol.ts";
-import { ReadState } from "./read_state.ts";
+import { ReadState } from "../tools/kernel/read_state.ts";
 import { ToolRegistry } from "./registry.ts";
 import { ToolCalls } from "./tool_calls.ts";
 import { WriteQueue } from "./write_queue.ts";
@@ -32,10 +32,10 @@ import { AgentLoop, type LoopHooks, repairHistory } from "./agent_loop.ts";
 import type { Block, Message } from "./messages.ts";
 import { createProvider } from "./models/mod.ts";
 import { Transcript, transcriptPath } from "./transcript.ts";
-import { TaskStore } from "./tasks.ts";
+import { TaskStore } from "../tools/kernel/tasks.ts";
 import { TaskReminders } from "./task_reminders.ts";
 
-import { realPathOf } from "./workspace.ts";
+import { realPathOf } from "../tools/kernel/workspace.ts";
 
 /** The streams a session talks over. */
 export interface SessionIO {

@@ -9,7 +9,7 @@
  */
 
 import type { Message } from "./messages.ts";
-import { taskLines, type TaskStore } from "./tasks.ts";
+import { taskLines, type TaskStore } from "../tools/kernel/tasks.ts";
 import type { TranscriptEntry } from "./transcript.ts";
 
 /** Assistant turns without task management before a reminder, and between two reminders. */

@@ -5,15 +5,15 @@
  * @module
  */
 
-import type { ReadRecord } from "../session/read_state.ts";
-import { signalGroup } from "../session/processes.ts";
-import { resolvePrograms } from "../session/programs.ts";
+import type { ReadRecord } from "../tools/kernel/read_state.ts";
+import { signalGroup } from "../tools/kernel/processes.ts";
+import { resolvePrograms } from "../tools/kernel/programs.ts";
 import type {
   ToolContext,
   ToolDefinition,
   ToolResult,
-} from "../session/tool.ts";
-import { resolveInWorkspace } from "../session/workspace.ts";
+} from "../tools/kernel/tool.ts";
+import { resolveInWorkspace } from "../tools/kernel/workspace.ts";
 import { SHELL_PROGRAMS } from "../tools/_core/shell.ts";
 
 /** A fake session for in-process tool runs. */

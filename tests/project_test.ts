@@ -55,6 +55,7 @@ Deno.test("start-up: the modules run before system/init import only each other, 
     "session/init.ts",
     "session/version.ts",
     "tools/toolsets.ts",
+    "tools/kernel/modes.ts",
   ];
   const root = new URL("../", import.meta.url);
   for (const file of preInit) {

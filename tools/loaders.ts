@@ -8,7 +8,7 @@
  * @module
  */
 
-import type { ToolDefinition } from "../session/tool.ts";
+import type { ToolDefinition } from "./kernel/tool.ts";
 import { BUILTIN } from "./toolsets.ts";
 
 type ToolModule = { default: ToolDefinition };

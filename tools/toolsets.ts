@@ -12,7 +12,7 @@
  * @module
  */
 
-import type { Mode } from "../session/config.ts";
+import type { Mode } from "./kernel/modes.ts";
 
 /** One tool of a toolset: its name, its module file (a key of `TOOL_MODULES` in loaders.ts), and the narrowest mode that binds it. */
 export interface ToolEntry {

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { findRipgrep } from "../../session/programs.ts";
+import { findRipgrep } from "../../tools/kernel/programs.ts";
 import { findArgs } from "../../tools/_core/find.ts";
 import { ripgrepArgs } from "../../tools/_core/search.ts";
 import { BenchWave, type Figure, median, time } from "./measure.ts";

@@ -8,7 +8,7 @@
 
 import type OpenAI from "openai";
 import { blocksOf, type Message } from "../messages.ts";
-import type { ContentBlock } from "../tool.ts";
+import type { ContentBlock } from "../../tools/kernel/tool.ts";
 import { toModelError } from "./anthropic.ts";
 import {
   type ApiOptions,

@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { ToolContext } from "../../session/tool.ts";
+import type { ToolContext } from "../kernel/tool.ts";
 import { ripgrepScope, runRipgrep } from "./ripgrep.ts";
 
 /** A search by name. */

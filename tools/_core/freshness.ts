@@ -5,8 +5,8 @@
  * @module
  */
 
-import type { ReadRecord } from "../../session/read_state.ts";
-import { type ToolContext, ToolError } from "../../session/tool.ts";
+import type { ReadRecord } from "../kernel/read_state.ts";
+import { type ToolContext, ToolError } from "../kernel/tool.ts";
 import { sha256 } from "./text.ts";
 
 /** What a fresh file looks like now. */

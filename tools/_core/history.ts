@@ -11,9 +11,9 @@
  */
 
 import { join } from "node:path";
-import { atomicWrite } from "../../session/atomic_write.ts";
-import type { ToolContext } from "../../session/tool.ts";
-import { displayPath } from "../../session/workspace.ts";
+import { atomicWrite } from "../kernel/atomic_write.ts";
+import type { ToolContext } from "../kernel/tool.ts";
+import { displayPath } from "../kernel/workspace.ts";
 import { refuseSpecialFile } from "./reader.ts";
 
 /** One recorded version. */

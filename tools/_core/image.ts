@@ -5,7 +5,7 @@
  * @module
  */
 
-import { type ContentBlock, ToolError } from "../../session/tool.ts";
+import { type ContentBlock, ToolError } from "../kernel/tool.ts";
 import type { ImageMediaType } from "./file_type.ts";
 import { formatBytes } from "./text.ts";
 

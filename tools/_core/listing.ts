@@ -7,8 +7,8 @@
  */
 
 import { join } from "node:path";
-import type { ToolContext } from "../../session/tool.ts";
-import { displayPath } from "../../session/workspace.ts";
+import type { ToolContext } from "../kernel/tool.ts";
+import { displayPath } from "../kernel/workspace.ts";
 
 /** Directories that are build output, dependencies or caches: rarely what a model is looking for. */
 export const NOISE_DIRS: readonly string[] = [

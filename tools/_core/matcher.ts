@@ -9,7 +9,7 @@
  * @module
  */
 
-import { ToolError } from "../../session/tool.ts";
+import { ToolError } from "../kernel/tool.ts";
 import { byteSearch } from "./byte_search.ts";
 import { spliceChunks } from "./bytes.ts";
 import type { ByteChange } from "./diff.ts";

@@ -6,7 +6,7 @@
  */
 
 import { posix } from "node:path";
-import { ToolError } from "../../session/tool.ts";
+import { ToolError } from "../kernel/tool.ts";
 
 /** The directory plans live in, relative to the workspace. */
 export const PLAN_DIR = ".cursor";

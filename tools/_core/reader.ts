@@ -8,8 +8,8 @@
  */
 
 import { basename, dirname, extname, join } from "node:path";
-import { type ToolContext, ToolError } from "../../session/tool.ts";
-import { displayPath } from "../../session/workspace.ts";
+import { type ToolContext, ToolError } from "../kernel/tool.ts";
+import { displayPath } from "../kernel/workspace.ts";
 import { classify, type FileKind, readHead } from "./file_type.ts";
 import { BOM, editDistance, splitLines } from "./text.ts";
 

@@ -6,8 +6,8 @@
  * @module
  */
 
-import { type ToolContext, ToolError } from "../../session/tool.ts";
-import { displayPath } from "../../session/workspace.ts";
+import { type ToolContext, ToolError } from "../kernel/tool.ts";
+import { displayPath } from "../kernel/workspace.ts";
 
 /** How a ripgrep run ended. */
 export interface RipgrepRun {

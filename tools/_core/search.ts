@@ -15,8 +15,8 @@
  * @module
  */
 
-import { SENSITIVE_EXCLUDE_GLOBS } from "../../session/sensitive.ts";
-import { type ToolContext, ToolError } from "../../session/tool.ts";
+import { SENSITIVE_EXCLUDE_GLOBS } from "../kernel/sensitive.ts";
+import { type ToolContext, ToolError } from "../kernel/tool.ts";
 import { type RipgrepScope, ripgrepScope, runRipgrep } from "./ripgrep.ts";
 
 /** The most entries collected from a parallel run before falling back to a sorted one. */

@@ -8,9 +8,9 @@
  * @module
  */
 
-import { COMMAND_MARKER } from "../../session/processes.ts";
-import { BWRAP_ISOLATION } from "../../session/programs.ts";
-import { type ToolContext, ToolError } from "../../session/tool.ts";
+import { COMMAND_MARKER } from "../kernel/processes.ts";
+import { BWRAP_ISOLATION } from "../kernel/programs.ts";
+import { type ToolContext, ToolError } from "../kernel/tool.ts";
 import { MAX_VIEW_CHARS, OutputCapture } from "./capture.ts";
 
 /** The default timeout of a command. */

@@ -5,8 +5,8 @@
  * @module
  */
 
-import { atomicWrite, describeFsError } from "../../session/atomic_write.ts";
-import { type ToolContext, ToolError } from "../../session/tool.ts";
+import { atomicWrite, describeFsError } from "../kernel/atomic_write.ts";
+import { type ToolContext, ToolError } from "../kernel/tool.ts";
 import { chunksLength } from "./bytes.ts";
 import { sha256 } from "./text.ts";
 

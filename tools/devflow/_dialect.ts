@@ -6,8 +6,8 @@
  * @module
  */
 
-import { type ToolContext, ToolError } from "../../session/tool.ts";
-import { displayPath, type ResolvedPath } from "../../session/workspace.ts";
+import { type ToolContext, ToolError } from "../kernel/tool.ts";
+import { displayPath, type ResolvedPath } from "../kernel/workspace.ts";
 import { recordVersion } from "../_core/history.ts";
 import { refuseSpecialFile, statOrNull } from "../_core/reader.ts";
 import { writeAndRecord, type WriteOutcome } from "../_core/writer.ts";

@@ -6,8 +6,8 @@
  */
 
 import { z } from "zod";
-import { defineTool, ToolError } from "../../session/tool.ts";
-import type { ToolContext } from "../../session/tool.ts";
+import { defineTool, ToolError } from "../kernel/tool.ts";
+import type { ToolContext } from "../kernel/tool.ts";
 import { diffable, diffTexts } from "../_core/diff.ts";
 import {
   decodeText,

@@ -6,7 +6,7 @@
  */
 
 import { z } from "zod";
-import { defineTool } from "../../session/tool.ts";
+import { defineTool } from "../kernel/tool.ts";
 import { countNewlines } from "../_core/bytes.ts";
 import { classify, readHead } from "../_core/file_type.ts";
 import { refuseSpecialFile, statOrNull } from "../_core/reader.ts";

@@ -6,7 +6,7 @@
  */
 
 import { z } from "zod";
-import { defineTool, ToolError } from "../../session/tool.ts";
+import { defineTool, ToolError } from "../kernel/tool.ts";
 import { listDirectory, NOISE_DIRS } from "../_core/listing.ts";
 import { devflowPath, noDirectory, resolve } from "./_dialect.ts";
 import { statOrNull } from "../_core/reader.ts";

@@ -6,7 +6,7 @@
  */
 
 import { z } from "zod";
-import { defineTool, ToolError } from "../../session/tool.ts";
+import { defineTool, ToolError } from "../kernel/tool.ts";
 import { diffable, diffTexts } from "../_core/diff.ts";
 import { applyReplacement } from "../_core/matcher.ts";
 import { decodeText, kindOf } from "../_core/reader.ts";

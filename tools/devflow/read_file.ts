@@ -6,7 +6,7 @@
  */
 
 import { z } from "zod";
-import { defineTool, ToolError } from "../../session/tool.ts";
+import { defineTool, ToolError } from "../kernel/tool.ts";
 import { classify, readHead } from "../_core/file_type.ts";
 import { estimateTokens, formatBytes } from "../_core/text.ts";
 import { devflowPath, fileTarget, noFile } from "./_dialect.ts";

@@ -6,7 +6,7 @@
  */
 
 import { z } from "zod";
-import { defineTool, ToolError } from "../../session/tool.ts";
+import { defineTool, ToolError } from "../kernel/tool.ts";
 import { listVersions, recordVersion, versionBytes } from "../_core/history.ts";
 import { writeAndRecord } from "../_core/writer.ts";
 import { devflowPath, resolve } from "./_dialect.ts";

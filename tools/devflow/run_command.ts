@@ -7,7 +7,7 @@
  */
 
 import { z } from "zod";
-import { defineTool, ToolError } from "../../session/tool.ts";
+import { defineTool, ToolError } from "../kernel/tool.ts";
 import {
   describeShellResult,
   MAX_TIMEOUT_MS,

@@ -8,7 +8,7 @@
 import picomatch from "picomatch";
 import { posix } from "node:path";
 import { z } from "zod";
-import { defineTool } from "../../session/tool.ts";
+import { defineTool } from "../kernel/tool.ts";
 import { findFiles } from "../_core/find.ts";
 import { NOISE_DIRS } from "../_core/listing.ts";
 import { searchRoot } from "../_core/reader.ts";

@@ -7,7 +7,7 @@
  */
 
 import { z } from "zod";
-import { defineTool } from "../../session/tool.ts";
+import { defineTool } from "../kernel/tool.ts";
 import { refuseSpecialFile, statOrNull } from "../_core/reader.ts";
 import { searchContent } from "../_core/search.ts";
 import { devflowPath, noFile, resolve } from "./_dialect.ts";

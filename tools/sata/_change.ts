@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { ToolResult } from "../../session/tool.ts";
+import type { ToolResult } from "../kernel/tool.ts";
 import type { FileDiff } from "../_core/diff.ts";
 import { diffForModel } from "../_core/writer.ts";
 

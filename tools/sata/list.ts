@@ -5,7 +5,7 @@
  */
 
 import { z } from "zod";
-import { defineTool } from "../../session/tool.ts";
+import { defineTool } from "../kernel/tool.ts";
 import { listDirectory } from "../_core/listing.ts";
 import { searchRoot } from "../_core/reader.ts";
 

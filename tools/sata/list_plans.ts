@@ -6,7 +6,7 @@
  */
 
 import { z } from "zod";
-import { defineTool } from "../../session/tool.ts";
+import { defineTool } from "../kernel/tool.ts";
 import { PLAN_DIR } from "../_core/plans.ts";
 import { listDirectory } from "../_core/listing.ts";
 

@@ -7,8 +7,8 @@
  */
 
 import { z } from "zod";
-import { defineTool, ToolError } from "../../session/tool.ts";
-import { displayPath } from "../../session/workspace.ts";
+import { defineTool, ToolError } from "../kernel/tool.ts";
+import { displayPath } from "../kernel/workspace.ts";
 import { MAX_VIEW_CHARS } from "../_core/capture.ts";
 import {
   binaryError,

@@ -5,7 +5,7 @@
  */
 
 import { z } from "zod";
-import { defineTool, ToolError } from "../../session/tool.ts";
+import { defineTool, ToolError } from "../kernel/tool.ts";
 import { PLAN_DIR, planPath } from "../_core/plans.ts";
 import { decodeText, refuseSpecialFile } from "../_core/reader.ts";
 

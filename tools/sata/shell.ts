@@ -6,7 +6,7 @@
  */
 
 import { z } from "zod";
-import { defineTool } from "../../session/tool.ts";
+import { defineTool } from "../kernel/tool.ts";
 import {
   DEFAULT_TIMEOUT_MS,
   describeShellResult,

@@ -6,8 +6,8 @@
  */
 
 import { z } from "zod";
-import { defineTool, ToolError } from "../../session/tool.ts";
-import { displayPath } from "../../session/workspace.ts";
+import { defineTool, ToolError } from "../kernel/tool.ts";
+import { displayPath } from "../kernel/workspace.ts";
 import { diffable, diffTexts } from "../_core/diff.ts";
 import {
   decodeText,

@@ -7,7 +7,7 @@
  */
 
 import { z } from "zod";
-import { defineTool } from "../../session/tool.ts";
+import { defineTool } from "../kernel/tool.ts";
 import { PLAN_DIR, planPath } from "../_core/plans.ts";
 import { writeAndRecord } from "../_core/writer.ts";
 

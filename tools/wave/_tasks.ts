@@ -6,8 +6,8 @@
  */
 
 import { z } from "zod";
-import { type Task, TaskStore } from "../../session/tasks.ts";
-import { type ToolContext, ToolError } from "../../session/tool.ts";
+import { type Task, TaskStore } from "../kernel/tasks.ts";
+import { type ToolContext, ToolError } from "../kernel/tool.ts";
 
 /** The session's task list. */
 export function storeOf(ctx: ToolContext): TaskStore {

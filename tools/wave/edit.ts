@@ -6,8 +6,8 @@
  */
 
 import { z } from "zod";
-import { defineTool, ToolError } from "../../session/tool.ts";
-import { displayPath } from "../../session/workspace.ts";
+import { defineTool, ToolError } from "../kernel/tool.ts";
+import { displayPath } from "../kernel/workspace.ts";
 import { checkFresh } from "../_core/freshness.ts";
 import {
   diffable,

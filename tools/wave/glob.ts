@@ -7,7 +7,7 @@
 
 import { isAbsolute, relative } from "node:path";
 import { z } from "zod";
-import { defineTool, ToolError } from "../../session/tool.ts";
+import { defineTool, ToolError } from "../kernel/tool.ts";
 import { findFiles } from "../_core/find.ts";
 import { type SearchRoot, searchRoot } from "../_core/reader.ts";
 

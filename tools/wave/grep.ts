@@ -6,7 +6,7 @@
  */
 
 import { z } from "zod";
-import { defineTool } from "../../session/tool.ts";
+import { defineTool } from "../kernel/tool.ts";
 import { searchRoot } from "../_core/reader.ts";
 import { searchContent, type SearchEntry } from "../_core/search.ts";
 

@@ -11,8 +11,8 @@ import {
   type ToolContext,
   ToolError,
   type ToolResult,
-} from "../../session/tool.ts";
-import { displayPath, type ResolvedPath } from "../../session/workspace.ts";
+} from "../kernel/tool.ts";
+import { displayPath, type ResolvedPath } from "../kernel/workspace.ts";
 import type { FileKind } from "../_core/file_type.ts";
 import { wholeRecord } from "../_core/freshness.ts";
 import { imageBlock } from "../_core/image.ts";

@@ -5,7 +5,7 @@
  */
 
 import { z } from "zod";
-import { defineTool } from "../../session/tool.ts";
+import { defineTool } from "../kernel/tool.ts";
 import { describeTask, storage, storeOf } from "./_tasks.ts";
 
 const description =

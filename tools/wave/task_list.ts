@@ -6,8 +6,8 @@
  */
 
 import { z } from "zod";
-import { taskLines } from "../../session/tasks.ts";
-import { defineTool } from "../../session/tool.ts";
+import { taskLines } from "../kernel/tasks.ts";
+import { defineTool } from "../kernel/tool.ts";
 import { storage, storeOf } from "./_tasks.ts";
 
 const description =

@@ -6,8 +6,8 @@
  */
 
 import { z } from "zod";
-import { TASK_STATUSES } from "../../session/tasks.ts";
-import { defineTool } from "../../session/tool.ts";
+import { TASK_STATUSES } from "../kernel/tasks.ts";
+import { defineTool } from "../kernel/tool.ts";
 import { describeTask, notFound, storage, storeOf, TaskId } from "./_tasks.ts";
 
 const description =

@@ -7,7 +7,7 @@ import {
 } from "../../../tools/_core/matcher.ts";
 import { diffable, diffBytes } from "../../../tools/_core/diff.ts";
 import { applyHunks, linesOf } from "./_diff_check.ts";
-import { ToolError } from "../../../session/tool.ts";
+import { ToolError } from "../../../tools/kernel/tool.ts";
 
 const apply = (
   text: string,

@@ -189,22 +189,25 @@ Deno.test("001 shell: powershell where pwsh is missing is a clear error", async 
   );
 });
 
-const hasBwrap = (await new Deno.Command("bwrap", {
-  args: [
-    "--ro-bind",
-    "/",
-    "/",
-    "--unshare-net",
-    "--unshare-pid",
-    "--dev",
-    "/dev",
-    "--proc",
-    "/proc",
-    "true",
-  ],
-  stdout: "null",
-  stderr: "null",
-}).output().catch(() => ({ success: false }))).success;
+// Deno.Command throws at once (not in the promise) for a program that is not installed.
+const hasBwrap = (await Promise.resolve().then(() =>
+  new Deno.Command("bwrap", {
+    args: [
+      "--ro-bind",
+      "/",
+      "/",
+      "--unshare-net",
+      "--unshare-pid",
+      "--dev",
+      "/dev",
+      "--proc",
+      "/proc",
+      "true",
+    ],
+    stdout: "null",
+    stderr: "null",
+  }).output()
+).catch(() => ({ success: false }))).success;
 
 Deno.test({
   name:

@@ -3,7 +3,7 @@ import {
   COMMAND_MARKER,
   ProcessGroups,
   signalGroup,
-} from "../../session/processes.ts";
+} from "../../../tools/kernel/processes.ts";
 
 async function exited(child: Deno.ChildProcess) {
   const status = await child.status;

@@ -5,7 +5,7 @@ import {
   installBinary,
   PathLookup,
   resolvePrograms,
-} from "../../session/programs.ts";
+} from "../../../tools/kernel/programs.ts";
 
 Deno.test("findOnPath finds executables the way a shell does", async () => {
   const dir = await Deno.makeTempDir();

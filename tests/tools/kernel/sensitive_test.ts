@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { sensitiveReason } from "../../session/sensitive.ts";
+import { sensitiveReason } from "../../../tools/kernel/sensitive.ts";
 
 const none = () => undefined;
 

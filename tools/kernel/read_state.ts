@@ -9,7 +9,6 @@
  * @module
  */
 
-import type { ReadStateView } from "./tool.ts";
 
 /** What one read recorded. */
 export interface ReadRecord {
@@ -25,6 +24,16 @@ export interface ReadRecord {
   range?: { offset: number; limit: number };
   /** Which dialect's read made the record (ranges are only compared within one). */
   reader?: string;
+}
+
+/** Read-state as a tool sees it during one call: the session's records for its paths, and its changes. */
+export interface ReadStateView {
+  /** The session's record for a real path, if this session has read it. */
+  get(realPath: string): ReadRecord | undefined;
+  /** Records a read (or a write that leaves the tool knowing the content). */
+  record(realPath: string, record: ReadRecord): void;
+  /** Forgets a path (it was removed or replaced by something unknown). */
+  forget(realPath: string): void;
 }
 
 /** A change a call made to the read-state: a record, or `null` to forget. */

@@ -14,7 +14,7 @@
 
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { sensitiveReason } from "./sensitive.ts";
-import { ToolError } from "./tool.ts";
+import { ToolError } from "./tool_error.ts";
 
 /** A path after resolution. Tools act on `real`; they show `abs` or `display`. */
 export interface ResolvedPath {

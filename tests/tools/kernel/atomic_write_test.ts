@@ -5,7 +5,7 @@ import {
   describeFsError,
   NotRegularFile,
   RELEASE_IN_BACKGROUND,
-} from "../../session/atomic_write.ts";
+} from "../../../tools/kernel/atomic_write.ts";
 
 async function dirWith(name: string, text: string, mode = 0o640) {
   const dir = await Deno.makeTempDir();

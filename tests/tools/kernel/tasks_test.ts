@@ -5,13 +5,16 @@ import {
   STALE_LOCK_MS,
   TaskStore,
   withListLock,
-} from "../../session/tasks.ts";
-import { reminderText, TaskReminders } from "../../session/task_reminders.ts";
-import TaskCreate from "../../tools/wave/task_create.ts";
-import TaskGet from "../../tools/wave/task_get.ts";
-import TaskList from "../../tools/wave/task_list.ts";
-import TaskUpdate from "../../tools/wave/task_update.ts";
-import { TestSession, text } from "../_context.ts";
+} from "../../../tools/kernel/tasks.ts";
+import {
+  reminderText,
+  TaskReminders,
+} from "../../../session/task_reminders.ts";
+import TaskCreate from "../../../tools/wave/task_create.ts";
+import TaskGet from "../../../tools/wave/task_get.ts";
+import TaskList from "../../../tools/wave/task_list.ts";
+import TaskUpdate from "../../../tools/wave/task_update.ts";
+import { TestSession, text } from "../../_context.ts";
 
 Deno.test("003 创建 #1: TaskCreate stores a task with a unique id at WAVE_HOME/tasks/{taskListId}/{taskId}.json", async () => {
   const s = await TestSession.create();

@@ -12,9 +12,12 @@
  */
 
 import type { z } from "zod";
-import type { Mode } from "./config.ts";
+import type { Mode } from "./modes.ts";
+import type { ReadStateView } from "./read_state.ts";
+import { ToolError } from "./tool_error.ts";
 import type { ResolvedPath } from "./workspace.ts";
-import type { ReadRecord } from "./read_state.ts";
+
+export { ToolError };
 
 /**
  * The Deno permissions a tool needs. The executor narrows them: `read` and
@@ -50,16 +53,6 @@ export interface ToolResult {
 export interface PathUse {
   path: string;
   access: "read" | "write";
-}
-
-/** Read-state as a tool sees it during one call: the session's records for its paths, and its changes. */
-export interface ReadStateView {
-  /** The session's record for a real path, if this session has read it. */
-  get(realPath: string): ReadRecord | undefined;
-  /** Records a read (or a write that leaves the tool knowing the content). */
-  record(realPath: string, record: ReadRecord): void;
-  /** Forgets a path (it was removed or replaced by something unknown). */
-  forget(realPath: string): void;
 }
 
 /** Child process groups a tool started; the main thread tracks and kills them. */
@@ -108,17 +101,6 @@ export interface ToolContext {
   /** Streams output of a running command to the parent (`system/tool_progress`). */
   progress(stream: "stdout" | "stderr", text: string): void;
   readonly processes: ProcessGroupsView;
-}
-
-/** An expected failure: its message is what the model reads. */
-export class ToolError extends Error {
-  /** Metadata for `structured` alongside the message. */
-  readonly structured?: unknown;
-  constructor(message: string, structured?: unknown) {
-    super(message);
-    this.name = "ToolError";
-    this.structured = structured;
-  }
 }
 
 /** What a tool module author writes. */

@@ -4,8 +4,8 @@ import {
   isInside,
   realPathOf,
   resolveInWorkspace,
-} from "../../session/workspace.ts";
-import { ToolError } from "../../session/tool.ts";
+} from "../../../tools/kernel/workspace.ts";
+import { ToolError } from "../../../tools/kernel/tool.ts";
 
 async function tree() {
   const base = await Deno.realPath(await Deno.makeTempDir());
