@@ -15,7 +15,11 @@ import type {
 } from "./_worker_protocol.ts";
 import { loadTool } from "../tools/loaders.ts";
 import { CallReadState } from "../tools/kernel/read_state.ts";
-import { type ToolContext, type ToolDefinition, ToolError } from "../tools/kernel/tool.ts";
+import {
+  type ToolContext,
+  type ToolDefinition,
+  ToolError,
+} from "../tools/kernel/tool.ts";
 import {
   displayPath,
   type ResolvedPath,

@@ -5,7 +5,10 @@
  * @module
  */
 
-import type { ReadRecord, ReadStateChanges } from "../tools/kernel/read_state.ts";
+import type {
+  ReadRecord,
+  ReadStateChanges,
+} from "../tools/kernel/read_state.ts";
 import type { ResolvedPath } from "../tools/kernel/workspace.ts";
 import type { ToolResult } from "../tools/kernel/tool.ts";
 

@@ -15,9 +15,16 @@ import type { ReadState } from "../tools/kernel/read_state.ts";
 import type { RegisteredTool, ToolRegistry } from "./registry.ts";
 import { boundIn } from "../tools/kernel/modes.ts";
 import { bwrapWorks, resolvePrograms } from "../tools/kernel/programs.ts";
-import { type ContentBlock, type PathUse, ToolError } from "../tools/kernel/tool.ts";
+import {
+  type ContentBlock,
+  type PathUse,
+  ToolError,
+} from "../tools/kernel/tool.ts";
 import type { WriteQueue } from "./write_queue.ts";
-import { type ResolvedPath, resolveInWorkspace } from "../tools/kernel/workspace.ts";
+import {
+  type ResolvedPath,
+  resolveInWorkspace,
+} from "../tools/kernel/workspace.ts";
 
 /** A call's result, in the protocol's words (PROTOCOL.md `call_tool`). */
 export interface CallResult {

@@ -9,7 +9,6 @@
  * @module
  */
 
-
 /** What one read recorded. */
 export interface ReadRecord {
   /** The file's mtime (ms since the epoch) when it was read. */
