@@ -1,0 +1,81 @@
+/** The README renders as meant: every table is whole. */
+import assert from "node:assert/strict";
+
+/** The cells of a Markdown table row; a `|` inside backticks or escaped is text. */
+export function cells(row: string): string[] {
+  const out: string[] = [];
+  let cell = "";
+  let code = false;
+  const body = row.trim().replace(/^\|/, "").replace(/\|$/, "");
+  for (let i = 0; i < body.length; i++) {
+    const c = body[i];
+    if (c === "\\" && body[i + 1] === "|") {
+      cell += "|";
+      i++;
+    } else if (c === "`") {
+      code = !code;
+      cell += c;
+    } else if (c === "|" && !code) {
+      out.push(cell.trim());
+      cell = "";
+    } else cell += c;
+  }
+  out.push(cell.trim());
+  return out;
+}
+
+/** Problems with the Markdown tables in `text`: rows of the wrong width, a row broken over lines. */
+export function tableProblems(text: string): string[] {
+  const lines = text.split("\n");
+  const problems: string[] = [];
+  let inFence = false;
+  for (let i = 0; i < lines.length; i++) {
+    if (lines[i].startsWith("```")) inFence = !inFence;
+    if (inFence || !lines[i].startsWith("|")) continue;
+    if (i > 0 && lines[i - 1].startsWith("|")) continue;
+    // A table starts here: a header, a separator, then rows.
+    const width = cells(lines[i]).length;
+    if (!/^\|(\s*:?-+:?\s*\|)+\s*$/.test(lines[i + 1] ?? "")) {
+      problems.push(`line ${i + 2}: a table without a separator row`);
+      continue;
+    }
+    let j = i + 1;
+    for (; j < lines.length && lines[j].startsWith("|"); j++) {
+      const n = cells(lines[j]).length;
+      if (n !== width) {
+        problems.push(`line ${j + 1}: ${n} cells in a table of ${width}`);
+      }
+      if (j > i + 1 && cells(lines[j]).some((c) => c === "")) {
+        problems.push(`line ${j + 1}: an empty cell`);
+      }
+    }
+    // A row broken over lines leaves a line after the table that holds " | ".
+    if (lines[j] && lines[j].trim() !== "" && / \| /.test(lines[j])) {
+      problems.push(`line ${j + 1}: a table row broken over lines`);
+    }
+  }
+  return problems;
+}
+
+Deno.test("README: every table renders as a table (no broken rows, no missing or empty cells)", async () => {
+  const readme = await Deno.readTextFile(
+    new URL("../README.md", import.meta.url),
+  );
+  assert.deepEqual(tableProblems(readme), []);
+});
+
+Deno.test("README table check: it finds a short row, an empty cell and a row broken over lines", () => {
+  const broken = [
+    "| a | b |",
+    "| - | - |",
+    "| `x|y` | 2 |",
+    "| 3 |",
+    "|   |   |",
+    "`z` | 4 |",
+  ].join("\n");
+  assert.deepEqual(tableProblems(broken), [
+    "line 4: 1 cells in a table of 2",
+    "line 5: an empty cell",
+    "line 6: a table row broken over lines",
+  ]);
+});
