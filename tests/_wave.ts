@@ -203,10 +203,14 @@ export class WaveProcess {
     }`;
   }
 
-  /** Sends a control request and returns its `control_response`'s `response`. */
+  /**
+   * Sends a control request and returns its `control_response`'s
+   * `response`, waiting `timeoutMs` (default 20 s) for it.
+   */
   async request(
     request: Record<string, unknown>,
     requestId = `t${this.#nextId++}`,
+    timeoutMs?: number,
   ): Promise<Message> {
     await this.send({
       type: "control_request",
@@ -216,21 +220,29 @@ export class WaveProcess {
     const answer = await this.waitFor(
       (m) =>
         m.type === "control_response" && m.response?.request_id === requestId,
-      { what: `the control_response to ${request.subtype} ${requestId}` },
+      {
+        timeoutMs,
+        what: `the control_response to ${request.subtype} ${requestId}`,
+      },
     );
     return answer.response;
   }
 
-  /** Calls a tool; returns the `call_tool` answer's inner `response` (or throws on a protocol error). */
+  /**
+   * Calls a tool; returns the `call_tool` answer's inner `response` (or
+   * throws on a protocol error). `timeoutMs` (default 20 s) is how long to
+   * wait for the answer: more for a call whose work is large.
+   */
   async callTool(
     toolName: string,
     input: Record<string, unknown>,
+    timeoutMs?: number,
   ): Promise<Message> {
-    const response = await this.request({
-      subtype: "call_tool",
-      tool_name: toolName,
-      input,
-    });
+    const response = await this.request(
+      { subtype: "call_tool", tool_name: toolName, input },
+      undefined,
+      timeoutMs,
+    );
     if (response.subtype !== "success") {
       throw new Error(`call_tool ${toolName} failed: ${response.error}`);
     }

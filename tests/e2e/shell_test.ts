@@ -154,7 +154,12 @@ Deno.test("e2e 001: a command that prints 1 GB: wave's RSS stays under 200 MB an
   try {
     const command =
       "yes 0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXY | head -c 1073741824";
-    const r = await wave.callTool("Bash", { command, timeout: 600_000 });
+    // 1 GB through wave takes ~10 s alone, over a minute on a loaded machine.
+    const r = await wave.callTool(
+      "Bash",
+      { command, timeout: 600_000 },
+      600_000,
+    );
     assert.equal(r.is_error, false, r.content.slice(-500));
     assert.equal(r.structured.stdoutBytes, 1024 ** 3);
     assert.equal(r.structured.truncated, true);
