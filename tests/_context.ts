@@ -15,6 +15,7 @@ import type {
 } from "../tools/kernel/tool.ts";
 import { resolveInWorkspace } from "../tools/kernel/workspace.ts";
 import { SHELL_PROGRAMS } from "../tools/_core/shell.ts";
+import { lastItems, waitUntil } from "./_waiting.ts";
 
 /** A fake session for in-process tool runs. */
 export class TestSession {
@@ -83,6 +84,24 @@ export class TestSession {
         signal: (pgid, signal) => signalGroup(pgid, signal),
       },
     };
+  }
+
+  /**
+   * Waits until the progress streamed so far (every chunk's text, joined)
+   * matches `pattern`, and returns that text: the event a command sends
+   * when it has got somewhere. On timeout the error names the pattern and
+   * shows the last chunks.
+   */
+  async waitForProgress(pattern: RegExp, timeoutMs?: number): Promise<string> {
+    const streamed = () => this.progress.map((p) => p.text).join("");
+    return await waitUntil(
+      () => pattern.test(streamed()) && streamed(),
+      `progress matching ${pattern}`,
+      {
+        timeoutMs,
+        detail: () => lastItems(this.progress, "progress chunks"),
+      },
+    );
   }
 
   /** Validates input like the session does, then runs the tool. */

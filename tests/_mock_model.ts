@@ -36,6 +36,7 @@ export class MockModel {
   readonly #server: Deno.HttpServer;
   #nextId = 1;
   #hung: (() => void)[] = [];
+  #hanging = Promise.withResolvers<void>();
 
   constructor() {
     this.#server = Deno.serve({
@@ -62,6 +63,15 @@ export class MockModel {
     return this.#steps.length;
   }
 
+  /**
+   * Resolves once a `hang` step has streamed its events and holds the
+   * stream open: the turn is then mid-stream, waiting on the model.
+   */
+  get hanging(): Promise<void> {
+    return this.#hanging.promise;
+  }
+
+  /** Releases every held stream and stops the server. */
   async close(): Promise<void> {
     for (const release of this.#hung) release();
     await this.#server.shutdown();
@@ -128,6 +138,7 @@ export class MockModel {
             controller.enqueue(bytes.subarray(mid));
           }
           if (hang) {
+            this.#hanging.resolve();
             await released;
             controller.close();
           } else if (limit < events.length) {

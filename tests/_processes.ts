@@ -5,6 +5,8 @@
  * @module
  */
 
+import { waitUntil } from "./_waiting.ts";
+
 /** Live (not zombie) processes whose command line is exactly `cmdline`, not a shell whose script mentions it. */
 export function processesWith(cmdline: string): number[] {
   const pids: number[] = [];
@@ -20,6 +22,30 @@ export function processesWith(cmdline: string): number[] {
     } catch { /* gone */ }
   }
   return pids;
+}
+
+/**
+ * Waits until `count` live processes run exactly `cmdline` (a command's
+ * children exist only once they have been exec'd, a moment after the
+ * command went on), and returns their pids. On timeout the error says how
+ * many of how many were there.
+ */
+export async function processesStarted(
+  cmdline: string,
+  count = 1,
+  timeoutMs?: number,
+): Promise<number[]> {
+  return await waitUntil(
+    () => {
+      const pids = processesWith(cmdline);
+      return pids.length >= count && pids;
+    },
+    `${count} process(es) running \`${cmdline}\``,
+    {
+      timeoutMs,
+      detail: () => `${processesWith(cmdline).length} were running`,
+    },
+  );
 }
 
 /**

@@ -8,6 +8,7 @@
 
 import { fileURLToPath } from "node:url";
 import { waveArgs } from "../scripts/flags.ts";
+import { describePredicate, lastItems, WAIT_MS, within } from "./_waiting.ts";
 
 /** The project's root directory. */
 export const ROOT: string = fileURLToPath(new URL("..", import.meta.url));
@@ -15,6 +16,23 @@ export const ROOT: string = fileURLToPath(new URL("..", import.meta.url));
 export const CLI: string = `${ROOT}cli.ts`;
 /** Test-only tool modules. */
 export const FIXTURE_TOOLS: string = `${ROOT}tests/fixtures/tools`;
+
+/** How much of stderr a failed wait shows (its end). */
+const STDERR_SHOWN = 1500;
+
+/** Options of {@linkcode WaveProcess.waitFor}. */
+export interface WaitOptions {
+  /** Give up after this long (default 20 s). */
+  timeoutMs?: number;
+  /** What is awaited, for the timeout message (default: the predicate's source). */
+  what?: string;
+}
+
+interface Waiter {
+  match(m: Message): boolean;
+  resolve(m: Message): void;
+  fail(why: string): void;
+}
 
 /** A protocol message as wave writes it. */
 // deno-lint-ignore no-explicit-any
@@ -44,7 +62,8 @@ export class WaveProcess {
   /** Every raw stdout line, in order. */
   readonly lines: string[] = [];
   stderr = "";
-  #waiters: { match(m: Message): boolean; resolve(m: Message): void }[] = [];
+  #waiters: Waiter[] = [];
+  #stdoutEnded = false;
   #writer: WritableStreamDefaultWriter<Uint8Array>;
   #reading: Promise<void>;
   #stderrReading: Promise<void>;
@@ -66,6 +85,24 @@ export class WaveProcess {
   }
 
   async #read(): Promise<void> {
+    let why = "wave's stdout ended";
+    try {
+      await this.#readLines();
+    } catch (error) {
+      why = `reading wave's stdout failed (${(error as Error).message})`;
+      throw error;
+    } finally {
+      // Nothing more can come: a waiter still waiting would wait in vain.
+      // Its stderr may say why, so let that end too (briefly) first.
+      this.#stdoutEnded = true;
+      if (this.#waiters.length > 0) {
+        await within(this.#stderrReading, 1000, "stderr").catch(() => {});
+      }
+      for (const waiter of this.#waiters) waiter.fail(why);
+    }
+  }
+
+  async #readLines(): Promise<void> {
     let buffer = "";
     for await (
       const chunk of this.child.stdout.pipeThrough(new TextDecoderStream())
@@ -119,58 +156,93 @@ export class WaveProcess {
     return this.writeRaw(JSON.stringify(message) + "\n");
   }
 
-  /** The first message (already received or still to come) matching `match`. */
+  /**
+   * The first message (already received or still to come) matching
+   * `match`. It fails when `timeoutMs` (default 20 s) passes or wave's
+   * stdout ends first, with an error naming what was awaited (`what`, or
+   * the predicate's source) and showing the last 5 messages, each cut to
+   * about 300 characters, and the end of stderr.
+   */
   waitFor(
     match: (m: Message) => boolean,
-    timeoutMs = 20_000,
+    options: number | WaitOptions = {},
   ): Promise<Message> {
+    const { timeoutMs = WAIT_MS, what = describePredicate(match) } =
+      typeof options === "number" ? { timeoutMs: options } : options;
     const seen = this.messages.find(match);
     if (seen) return Promise.resolve(seen);
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.#waiters = this.#waiters.filter((w) => w.resolve !== done);
-        reject(
-          new Error(
-            `timed out waiting for a message; got:\n${
-              this.lines.slice(-5).join("\n")
-            }\nstderr:\n${this.stderr.slice(-2000)}`,
-          ),
-        );
-      }, timeoutMs);
-      const done = (m: Message) => {
-        clearTimeout(timer);
-        resolve(m);
+      const waiter: Waiter = {
+        match,
+        resolve: (m) => {
+          clearTimeout(timer);
+          resolve(m);
+        },
+        fail: (why) => {
+          clearTimeout(timer);
+          this.#waiters = this.#waiters.filter((w) => w !== waiter);
+          reject(new Error(`${why} waiting for ${what}\n${this.#seen()}`));
+        },
       };
-      this.#waiters.push({ match, resolve: done });
+      const timer = setTimeout(
+        () => waiter.fail(`timed out after ${timeoutMs} ms`),
+        timeoutMs,
+      );
+      if (this.#stdoutEnded) waiter.fail("wave's stdout had ended");
+      else this.#waiters.push(waiter);
     });
   }
 
-  /** Sends a control request and returns its `control_response`'s `response`. */
+  /** The last few messages and the end of stderr, for a failure message. */
+  #seen(): string {
+    const stderr = this.stderr.length > STDERR_SHOWN
+      ? `…${this.stderr.slice(-STDERR_SHOWN)}`
+      : this.stderr;
+    return `${lastItems(this.lines, "stdout lines")}\nstderr: ${
+      stderr === "" ? "(empty)" : `\n${stderr}`
+    }`;
+  }
+
+  /**
+   * Sends a control request and returns its `control_response`'s
+   * `response`, waiting `timeoutMs` (default 20 s) for it.
+   */
   async request(
     request: Record<string, unknown>,
     requestId = `t${this.#nextId++}`,
+    timeoutMs?: number,
   ): Promise<Message> {
     await this.send({
       type: "control_request",
       request_id: requestId,
       request,
     });
-    const answer = await this.waitFor((m) =>
-      m.type === "control_response" && m.response?.request_id === requestId
+    const answer = await this.waitFor(
+      (m) =>
+        m.type === "control_response" && m.response?.request_id === requestId,
+      {
+        timeoutMs,
+        what: `the control_response to ${request.subtype} ${requestId}`,
+      },
     );
     return answer.response;
   }
 
-  /** Calls a tool; returns the `call_tool` answer's inner `response` (or throws on a protocol error). */
+  /**
+   * Calls a tool; returns the `call_tool` answer's inner `response` (or
+   * throws on a protocol error). `timeoutMs` (default 20 s) is how long to
+   * wait for the answer: more for a call whose work is large.
+   */
   async callTool(
     toolName: string,
     input: Record<string, unknown>,
+    timeoutMs?: number,
   ): Promise<Message> {
-    const response = await this.request({
-      subtype: "call_tool",
-      tool_name: toolName,
-      input,
-    });
+    const response = await this.request(
+      { subtype: "call_tool", tool_name: toolName, input },
+      undefined,
+      timeoutMs,
+    );
     if (response.subtype !== "success") {
       throw new Error(`call_tool ${toolName} failed: ${response.error}`);
     }
@@ -245,7 +317,9 @@ export async function startWave(
     env: { WAVE_HOME: waveHome, NO_COLOR: "1", ...options.env },
   }).spawn();
   const wave = new WaveProcess(child, workspace, waveHome);
-  await wave.waitFor((m) => m.type === "system" && m.subtype === "init");
+  await wave.waitFor((m) => m.type === "system" && m.subtype === "init", {
+    what: "system/init",
+  });
   return wave;
 }
 

@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { TINY_PNG } from "../_images.ts";
 import { MockModel } from "../_mock_model.ts";
 import { type Message, startWave, type WaveProcess } from "../_wave.ts";
+import { INTERRUPT_WITHIN_MS, WAIT_MS, within } from "../_waiting.ts";
 
 const KEY = "sk-test-secret-key-0123456789";
 
@@ -46,7 +47,10 @@ const userTurn = (wave: WaveProcess, text: string) =>
 
 const resultOf = (wave: WaveProcess, nth = 1) => {
   let seen = 0;
-  return wave.waitFor((m) => m.type === "result" && ++seen === nth, 30_000);
+  return wave.waitFor((m) => m.type === "result" && ++seen === nth, {
+    timeoutMs: 30_000,
+    what: `result number ${nth} (the end of turn ${nth})`,
+  });
 };
 
 for (const provider of ["anthropic", "openai"] as const) {
@@ -412,17 +416,17 @@ Deno.test("loop: interrupt mid-stream ends the turn with error_interrupted withi
   withModel("anthropic", async (wave, mock) => {
     mock.script({ hang: [{ type: "text", text: "a long answer" }], events: 3 });
     await userTurn(wave, "hi");
-    while (mock.requests.length === 0) {
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    await new Promise((r) => setTimeout(r, 200));
+    await within(
+      mock.hanging,
+      WAIT_MS,
+      "the mock model's reply to stop mid-stream",
+    );
     const started = performance.now();
     await wave.request({ subtype: "interrupt" });
     const result = await resultOf(wave);
-    assert.ok(
-      performance.now() - started < 1000,
-      `took ${performance.now() - started} ms`,
-    );
+    const took = performance.now() - started;
+    // README: "interrupt ends a turn within a second".
+    assert.ok(took < INTERRUPT_WITHIN_MS, `the interrupt took ${took} ms`);
     assert.equal(result.subtype, "error_interrupted");
     assert.equal(result.is_error, true);
   }));
@@ -438,15 +442,17 @@ Deno.test("loop: interrupt during a tool kills the command and ends the turn wit
       }],
     });
     await userTurn(wave, "wait");
-    const progress = await wave.waitFor((m) => m.subtype === "tool_progress");
+    const progress = await wave.waitFor(
+      (m) => m.subtype === "tool_progress" && /pid \d+/.test(m.text),
+      { what: "the command's start (tool_progress 'pid N')" },
+    );
     const pid = Number(/pid (\d+)/.exec(progress.text)![1]);
     const started = performance.now();
     await wave.request({ subtype: "interrupt" });
     const result = await resultOf(wave);
-    assert.ok(
-      performance.now() - started < 1000,
-      `took ${performance.now() - started} ms`,
-    );
+    const took = performance.now() - started;
+    // README: "interrupt ends a turn within a second", killing running commands.
+    assert.ok(took < INTERRUPT_WITHIN_MS, `the interrupt took ${took} ms`);
     assert.equal(result.subtype, "error_interrupted");
     let alive = true;
     try {

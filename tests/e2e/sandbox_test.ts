@@ -420,14 +420,22 @@ Deno.test("write queue: writing calls run one at a time in arrival order; read-o
         `write ${i} started before write ${i - 1} ended`,
       );
     }
-    const sleeps = await Promise.all(
-      [0, 1, 2].map(() => wave.callTool("Sleep", { ms: 300 })),
+    // Three long sleeps all start before any ends: one at a time, the
+    // second would start only after the first's 30 s.
+    const sleeps = Promise.all(
+      [0, 1, 2].map(() => wave.callTool("Sleep", { ms: 30_000 })),
     );
-    const latestStart = Math.max(...sleeps.map((s) => s.structured.started));
-    const earliestEnd = Math.min(...sleeps.map((s) => s.structured.ended));
-    assert.ok(
-      latestStart < earliestEnd,
-      "read-only calls should run concurrently",
+    const starts = new Set<string>();
+    await wave.waitFor(
+      (m) =>
+        m.subtype === "tool_progress" && m.text === "sleeping\n" &&
+        starts.add(m.tool_use_id).size === 3,
+      { what: "3 read-only Sleep calls running at once" },
+    );
+    await wave.request({ subtype: "interrupt" });
+    assert.deepEqual(
+      (await sleeps).map((s) => s.content),
+      ["interrupted", "interrupted", "interrupted"],
     );
   } finally {
     await wave.kill();

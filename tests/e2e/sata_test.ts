@@ -193,10 +193,13 @@ Deno.test("001 功能职责: 在工作区里跑 bash 或 powershell，可取消"
       request: {
         subtype: "call_tool",
         tool_name: "shell",
-        input: { Script: "sleep 60" },
+        input: { Script: "echo started; sleep 60" },
       },
     });
-    await new Promise((r) => setTimeout(r, 300));
+    await wave.waitFor(
+      (m) => m.subtype === "tool_progress" && m.text.includes("started"),
+      { what: "the command's start (tool_progress 'started')" },
+    );
     await wave.request({ subtype: "interrupt" });
     const cancelled = await wave.waitFor((m) =>
       m.response?.request_id === "slow"
