@@ -5,6 +5,16 @@ import {
   signalGroup,
 } from "../../../tools/kernel/processes.ts";
 
+/** Whether a pid is a live process (not gone, not a zombie). */
+function alive(pid: number): boolean {
+  try {
+    return Deno.readTextFileSync(`/proc/${pid}/stat`).split(") ")[1][0] !==
+      "Z";
+  } catch {
+    return false;
+  }
+}
+
 async function exited(child: Deno.ChildProcess) {
   const status = await child.status;
   return status.signal;
@@ -12,14 +22,22 @@ async function exited(child: Deno.ChildProcess) {
 
 Deno.test("signalGroup: a whole group, and a process that leads no group yet (or never will)", async () => {
   // A group leader with a child in its group.
+  // It prints its child's pid once the child is running in its group.
   const leader = new Deno.Command("bash", {
-    args: ["-c", "sleep 30 & wait"],
+    args: ["-c", "sleep 30 & echo $!; wait"],
     detached: true,
-    stdout: "null",
+    stdout: "piped",
   }).spawn();
-  await new Promise((r) => setTimeout(r, 100));
+  const reader = leader.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  const member = Number((await reader.read()).value);
   signalGroup(leader.pid, "SIGKILL");
   assert.equal(await exited(leader), "SIGKILL");
+  await reader.cancel();
+  // The member dies too (it is not our child, so its end is seen in /proc).
+  for (let i = 0; i < 200 && alive(member); i++) {
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  assert.equal(alive(member), false, "the group's other member was killed");
 
   // A child in wave's own group (as ripgrep is, or a setsid not yet done): no group of that id.
   const plain = new Deno.Command("sleep", { args: ["30"] }).spawn();
@@ -38,17 +56,22 @@ Deno.test("ProcessGroups: only the call that started a group may signal it; kill
   const child = new Deno.Command("sleep", { args: ["30"], detached: true })
     .spawn();
   groups.started(child.pid, "call-1", 7);
+  // Had another call's SIGKILL gone out, it would end the process before
+  // the SIGTERM below: a queued SIGKILL always wins.
   groups.signal(child.pid, "call-2", "SIGKILL");
-  await new Promise((r) => setTimeout(r, 100));
+  groups.signal(child.pid, "call-1", "SIGTERM");
   assert.equal(
-    Deno.readTextFileSync(`/proc/${child.pid}/stat`).split(") ")[1][0] !==
-      "Z",
-    true,
+    await exited(child),
+    "SIGTERM",
     "another call's signal is ignored",
   );
-  assert.deepEqual(groups.ofWorker(7), [child.pid]);
+
+  const second = new Deno.Command("sleep", { args: ["30"], detached: true })
+    .spawn();
+  groups.started(second.pid, "call-3", 7);
+  assert.deepEqual(groups.ofWorker(7).includes(second.pid), true);
   groups.killAll();
-  assert.equal(await exited(child), "SIGKILL");
+  assert.equal(await exited(second), "SIGKILL");
   assert.deepEqual(groups.ofWorker(7), []);
 });
 
@@ -76,13 +99,15 @@ Deno.test("ProcessGroups: killing or ending a command's group also kills the chi
   await ended.status;
   groups.ended(ended.pid);
   assert.equal(await exited(leftByEnded), "SIGKILL");
-  await new Promise((r) => setTimeout(r, 300)); // the late sweep too
+  // The late sweep, run now: it too leaves the others alone. A SIGKILL it
+  // had sent would win over the SIGTERM sent after it.
+  groups.sweep();
   for (const child of [unrelated, running]) {
-    const stat = Deno.readTextFileSync(`/proc/${child.pid}/stat`);
-    assert.notEqual(stat.split(") ")[1][0], "Z", "left alone");
+    child.kill("SIGTERM");
+    assert.equal(await exited(child), "SIGTERM", "left alone by the sweeps");
   }
+  // killAll reaches what a still-running command detached.
+  const stillRunning = spawn("running-command");
   groups.killAll();
-  assert.equal(await exited(running), "SIGKILL");
-  unrelated.kill("SIGKILL");
-  await unrelated.status;
+  assert.equal(await exited(stillRunning), "SIGKILL");
 });

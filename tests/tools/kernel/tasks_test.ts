@@ -209,11 +209,22 @@ Deno.test("003 边界 进程崩溃: a fresh lock is waited for, not broken", asy
   const dir = await Deno.makeTempDir();
   await Deno.writeTextFile(`${dir}/.lock`, "");
   let ran = false;
+  // Counts the tries, so the test knows the lock was found taken three times.
+  let tries = 0;
+  let triedThrice!: () => void;
+  const thrice = new Promise<void>((r) => triedThrice = r);
+  const counting: LockFs = {
+    async createNew(path) {
+      if (++tries === 3) triedThrice();
+      const file = await Deno.open(path, { write: true, createNew: true });
+      file.close();
+    },
+  };
   const waiting = withListLock(dir, () => {
     ran = true;
     return Promise.resolve();
-  });
-  await new Promise((r) => setTimeout(r, 100));
+  }, counting);
+  await thrice;
   assert.equal(ran, false, "a live holder's lock is respected");
   await Deno.remove(`${dir}/.lock`);
   await waiting;
