@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { parseDuration, parseFlags } from "../../session/config.ts";
+import { parseFlags } from "../../session/config.ts";
 
 const env = (vars: Record<string, string>) => ({ get: (k: string) => vars[k] });
 
@@ -64,13 +64,4 @@ Deno.test("a workspace that is a file is refused", async () => {
     out.kind === "exit" && out.code === 2 &&
       /not a directory/.test(out.stderr!),
   );
-});
-
-Deno.test("durations", () => {
-  assert.equal(parseDuration("300"), 300_000);
-  assert.equal(parseDuration("30s"), 30_000);
-  assert.equal(parseDuration("500ms"), 500);
-  assert.equal(parseDuration("5m"), 300_000);
-  assert.equal(parseDuration("soon"), undefined);
-  assert.equal(parseDuration("-1s"), undefined);
 });
