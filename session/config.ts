@@ -25,11 +25,13 @@ import { VERSION } from "./version.ts";
 export type { ApprovalPolicy, Mode, ShellSandbox };
 
 /**
- * The environment variable deno.json's `start` task sets to `INIT_CWD`, the
- * directory `deno task` was started from (the task itself runs in the
- * folder of deno.json). Relative paths on the command line, and the default
- * workspace, mean that directory. `INIT_CWD` alone cannot tell: npm sets it
- * too, and a parent started by npm passes it on to the wave it spawns.
+ * The directory relative paths on the command line, and the default
+ * workspace, mean when it is not the working directory. deno.json's `start`
+ * task sets it to `INIT_CWD`: `deno task` runs a task in the folder of
+ * deno.json and sets `INIT_CWD` to the directory it was run from (unless
+ * already set, as npx does, to its own). wave does not read `INIT_CWD`
+ * itself: npm sets it too, and a parent started by npm passes it on to the
+ * wave it spawns from elsewhere.
  */
 export const CALLER_CWD_VARIABLE = "WAVE_CALLER_CWD";
 
