@@ -36,9 +36,13 @@ export function parseModelId(
   const provider = model.slice(0, colon) as ProviderName;
   const name = model.slice(colon + 1);
   if (colon === -1 || !MODEL_PROVIDERS.includes(provider) || !name) {
+    const last = MODEL_PROVIDERS.length - 1;
+    const providers = `${MODEL_PROVIDERS.slice(0, last).join(", ")} or ${
+      MODEL_PROVIDERS[last]
+    }`;
     return {
       problem:
-        `--model must be PROVIDER:NAME with PROVIDER anthropic, openai or replay, not "${model}"`,
+        `--model must be PROVIDER:NAME with PROVIDER ${providers}, not "${model}"`,
     };
   }
   return { provider, name };
