@@ -10,7 +10,7 @@
 import { parseFlags } from "./session/config.ts";
 import { initMessage } from "./session/init.ts";
 import { builtinRef, TOOLSET_NAMES, TOOLSETS } from "./tools/toolsets.ts";
-import { MODES } from "./tools/kernel/modes.ts";
+import { boundIn } from "./tools/kernel/modes.ts";
 
 // stdout carries protocol lines only.
 console.log = console.error;
@@ -37,8 +37,7 @@ const entries = TOOLSETS[config.toolset];
 // With extra tool modules the names are only known once they load: serve writes init then.
 const initSent = config.toolModules.length === 0;
 if (initSent) {
-  const level = MODES.indexOf(config.mode);
-  const names = entries.filter((e) => MODES.indexOf(e.mode) <= level).map((e) =>
+  const names = entries.filter((e) => boundIn(e.mode, config.mode)).map((e) =>
     e.name
   );
   writeSync(

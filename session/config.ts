@@ -1,32 +1,46 @@
 /**
- * wave's command line: the flag table, its parser, and the {@linkcode Config}
- * every other part of the session reads.
+ * The {@linkcode Config} every other part of the session reads, built from
+ * wave's flags ({@linkcode FLAGS}) and environment, and checked: the
+ * workspace exists, the toolset is known, the model can be reached.
  *
  * This module runs before `system/init` is written, so it imports nothing
  * from `node:` (loading Node compatibility costs ~12 ms of a ~45 ms start
- * budget) and stays a small table-driven parser instead of `parseArgs`.
+ * budget), nor anything that reaches zod or the model SDKs.
  *
  * @module
  */
 
-import { type Mode, MODES } from "../tools/kernel/modes.ts";
+import type { Mode } from "../tools/kernel/modes.ts";
+import { flagValues, readFlags } from "./_flag_parser.ts";
+import { absolutePath } from "./_paths.ts";
+import {
+  type ApprovalPolicy,
+  FLAGS,
+  type ShellSandbox,
+  usage,
+} from "./flags.ts";
+import { apiKeyFor, parseModelId } from "./models/model_id.ts";
 import { VERSION } from "./version.ts";
 
-export type { Mode };
+export type { ApprovalPolicy, Mode, ShellSandbox };
 
-/** The model providers `--model PROVIDER:NAME` accepts. */
-export const MODEL_PROVIDERS: readonly string[] = [
-  "anthropic",
-  "openai",
-  "replay",
-];
-
-/** What happens when a call needs an approval (PROTOCOL.md "Approvals"). */
-export type ApprovalPolicy = "parent" | "deny" | "allow";
+/**
+ * The directory relative paths on the command line, and the default
+ * workspace, mean when it is not the working directory. deno.json's `start`
+ * task sets it to `INIT_CWD`: `deno task` runs a task in the folder of
+ * deno.json and sets `INIT_CWD` to the directory it was run from (unless
+ * already set, as npx does, to its own). wave does not read `INIT_CWD`
+ * itself: npm sets it too, and a parent started by npm passes it on to the
+ * wave it spawns from elsewhere.
+ */
+export const CALLER_CWD_VARIABLE = "WAVE_CALLER_CWD";
 
 /** Everything a session is configured with; built once by {@linkcode parseFlags}. */
 export interface Config {
-  /** Real (symlink-free) absolute path of the workspace directory. */
+  /**
+   * Real (symlink-free) absolute path of the workspace directory: `--workspace`
+   * resolved against the directory wave was started from, or that directory.
+   */
   workspace: string;
   toolset: string;
   mode: Mode;
@@ -43,7 +57,7 @@ export interface Config {
   /** Extra environment variables commands may see (`--env-allow`). */
   envAllow: string[];
   /** How commands are confined (`--shell-sandbox`). */
-  shellSandbox: "none" | "bwrap" | "auto";
+  shellSandbox: ShellSandbox;
   /** `PROVIDER:NAME`, or null when the parent drives the tools itself. */
   model: string | null;
   /** The model API's base URL (`--base-url`). */
@@ -61,148 +75,7 @@ export type ParseOutcome =
   | { kind: "run"; config: Config }
   | { kind: "exit"; code: number; stdout?: string; stderr?: string };
 
-type FlagKind = "string" | "integer" | "duration" | "boolean" | "list";
-
-interface FlagSpec {
-  kind: FlagKind;
-  choices?: readonly string[];
-  help: string;
-  arg?: string;
-}
-
-const FLAGS: Record<string, FlagSpec> = {
-  "workspace": {
-    kind: "string",
-    arg: "DIR",
-    help: "the workspace the tools work in (default: the current directory)",
-  },
-  "toolset": {
-    kind: "string",
-    arg: "NAME",
-    help: "which tool dialect to serve (default: wave)",
-  },
-  "mode": {
-    kind: "string",
-    arg: "MODE",
-    choices: MODES,
-    help: "ask | plan | agent: which tools are bound (default: agent)",
-  },
-  "approvals": {
-    kind: "string",
-    arg: "POLICY",
-    choices: ["parent", "deny", "allow"],
-    help:
-      "parent | deny | allow: who approves paths outside the workspace and sensitive files (default: deny)",
-  },
-  "approval-timeout": {
-    kind: "duration",
-    arg: "TIME",
-    help:
-      "how long to wait for the parent's approval before denying, e.g. 300, 30s, 500ms, 5m (default: 5m)",
-  },
-  "max-line-bytes": {
-    kind: "integer",
-    arg: "N",
-    help: "longest accepted input line in bytes (default: 16777216)",
-  },
-  "max-read-tokens": {
-    kind: "integer",
-    arg: "N",
-    help: "estimated-token budget of one file read (default: 25000)",
-  },
-  "session-id": {
-    kind: "string",
-    arg: "ID",
-    help: "the session's id (letters, digits, . _ -; default: a new UUID)",
-  },
-  "env-allow": {
-    kind: "list",
-    arg: "NAME",
-    help:
-      "let commands see this environment variable too (repeatable; model API keys never)",
-  },
-  "shell-sandbox": {
-    kind: "string",
-    arg: "KIND",
-    choices: ["none", "bwrap", "auto"],
-    help:
-      "none | bwrap | auto: run commands under bubblewrap (auto: where it works; default: none)",
-  },
-  "model": {
-    kind: "string",
-    arg: "PROVIDER:NAME",
-    help:
-      "the model for user turns: anthropic:NAME, openai:NAME or replay:FILE (default: none)",
-  },
-  "base-url": {
-    kind: "string",
-    arg: "URL",
-    help:
-      "the model API's base URL (OpenAI-compatible servers, proxies, tests)",
-  },
-  "max-turns": {
-    kind: "integer",
-    arg: "N",
-    help: "the most model turns one user turn may take (default: 50)",
-  },
-  "resume": {
-    kind: "string",
-    arg: "ID",
-    help: "continue the session ID from its transcript in WAVE_HOME/sessions",
-  },
-  "task-list": {
-    kind: "string",
-    arg: "ID",
-    help:
-      "the task list to work on, shared by every session that names it (default: the session's own)",
-  },
-  "tool-module": {
-    kind: "list",
-    arg: "FILE",
-    help: "load an extra tool module into the toolset (embedding, tests)",
-  },
-  "version": { kind: "boolean", help: "print the version and exit" },
-  "help": { kind: "boolean", help: "print this help and exit" },
-};
-
-const DEFAULT_MAX_LINE_BYTES = 16 * 1024 * 1024;
-const DEFAULT_APPROVAL_TIMEOUT_MS = 5 * 60 * 1000;
-const DEFAULT_MAX_READ_TOKENS = 25_000;
-const DEFAULT_MAX_TURNS = 50;
-
 const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
-
-/** The `--help` text. */
-export function usage(toolsets: readonly string[]): string {
-  const lines = [
-    `wave ${VERSION}: a headless agent runtime driven over stdin/stdout JSON lines`,
-    "",
-    "usage: wave [flags]",
-    "",
-  ];
-  for (const [name, spec] of Object.entries(FLAGS)) {
-    const left = `  --${name}${spec.arg ? ` ${spec.arg}` : ""}`;
-    lines.push(`${left.padEnd(28)}${spec.help}`);
-  }
-  lines.push(
-    "",
-    `toolsets: ${toolsets.join(", ")}`,
-    "environment: WAVE_HOME (state directory, default ~/.wave)",
-    "protocol: see PROTOCOL.md; stdout carries protocol lines only, logs go to stderr",
-  );
-  return lines.join("\n") + "\n";
-}
-
-/** Reads a duration: a number of seconds, or a number with `ms`, `s` or `m`. */
-export function parseDuration(text: string): number | undefined {
-  const m = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(text.trim());
-  if (!m) return undefined;
-  const n = Number(m[1]);
-  const scale = m[2] === "ms" ? 1 : m[2] === "m" ? 60_000 : 1000;
-  return Math.round(n * scale);
-}
-
-type Values = Record<string, string | boolean | string[] | undefined>;
 
 function fail(message: string): ParseOutcome {
   return {
@@ -212,116 +85,50 @@ function fail(message: string): ParseOutcome {
   };
 }
 
-function readArgs(args: readonly string[]): Values | string {
-  const values: Values = {};
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i];
-    if (arg === "-h") {
-      values.help = true;
-      continue;
-    }
-    if (!arg.startsWith("--")) return `unexpected argument: ${arg}`;
-    const eq = arg.indexOf("=");
-    const name = eq === -1 ? arg.slice(2) : arg.slice(2, eq);
-    const spec = FLAGS[name];
-    if (!spec) return `unknown flag: --${name}`;
-    if (spec.kind === "boolean") {
-      if (eq !== -1) return `--${name} takes no value`;
-      values[name] = true;
-      continue;
-    }
-    let value: string;
-    if (eq !== -1) value = arg.slice(eq + 1);
-    else if (i + 1 < args.length) value = args[++i];
-    else return `--${name} needs a value`;
-    if (spec.kind === "list") {
-      const list = (values[name] as string[] | undefined) ?? [];
-      list.push(value);
-      values[name] = list;
-    } else {
-      values[name] = value;
-    }
-  }
-  return values;
-}
-
 /**
  * Parses wave's flags and environment into a {@linkcode Config}.
  *
  * Guarantees: every problem (unknown flag, bad value, missing workspace,
- * unknown toolset) becomes `{kind: "exit", code: 2}` with one line for
- * stderr and nothing for stdout; `--help` and `--version` exit 0 with their
- * text for stdout.
+ * unknown toolset, a model that cannot be reached) becomes
+ * `{kind: "exit", code: 2}` with one line for stderr and nothing for
+ * stdout; `--help` and `--version` exit 0 with their text for stdout.
+ * Relative paths resolve against the caller's directory
+ * ({@linkcode CALLER_CWD_VARIABLE}, else the working directory).
  */
 export function parseFlags(
   args: readonly string[],
   env: { get(name: string): string | undefined },
   toolsets: readonly string[],
 ): ParseOutcome {
-  const values = readArgs(args);
-  if (typeof values === "string") return fail(values);
-  if (values.help) return { kind: "exit", code: 0, stdout: usage(toolsets) };
-  if (values.version) {
+  const texts = readFlags(args, FLAGS);
+  if (typeof texts === "string") return fail(texts);
+  if (texts.help) return { kind: "exit", code: 0, stdout: usage(toolsets) };
+  if (texts.version) {
     return { kind: "exit", code: 0, stdout: `wave ${VERSION}\n` };
   }
+  const flags = flagValues(texts, FLAGS);
+  if (typeof flags === "string") return fail(flags);
 
-  for (const [name, spec] of Object.entries(FLAGS)) {
-    const v = values[name];
-    if (typeof v === "string" && spec.choices && !spec.choices.includes(v)) {
-      return fail(
-        `--${name} must be one of ${spec.choices.join(", ")}, not "${v}"`,
-      );
-    }
-  }
-
-  const toolset = (values.toolset as string | undefined) ?? "wave";
-  if (!toolsets.includes(toolset)) {
+  if (!toolsets.includes(flags.toolset)) {
     return fail(
-      `unknown toolset "${toolset}"; available: ${toolsets.join(", ")}`,
+      `unknown toolset "${flags.toolset}"; available: ${toolsets.join(", ")}`,
     );
   }
 
-  const integer = (name: string, fallback: number): number | string => {
-    const v = values[name] as string | undefined;
-    if (v === undefined) return fallback;
-    if (!/^\d+$/.test(v) || Number(v) < 1 || !Number.isSafeInteger(Number(v))) {
-      return `--${name} must be a positive whole number, not "${v}"`;
-    }
-    return Number(v);
-  };
-  const maxLineBytes = integer("max-line-bytes", DEFAULT_MAX_LINE_BYTES);
-  if (typeof maxLineBytes === "string") return fail(maxLineBytes);
-  const maxReadTokens = integer("max-read-tokens", DEFAULT_MAX_READ_TOKENS);
-  if (typeof maxReadTokens === "string") return fail(maxReadTokens);
-
-  let approvalTimeoutMs = DEFAULT_APPROVAL_TIMEOUT_MS;
-  if (values["approval-timeout"] !== undefined) {
-    const d = parseDuration(values["approval-timeout"] as string);
-    if (d === undefined) {
-      return fail(
-        `--approval-timeout must be a duration such as 30s, 500ms or 5m, not "${
-          values["approval-timeout"]
-        }"`,
-      );
-    }
-    approvalTimeoutMs = d;
-  }
-
-  const resumeId = values.resume as string | undefined;
-  if (resumeId && values["session-id"] && values["session-id"] !== resumeId) {
+  const resumeId = flags.resume;
+  const givenId = flags["session-id"];
+  if (resumeId && givenId && givenId !== resumeId) {
     return fail("--resume and --session-id name different sessions");
   }
-  const sessionId = resumeId ?? (values["session-id"] as string | undefined) ??
-    crypto.randomUUID();
-
+  const sessionId = resumeId ?? givenId ?? crypto.randomUUID();
   if (!SESSION_ID.test(sessionId)) {
     return fail(
       `--session-id must be 1-128 letters, digits, ".", "_" or "-", starting with a letter or digit, not "${sessionId}"`,
     );
   }
 
-  const cwd = Deno.cwd();
-  const wanted = absolute((values.workspace as string | undefined) ?? cwd, cwd);
+  const cwd = absolutePath(env.get(CALLER_CWD_VARIABLE) || ".", Deno.cwd());
+  const wanted = absolutePath(flags.workspace ?? cwd, cwd);
   let workspace: string;
   try {
     workspace = Deno.realPathSync(wanted);
@@ -337,32 +144,24 @@ export function parseFlags(
   if (!home && !userHome) {
     return fail("neither WAVE_HOME nor HOME is set; set WAVE_HOME");
   }
-  const waveHome = absolute(home || `${userHome}/.wave`, cwd);
+  const waveHome = absolutePath(home || `${userHome}/.wave`, cwd);
 
-  const toolModules = ((values["tool-module"] as string[] | undefined) ?? [])
-    .map((file) => new URL(`file://${absolute(file, cwd)}`).href);
+  const toolModules = flags["tool-module"].map((file) =>
+    new URL(`file://${absolutePath(file, cwd)}`).href
+  );
 
-  const taskListId = (values["task-list"] as string | undefined) ?? sessionId;
+  const taskListId = flags["task-list"] ?? sessionId;
   if (!SESSION_ID.test(taskListId)) {
     return fail(
       `--task-list must be 1-128 letters, digits, ".", "_" or "-", not "${taskListId}"`,
     );
   }
-  const maxTurns = integer("max-turns", DEFAULT_MAX_TURNS);
 
-  if (typeof maxTurns === "string") return fail(maxTurns);
-  let model = (values.model as string | undefined) ?? null;
-  if (model !== null) {
-    const problem = checkModel(
-      model,
-      env,
-      values["base-url"] as string | undefined,
-    );
-    if (problem) return fail(problem);
-    // A replay script is read from where the parent started wave.
-    if (model.startsWith("replay:")) {
-      model = `replay:${absolute(model.slice(7), cwd)}`;
-    }
+  let model: string | null = null;
+  if (flags.model !== undefined) {
+    const checked = checkModel(flags.model, env, flags["base-url"], cwd);
+    if ("problem" in checked) return fail(checked.problem);
+    model = checked.model;
   }
   if (resumeId) {
     try {
@@ -378,22 +177,20 @@ export function parseFlags(
     kind: "run",
     config: {
       workspace,
-      toolset,
-      mode: (values.mode as Mode | undefined) ?? "agent",
-      approvals: (values.approvals as ApprovalPolicy | undefined) ?? "deny",
-      approvalTimeoutMs,
-      maxLineBytes,
+      toolset: flags.toolset,
+      mode: flags.mode,
+      approvals: flags.approvals,
+      approvalTimeoutMs: flags["approval-timeout"],
+      maxLineBytes: flags["max-line-bytes"],
       sessionId,
       waveHome,
       toolModules,
-      maxReadTokens,
-      envAllow: (values["env-allow"] as string[] | undefined) ?? [],
-      shellSandbox:
-        (values["shell-sandbox"] as Config["shellSandbox"] | undefined) ??
-          "none",
+      maxReadTokens: flags["max-read-tokens"],
+      envAllow: flags["env-allow"],
+      shellSandbox: flags["shell-sandbox"],
       model,
-      baseUrl: values["base-url"] as string | undefined,
-      maxTurns,
+      baseUrl: flags["base-url"],
+      maxTurns: flags["max-turns"],
       resume: resumeId !== undefined,
       taskListId,
     },
@@ -401,47 +198,33 @@ export function parseFlags(
 }
 
 /**
- * What is wrong with `--model`, checked before start-up so a parent learns
- * it from the exit, not from its first turn.
+ * `--model` as the session uses it, or what is wrong with it: checked
+ * before start-up so a parent learns it from the exit, not from its first
+ * turn. The messages are `createProvider`'s (session/models/model_id.ts
+ * states them). A replay script is read from the caller's directory.
  */
 function checkModel(
   model: string,
   env: { get(name: string): string | undefined },
   baseUrl: string | undefined,
-): string | undefined {
-  const [provider, ...rest] = model.split(":");
-  const name = rest.join(":");
-  if (!MODEL_PROVIDERS.includes(provider) || !name) {
-    return `--model must be PROVIDER:NAME with PROVIDER anthropic, openai or replay, not "${model}"`;
-  }
-  if (provider === "anthropic" && !env.get("ANTHROPIC_API_KEY")) {
-    return "--model anthropic:… needs ANTHROPIC_API_KEY in the environment";
-  }
-  if (provider === "openai" && !env.get("OPENAI_API_KEY") && !baseUrl) {
-    return "--model openai:… needs OPENAI_API_KEY in the environment (or --base-url for a local server)";
-  }
-  if (provider === "replay") {
+  cwd: string,
+): { model: string } | { problem: string } {
+  const id = parseModelId(model);
+  if ("problem" in id) return id;
+  if (id.provider === "replay") {
+    const file = absolutePath(id.name, cwd);
     try {
-      Deno.statSync(name);
+      Deno.statSync(file);
     } catch {
-      return `the replay script ${name} does not exist`;
+      return { problem: `the replay script ${file} does not exist` };
     }
+    model = `replay:${file}`;
+  } else {
+    const key = apiKeyFor(id.provider, env, baseUrl);
+    if ("problem" in key) return key;
   }
   if (baseUrl !== undefined && !/^https?:\/\/\S+$/.test(baseUrl)) {
-    return `--base-url must be an http(s) URL, not "${baseUrl}"`;
+    return { problem: `--base-url must be an http(s) URL, not "${baseUrl}"` };
   }
-  return undefined;
-}
-
-/** Joins a path onto `base` unless it is already absolute (POSIX only; no `node:path` here). */
-
-function absolute(path: string, base: string): string {
-  const joined = path.startsWith("/") ? path : `${base}/${path}`;
-  const out: string[] = [];
-  for (const part of joined.split("/")) {
-    if (part === "" || part === ".") continue;
-    if (part === "..") out.pop();
-    else out.push(part);
-  }
-  return "/" + out.join("/");
+  return { model };
 }

@@ -51,8 +51,12 @@ Deno.test("start-up: the modules run before system/init import only each other, 
   // to system/init (scripts/_bench/foundation.ts measures it).
   const preInit = [
     "cli.ts",
+    "session/_flag_parser.ts",
+    "session/_paths.ts",
     "session/config.ts",
+    "session/flags.ts",
     "session/init.ts",
+    "session/models/model_id.ts",
     "session/version.ts",
     "tools/toolsets.ts",
     "tools/kernel/modes.ts",

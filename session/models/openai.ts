@@ -9,14 +9,12 @@
 import type OpenAI from "openai";
 import { blocksOf, type Message } from "../messages.ts";
 import type { ContentBlock } from "../../tools/kernel/tool.ts";
-import { toModelError } from "./anthropic.ts";
-import {
-  type ApiOptions,
-  isAbort,
-  type ModelProvider,
-  type ModelReply,
-  type ModelRequest,
-  type ModelTool,
+import { SdkProvider } from "./_sdk_provider.ts";
+import type {
+  ApiOptions,
+  ModelReply,
+  ModelRequest,
+  ModelTool,
 } from "./provider.ts";
 
 type ChatMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam;
@@ -125,75 +123,57 @@ export function chatTools(
 }
 
 /** A model over Chat Completions. */
-export class OpenAIProvider implements ModelProvider {
-  readonly id: string;
-  #options: ApiOptions;
-  #client: Promise<OpenAI> | undefined;
-
+export class OpenAIProvider extends SdkProvider<OpenAI> {
   constructor(options: ApiOptions) {
-    this.id = `openai:${options.model}`;
-    this.#options = options;
+    super("openai", options, () => import("openai"));
   }
 
-  /** The SDK client, imported on first use (the SDK's import is slow). */
-  #clientFor(): Promise<OpenAI> {
-    const { apiKey, baseUrl: baseURL, maxRetries } = this.#options;
-    return this.#client ??= import("openai").then(({ default: Client }) =>
-      new Client({ apiKey, baseURL, maxRetries })
-    );
-  }
-
-  async complete(
+  protected async send(
+    client: OpenAI,
     request: ModelRequest,
     signal: AbortSignal,
   ): Promise<ModelReply> {
-    const client = await this.#clientFor();
-    try {
-      const stream = client.chat.completions.stream({
-        model: this.#options.model,
-        max_completion_tokens: request.maxTokens,
-        messages: chatMessages(request.system, request.messages),
-        ...(request.tools.length ? { tools: chatTools(request.tools) } : {}),
-        stream_options: { include_usage: true },
-      }, { signal });
-      const completion = await stream.finalChatCompletion();
-      const choice = completion.choices[0];
-      if (!choice) throw new Error("the reply had no choices");
-      const content: ModelReply["content"] = [];
-      if (choice.message.content) {
-        content.push({ type: "text", text: choice.message.content });
-      }
-      for (const call of choice.message.tool_calls ?? []) {
-        if (call.type !== "function") continue;
-        let input: unknown;
-        try {
-          input = call.function.arguments
-            ? JSON.parse(call.function.arguments)
-            : {};
-        } catch {
-          // Let the tool's schema check say what is wrong, with the raw text to go on.
-          input = { _unparsed_arguments: call.function.arguments };
-        }
-        content.push({
-          type: "tool_use",
-          id: call.id,
-          name: call.function.name,
-          input,
-        });
-      }
-      return {
-        content,
-        stopReason: STOP_REASONS[choice.finish_reason ?? "stop"] ??
-          choice.finish_reason ?? "end_turn",
-        usage: {
-          input_tokens: completion.usage?.prompt_tokens ?? 0,
-          output_tokens: completion.usage?.completion_tokens ?? 0,
-        },
-        model: completion.model,
-      };
-    } catch (error) {
-      if (isAbort(error, signal)) throw error;
-      throw toModelError(error);
+    const stream = client.chat.completions.stream({
+      model: this.model,
+      max_completion_tokens: request.maxTokens,
+      messages: chatMessages(request.system, request.messages),
+      ...(request.tools.length ? { tools: chatTools(request.tools) } : {}),
+      stream_options: { include_usage: true },
+    }, { signal });
+    const completion = await stream.finalChatCompletion();
+    const choice = completion.choices[0];
+    if (!choice) throw new Error("the reply had no choices");
+    const content: ModelReply["content"] = [];
+    if (choice.message.content) {
+      content.push({ type: "text", text: choice.message.content });
     }
+    for (const call of choice.message.tool_calls ?? []) {
+      if (call.type !== "function") continue;
+      let input: unknown;
+      try {
+        input = call.function.arguments
+          ? JSON.parse(call.function.arguments)
+          : {};
+      } catch {
+        // Let the tool's schema check say what is wrong, with the raw text to go on.
+        input = { _unparsed_arguments: call.function.arguments };
+      }
+      content.push({
+        type: "tool_use",
+        id: call.id,
+        name: call.function.name,
+        input,
+      });
+    }
+    return {
+      content,
+      stopReason: STOP_REASONS[choice.finish_reason ?? "stop"] ??
+        choice.finish_reason ?? "end_turn",
+      usage: {
+        input_tokens: completion.usage?.prompt_tokens ?? 0,
+        output_tokens: completion.usage?.completion_tokens ?? 0,
+      },
+      model: completion.model,
+    };
   }
 }

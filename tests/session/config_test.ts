@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { parseDuration, parseFlags } from "../../session/config.ts";
+import { parseFlags } from "../../session/config.ts";
 
 const env = (vars: Record<string, string>) => ({ get: (k: string) => vars[k] });
 
@@ -66,11 +66,51 @@ Deno.test("a workspace that is a file is refused", async () => {
   );
 });
 
-Deno.test("durations", () => {
-  assert.equal(parseDuration("300"), 300_000);
-  assert.equal(parseDuration("30s"), 30_000);
-  assert.equal(parseDuration("500ms"), 500);
-  assert.equal(parseDuration("5m"), 300_000);
-  assert.equal(parseDuration("soon"), undefined);
-  assert.equal(parseDuration("-1s"), undefined);
+Deno.test("the caller's directory: a relative --workspace, the default workspace, a replay script and a tool module resolve against it", async () => {
+  const caller = await Deno.realPath(await Deno.makeTempDir());
+  await Deno.mkdir(`${caller}/sub`);
+  await Deno.writeTextFile(`${caller}/script.json`, "{}");
+  const vars = { HOME: "/home/u", WAVE_CALLER_CWD: caller };
+  const given = parseFlags(
+    [
+      "--workspace",
+      "sub/../sub/.",
+      "--model",
+      "replay:./script.json",
+      "--tool-module",
+      "tools/t.ts",
+    ],
+    env(vars),
+    ["wave"],
+  );
+  assert.ok(given.kind === "run");
+  assert.equal(given.config.workspace, `${caller}/sub`);
+  assert.equal(given.config.model, `replay:${caller}/script.json`);
+  assert.deepEqual(given.config.toolModules, [`file://${caller}/tools/t.ts`]);
+  const fallback = parseFlags([], env(vars), ["wave"]);
+  assert.ok(fallback.kind === "run");
+  assert.equal(fallback.config.workspace, caller);
+});
+
+Deno.test("INIT_CWD alone is not the caller's directory: npm sets it too, and parents pass it on", async () => {
+  const other = await Deno.realPath(await Deno.makeTempDir());
+  const out = parseFlags([], env({ HOME: "/home/u", INIT_CWD: other }), [
+    "wave",
+  ]);
+  assert.ok(out.kind === "run");
+  assert.equal(out.config.workspace, await Deno.realPath(Deno.cwd()));
+});
+
+Deno.test("a missing workspace is named as resolved against the caller's directory", () => {
+  const out = parseFlags(
+    ["--workspace", "no/such"],
+    env({ HOME: "/h", WAVE_CALLER_CWD: "/nowhere/x" }),
+    ["wave"],
+  );
+  assert.deepEqual(out, {
+    kind: "exit",
+    code: 2,
+    stderr:
+      "wave: workspace does not exist: /nowhere/x/no/such (see wave --help)\n",
+  });
 });

@@ -1,0 +1,140 @@
+/**
+ * wave's flags: the one table the parser, the defaults and `--help` read.
+ *
+ * Runs before `system/init`: it imports only modules that import nothing.
+ *
+ * @module
+ */
+
+import { type FlagTable, helpLines } from "./_flag_parser.ts";
+import { MODES } from "../tools/kernel/modes.ts";
+import { VERSION } from "./version.ts";
+
+/** Who approves a call that needs an approval (PROTOCOL.md "Approvals"). */
+export const APPROVAL_POLICIES = ["parent", "deny", "allow"] as const;
+
+/** One of {@linkcode APPROVAL_POLICIES}. */
+export type ApprovalPolicy = typeof APPROVAL_POLICIES[number];
+
+/** How commands are confined. */
+export const SHELL_SANDBOXES = ["none", "bwrap", "auto"] as const;
+
+/** One of {@linkcode SHELL_SANDBOXES}. */
+export type ShellSandbox = typeof SHELL_SANDBOXES[number];
+
+/** Every flag wave takes, in the order `--help` lists them. */
+export const FLAGS = {
+  "workspace": {
+    kind: "string",
+    arg: "DIR",
+    help: "the workspace the tools work in (default: the current directory)",
+  },
+  "toolset": {
+    kind: "string",
+    arg: "NAME",
+    default: "wave",
+    help: "which tool dialect to serve",
+  },
+  "mode": {
+    kind: "string",
+    arg: "MODE",
+    choices: MODES,
+    default: "agent",
+    help: "which tools are bound",
+  },
+  "approvals": {
+    kind: "string",
+    arg: "POLICY",
+    choices: APPROVAL_POLICIES,
+    default: "deny",
+    help: "who approves paths outside the workspace and sensitive files",
+  },
+  "approval-timeout": {
+    kind: "duration",
+    arg: "TIME",
+    default: "5m",
+    help:
+      "how long to wait for the parent's approval before denying, e.g. 300, 30s, 500ms, 5m",
+  },
+  "max-line-bytes": {
+    kind: "integer",
+    arg: "N",
+    default: String(16 * 1024 * 1024),
+    help: "longest accepted input line in bytes",
+  },
+  "max-read-tokens": {
+    kind: "integer",
+    arg: "N",
+    default: "25000",
+    help: "estimated-token budget of one file read",
+  },
+  "session-id": {
+    kind: "string",
+    arg: "ID",
+    help: "the session's id (letters, digits, . _ -; default: a new UUID)",
+  },
+  "env-allow": {
+    kind: "list",
+    arg: "NAME",
+    help:
+      "let commands see this environment variable too (repeatable; model API keys never)",
+  },
+  "shell-sandbox": {
+    kind: "string",
+    arg: "KIND",
+    choices: SHELL_SANDBOXES,
+    default: "none",
+    help: "run commands under bubblewrap; auto: where it works",
+  },
+  "model": {
+    kind: "string",
+    arg: "PROVIDER:NAME",
+    help:
+      "the model for user turns: anthropic:NAME, openai:NAME or replay:FILE (default: none)",
+  },
+  "base-url": {
+    kind: "string",
+    arg: "URL",
+    help:
+      "the model API's base URL (OpenAI-compatible servers, proxies, tests)",
+  },
+  "max-turns": {
+    kind: "integer",
+    arg: "N",
+    default: "50",
+    help: "the most model turns one user turn may take",
+  },
+  "resume": {
+    kind: "string",
+    arg: "ID",
+    help: "continue the session ID from its transcript in WAVE_HOME/sessions",
+  },
+  "task-list": {
+    kind: "string",
+    arg: "ID",
+    help:
+      "the task list to work on, shared by every session that names it (default: the session's own)",
+  },
+  "tool-module": {
+    kind: "list",
+    arg: "FILE",
+    help: "load an extra tool module into the toolset (embedding, tests)",
+  },
+  "version": { kind: "boolean", help: "print the version and exit" },
+  "help": { kind: "boolean", short: "h", help: "print this help and exit" },
+} as const satisfies FlagTable;
+
+/** The `--help` text: every flag of {@linkcode FLAGS}, then the toolsets and the environment. */
+export function usage(toolsets: readonly string[]): string {
+  return [
+    `wave ${VERSION}: a headless agent runtime driven over stdin/stdout JSON lines`,
+    "",
+    "usage: wave [flags]",
+    "",
+    ...helpLines(FLAGS, 28),
+    "",
+    `toolsets: ${toolsets.join(", ")}`,
+    "environment: WAVE_HOME (state directory, default ~/.wave)",
+    "protocol: see PROTOCOL.md; stdout carries protocol lines only, logs go to stderr",
+  ].join("\n") + "\n";
+}
