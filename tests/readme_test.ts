@@ -1,5 +1,6 @@
 /** The README renders as meant: every table is whole. */
 import assert from "node:assert/strict";
+import { waveArgs } from "../scripts/flags.ts";
 
 /** The cells of a Markdown table row; a `|` inside backticks or escaped is text. */
 export function cells(row: string): string[] {
@@ -78,4 +79,25 @@ Deno.test("README table check: it finds a short row, an empty cell and a row bro
     "line 5: an empty cell",
     "line 6: a table row broken over lines",
   ]);
+});
+
+Deno.test("README: the parent author's start line is exactly what the tests and the binary run", async () => {
+  const readme = await Deno.readTextFile(
+    new URL("../README.md", import.meta.url),
+  );
+  const block = readme.match(
+    /A parent starts wave from anywhere[\s\S]*?```sh\n([\s\S]*?)```/,
+  );
+  assert.ok(block, "the README shows how a parent starts wave");
+  const root = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
+  const line = block[1].replace(/\\\n\s*/g, "").trim().replaceAll(
+    "/path/to/wave",
+    root,
+  );
+  assert.equal(
+    line,
+    ["npx", "-y", "deno@2.9.6", ...waveArgs(["--workspace", "DIR"])].join(
+      " ",
+    ),
+  );
 });
