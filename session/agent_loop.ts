@@ -187,6 +187,7 @@ export class AgentLoop {
         mode,
         toolset: config.toolset,
         tools: tools.map((t) => t.name),
+        taskTrackers: registry.emitters("task_list_changed", mode),
       }),
       messages: mergeTurns(this.history),
       tools,

@@ -126,20 +126,25 @@ export class Session {
       mode: () => this.mode,
       env: commandEnvironment(Deno.env, config.envAllow),
       home: Deno.env.get("HOME"),
-      onProgress: (toolUseId, stream, text) =>
-        writer.send({
-          type: "system",
-          subtype: "tool_progress",
-          tool_use_id: toolUseId,
-          stream,
-          text,
-        }),
-      onAnnounce: () => this.announceTasks(),
+      onEvent: (toolUseId, event) => {
+        if (event.type === "output") {
+          writer.send({
+            type: "system",
+            subtype: "tool_progress",
+            tool_use_id: toolUseId,
+            stream: event.stream,
+            text: event.text,
+          });
+        } else if (event.type === "task_list_changed") {
+          return this.announceTasks();
+        }
+      },
     });
     this.tasks = new TaskStore(config.waveHome, config.taskListId);
-    this.reminders = new TaskReminders(this.tasks, () => {
-      const bound = this.registry.bound(this.mode).map((t) => t.def.name);
-      return bound.includes("TaskCreate") && bound.includes("TaskUpdate");
+    const trackers = new Set(registry.emitters("task_list_changed"));
+    this.reminders = new TaskReminders(this.tasks, {
+      isTracker: (name) => trackers.has(name),
+      bound: () => registry.emitters("task_list_changed", this.mode),
     });
     this.hooks = {
       beforeRequest: () => this.reminders.beforeRequest(),

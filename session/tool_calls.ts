@@ -19,6 +19,7 @@ import {
   type ContentBlock,
   type PathUse,
   ToolError,
+  type ToolEvent,
 } from "../tools/kernel/tool.ts";
 import type { WriteQueue } from "./write_queue.ts";
 import {
@@ -54,13 +55,12 @@ export interface ToolCallsDeps {
   /** The allow-listed environment for commands. */
   env: Record<string, string>;
   home?: string;
-  onProgress(
-    toolUseId: string,
-    stream: "stdout" | "stderr",
-    text: string,
-  ): void;
-  /** A tool's `announces` event, after a successful call. */
-  onAnnounce?(event: "task_list"): Promise<void>;
+  /**
+   * Each event a call's tool emits, in order. A promise it returns is
+   * awaited before the call's result is returned, so whatever it writes
+   * goes out ahead of the result.
+   */
+  onEvent(toolUseId: string, event: ToolEvent): Promise<void> | void;
 }
 
 let nextCall = 1;
@@ -188,6 +188,7 @@ export class ToolCalls {
         : {};
       const paths: Record<string, ResolvedPath> = {};
       for (const { use, resolved } of uses) paths[use.path] = resolved;
+      const rendering: Promise<void>[] = [];
       const outcome = await deps.executor.run({
         callId: `${toolUseId}#${nextCall++}`,
         module: tool.module,
@@ -195,7 +196,10 @@ export class ToolCalls {
         input,
         grants,
         signal,
-        onProgress: (stream, text) => deps.onProgress(toolUseId, stream, text),
+        onEvent: (event) => {
+          const done = deps.onEvent(toolUseId, event);
+          if (done) rendering.push(done);
+        },
         ctx: {
           workspace: config.workspace,
           sessionId: config.sessionId,
@@ -216,10 +220,8 @@ export class ToolCalls {
         },
       });
       deps.readState.apply(outcome.readState);
+      await Promise.allSettled(rendering);
       const { result } = outcome;
-      if (def.announces && !result.isError) {
-        await deps.onAnnounce?.(def.announces);
-      }
       return {
         tool_use_id: toolUseId,
         content: result.content,
