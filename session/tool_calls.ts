@@ -10,7 +10,7 @@ import { dirname } from "node:path";
 import type { ApprovalGate } from "./approvals.ts";
 import type { Config, Mode } from "./config.ts";
 import type { Grants, SandboxExecutor } from "./executor.ts";
-import { describeIssues } from "./protocol.ts";
+import { describeIssues } from "./inbound.ts";
 import type { ReadState } from "../tools/kernel/read_state.ts";
 import type { RegisteredTool, ToolRegistry } from "./registry.ts";
 import { boundIn } from "../tools/kernel/modes.ts";

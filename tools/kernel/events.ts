@@ -35,9 +35,3 @@ export type ToolEvent = OutputEvent | TaskListChangedEvent;
 
 /** The `type` of a {@linkcode ToolEvent}. */
 export type ToolEventType = ToolEvent["type"];
-
-/** Every event type, in declaration order. */
-export const TOOL_EVENT_TYPES: readonly ToolEventType[] = [
-  "output",
-  "task_list_changed",
-];
