@@ -1,5 +1,5 @@
 /**
- * The agent loop (PROTOCOL.md "A user turn"): model → tool calls → results
+ * The agent loop (docs/protocol.md "A user turn"): model → tool calls → results
  * → model … until the model stops, `--max-turns` is reached, the turn is
  * interrupted, or the model fails.
  *

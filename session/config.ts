@@ -21,7 +21,7 @@ export const MODEL_PROVIDERS: readonly string[] = [
   "replay",
 ];
 
-/** What happens when a call needs an approval (PROTOCOL.md "Approvals"). */
+/** What happens when a call needs an approval (docs/protocol.md "Approvals"). */
 export type ApprovalPolicy = "parent" | "deny" | "allow";
 
 /** Everything a session is configured with; built once by {@linkcode parseFlags}. */

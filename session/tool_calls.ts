@@ -27,7 +27,7 @@ import {
   resolveInWorkspace,
 } from "../tools/kernel/workspace.ts";
 
-/** A call's result, in the protocol's words (PROTOCOL.md `call_tool`). */
+/** A call's result, in the protocol's words (docs/protocol.md `call_tool`). */
 export interface CallResult {
   tool_use_id: string;
   content: string | ContentBlock[];

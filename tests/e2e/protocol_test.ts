@@ -1,5 +1,5 @@
 /**
- * End-to-end: the guarantees of PROTOCOL.md that need no model, against the
+ * End-to-end: the guarantees of docs/protocol.md that need no model, against the
  * real CLI.
  */
 

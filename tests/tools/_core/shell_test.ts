@@ -1,4 +1,4 @@
-/** The shell runner, in-process (spec 001 命令; DESIGN.md layer 3). */
+/** The shell runner, in-process (spec 001 命令; docs/design.md layer 3). */
 import assert from "node:assert/strict";
 import { MAX_VIEW_CHARS } from "../../../tools/_core/capture.ts";
 import { describeShellResult, runShell } from "../../../tools/_core/shell.ts";
