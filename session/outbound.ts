@@ -232,6 +232,8 @@ const OUTBOUND = new Map<string, z.ZodType>([
 export type SystemInit = z.infer<typeof SystemInit>;
 /** `control_request` `can_use_tool`'s `request`. */
 export type CanUseTool = z.infer<typeof CanUseTool>;
+/** `call_tool`'s answer. */
+export type CallToolAnswer = z.infer<typeof CallToolAnswer>;
 /** An answer to a control request. */
 export type ControlAnswer = z.infer<typeof ControlAnswer>;
 /** How a turn ended (`result`'s `subtype`). */

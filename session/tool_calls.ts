@@ -11,12 +11,12 @@ import type { ApprovalGate } from "./approvals.ts";
 import type { Config, Mode } from "./config.ts";
 import type { Grants, SandboxExecutor } from "./executor.ts";
 import { describeIssues } from "./inbound.ts";
+import type { CallToolAnswer } from "./outbound.ts";
 import type { ReadState } from "../tools/kernel/read_state.ts";
 import type { RegisteredTool, ToolRegistry } from "./registry.ts";
 import { boundIn } from "../tools/kernel/modes.ts";
 import { bwrapWorks, resolvePrograms } from "../tools/kernel/programs.ts";
 import {
-  type ContentBlock,
   type PathUse,
   ToolError,
   type ToolEvent,
@@ -27,13 +27,8 @@ import {
   resolveInWorkspace,
 } from "../tools/kernel/workspace.ts";
 
-/** A call's result, in the protocol's words (docs/protocol.md `call_tool`). */
-export interface CallResult {
-  tool_use_id: string;
-  content: string | ContentBlock[];
-  is_error: boolean;
-  structured: unknown;
-}
+/** A call's result, in the protocol's words: `call_tool`'s answer (outbound.ts). */
+export type CallResult = CallToolAnswer;
 
 /** A call that passed lookup, mode and schema checks. */
 export interface PreparedCall {
@@ -220,7 +215,7 @@ export class ToolCalls {
         },
       });
       deps.readState.apply(outcome.readState);
-      await Promise.allSettled(rendering);
+      if (rendering.length > 0) await Promise.allSettled(rendering);
       const { result } = outcome;
       return {
         tool_use_id: toolUseId,
