@@ -81,12 +81,14 @@ export class ControlRequests {
     const { calls, inFlight } = this.#deps;
     const prepared = calls.prepare(name, input, toolUseId);
     if ("error" in prepared) return this.#refuse(id, prepared.error);
+    const controller = inFlight.controller();
     inFlight.track(
-      inFlight.abortable((signal) => calls.run(prepared, signal))
+      calls.run(prepared, controller.signal)
         .then((result) => this.#answer(id, result))
         .catch((error) =>
           this.#refuse(id, `internal error: ${(error as Error).message}`)
-        ),
+        )
+        .finally(() => inFlight.release(controller)),
     );
   }
 

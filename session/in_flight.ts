@@ -26,15 +26,19 @@ export class InFlight {
     promise.finally(() => this.#work.delete(promise));
   }
 
-  /** Runs `fn` with a signal that {@linkcode interrupt} aborts while it runs. */
-  async abortable<T>(fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  /**
+   * A controller for one abortable run (a tool call, a user turn):
+   * {@linkcode interrupt} aborts it until it is {@linkcode release}d.
+   */
+  controller(): AbortController {
     const controller = new AbortController();
     this.#abortable.add(controller);
-    try {
-      return await fn(controller.signal);
-    } finally {
-      this.#abortable.delete(controller);
-    }
+    return controller;
+  }
+
+  /** The run is over: an interrupt no longer reaches its controller. */
+  release(controller: AbortController): void {
+    this.#abortable.delete(controller);
   }
 
   /** Aborts every abortable run in flight. */

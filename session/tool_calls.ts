@@ -183,7 +183,7 @@ export class ToolCalls {
         : {};
       const paths: Record<string, ResolvedPath> = {};
       for (const { use, resolved } of uses) paths[use.path] = resolved;
-      const rendering: Promise<void>[] = [];
+      let rendering: Promise<void>[] | undefined;
       const outcome = await deps.executor.run({
         callId: `${toolUseId}#${nextCall++}`,
         module: tool.module,
@@ -193,7 +193,7 @@ export class ToolCalls {
         signal,
         onEvent: (event) => {
           const done = deps.onEvent(toolUseId, event);
-          if (done) rendering.push(done);
+          if (done) (rendering ??= []).push(done);
         },
         ctx: {
           workspace: config.workspace,
@@ -215,7 +215,7 @@ export class ToolCalls {
         },
       });
       deps.readState.apply(outcome.readState);
-      if (rendering.length > 0) await Promise.allSettled(rendering);
+      if (rendering) await Promise.allSettled(rendering);
       const { result } = outcome;
       return {
         tool_use_id: toolUseId,

@@ -85,7 +85,12 @@ export class UserTurns {
       } catch (error) {
         return this.#failed("error_during_execution", (error as Error).message);
       }
-      await inFlight.abortable((signal) => loop.runTurn(content, signal));
+      const controller = inFlight.controller();
+      try {
+        await loop.runTurn(content, controller.signal);
+      } finally {
+        inFlight.release(controller);
+      }
     });
     this.#queue = turn;
     inFlight.track(turn);
