@@ -1,5 +1,5 @@
 /**
- * The wave binary: flags → config → the stdio session (PROTOCOL.md).
+ * The wave binary: flags → config → the stdio session (docs/protocol.md).
  *
  * `system/init` is written before anything heavy is loaded, so a parent
  * sees wave alive within a few milliseconds of an empty Deno start.

@@ -19,7 +19,7 @@
  */
 
 export { type Config, type Mode, parseFlags } from "./session/config.ts";
-export { serve, Session, type SessionIO } from "./session/server.ts";
+export { serve, type ServeOptions, type SessionIO } from "./session/server.ts";
 export {
   type ContentBlock,
   defineTool,

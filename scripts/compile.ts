@@ -3,7 +3,7 @@
  * permission and unstable flags baked in and the worker entry included.
  * Built-in tool modules load through literal `import()`s, so `deno compile`
  * embeds them; ripgrep is embedded with its npm package and copied out to
- * `WAVE_HOME/bin` on first use (session/programs.ts).
+ * `WAVE_HOME/bin` on first use (tools/kernel/programs.ts).
  *
  * `deno compile` downloads its `denort` base binary on first use. Where that
  * download cannot happen (offline build machines), set `DENORT_BIN` to a

@@ -12,7 +12,7 @@
 
 /**
  * Permission flags of the main thread: all of them. It runs processes and
- * calls libc through FFI (prctl, session/processes.ts), which Deno counts
+ * calls libc through FFI (prctl, tools/kernel/processes.ts), which Deno counts
  * as all permissions anyway; and Deno opens /proc only with --allow-all,
  * where the main thread finds what a command left behind.
  */

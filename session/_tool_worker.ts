@@ -15,10 +15,12 @@ import type {
 } from "./_worker_protocol.ts";
 import { loadTool } from "../tools/loaders.ts";
 import { CallReadState } from "../tools/kernel/read_state.ts";
+import { TaskStore } from "../tools/kernel/tasks.ts";
 import {
   type ToolContext,
   type ToolDefinition,
   ToolError,
+  type ToolEvent,
 } from "../tools/kernel/tool.ts";
 import {
   displayPath,
@@ -76,6 +78,8 @@ function contextFor(
     }
     return resolved;
   };
+  const emit = (event: ToolEvent) => post({ type: "event", id, event });
+  let tasks: TaskStore | undefined;
   return {
     workspace: data.workspace,
     sessionId: data.sessionId,
@@ -85,8 +89,10 @@ function contextFor(
     spillDir: data.spillDir,
     limits: data.limits,
     shellSandbox: data.shellSandbox,
-    taskListId: data.taskListId,
-
+    // Opened on first use: most tools never touch the task list.
+    get tasks() {
+      return tasks ??= new TaskStore(data.waveHome, data.taskListId);
+    },
     env: data.env,
     programs: data.programs,
     readState,
@@ -96,9 +102,8 @@ function contextFor(
           resolveInWorkspace(data.workspace, raw, data.home, [data.spillDir]),
       );
     },
-    progress(stream, text) {
-      post({ type: "progress", id, stream, text });
-    },
+    emit,
+    progress: (stream, text) => emit({ type: "output", stream, text }),
     processes: {
       started: (pgid, marker) =>
         post({ type: "process", id, op: "started", pgid, marker }),

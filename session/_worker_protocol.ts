@@ -10,7 +10,7 @@ import type {
   ReadStateChanges,
 } from "../tools/kernel/read_state.ts";
 import type { ResolvedPath } from "../tools/kernel/workspace.ts";
-import type { ToolResult } from "../tools/kernel/tool.ts";
+import type { ToolEvent, ToolResult } from "../tools/kernel/tool.ts";
 
 /** What a tool's context is built from in the worker. */
 export interface CallContextData {
@@ -22,8 +22,8 @@ export interface CallContextData {
   home?: string;
   limits: { maxReadTokens: number };
   shellSandbox: "none" | "bwrap";
+  /** The session's task list; the worker opens its store (`ctx.tasks`). */
   taskListId: string;
-
   env: Record<string, string>;
   programs: Record<string, string>;
   /** The declared paths, resolved by the main thread: raw → resolution. */
@@ -53,13 +53,14 @@ export type FromWorker =
     result: ToolResult;
     readState: ReadStateChanges;
   }
-  | { type: "progress"; id: string; stream: "stdout" | "stderr"; text: string }
+  /** A tool's `ctx.emit`, posted before the call's result. */
+  | { type: "event"; id: string; event: ToolEvent }
   | {
     type: "process";
     id: string;
     op: "started" | "ended";
     pgid: number;
-    /** A command's marker (session/processes.ts), with "started". */
+    /** A command's marker (tools/kernel/processes.ts), with "started". */
     marker?: string;
   }
   | { type: "signal"; id: string; pgid: number; signal: Deno.Signal };

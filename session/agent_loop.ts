@@ -1,5 +1,5 @@
 /**
- * The agent loop (PROTOCOL.md "A user turn"): model → tool calls → results
+ * The agent loop (docs/protocol.md "A user turn"): model → tool calls → results
  * → model … until the model stops, `--max-turns` is reached, the turn is
  * interrupted, or the model fails.
  *
@@ -187,6 +187,7 @@ export class AgentLoop {
         mode,
         toolset: config.toolset,
         tools: tools.map((t) => t.name),
+        taskTrackers: registry.emitters("task_list_changed", mode),
       }),
       messages: mergeTurns(this.history),
       tools,

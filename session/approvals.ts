@@ -1,5 +1,5 @@
 /**
- * The approval gate (PROTOCOL.md "Approvals"): asks the parent with a
+ * The approval gate (docs/protocol.md "Approvals"): asks the parent with a
  * `can_use_tool` control request, or decides by policy, and turns every
  * way an answer can fail to come (timeout, interrupt, EOF) into a denial.
  *
@@ -7,6 +7,7 @@
  */
 
 import type { ApprovalPolicy } from "./config.ts";
+import type { CanUseTool } from "./outbound.ts";
 
 /** What a call needs approved. */
 export interface ApprovalRequest {
@@ -27,11 +28,8 @@ interface Pending {
   resolve(decision: ApprovalDecision): void;
 }
 
-/** Sends a control request to the parent. */
-export type SendRequest = (
-  requestId: string,
-  request: Record<string, unknown>,
-) => void;
+/** Sends a `can_use_tool` control request to the parent. */
+export type SendRequest = (requestId: string, request: CanUseTool) => void;
 
 /** One session's approvals. */
 export class ApprovalGate {

@@ -1,6 +1,6 @@
 /**
  * The environment commands run with: cleared, then rebuilt from an
- * allow-list, so no model API key or token reaches a shell (DESIGN.md
+ * allow-list, so no model API key or token reaches a shell (docs/design.md
  * "The sandbox", layer 3).
  *
  * @module

@@ -1,5 +1,5 @@
 /**
- * The sandbox executor (DESIGN.md "The sandbox", layer 2): runs tool calls
+ * The sandbox executor (docs/design.md "The sandbox"): runs tool calls
  * in Web Workers whose Deno permissions are the tool's scopes narrowed to
  * the workspace, `WAVE_HOME` and the spill directory, never `net` or `env`.
  *
@@ -18,7 +18,7 @@ import type {
 } from "./_worker_protocol.ts";
 import type { ProcessGroups } from "../tools/kernel/processes.ts";
 import type { ReadStateChanges } from "../tools/kernel/read_state.ts";
-import type { Scopes, ToolResult } from "../tools/kernel/tool.ts";
+import type { Scopes, ToolEvent, ToolResult } from "../tools/kernel/tool.ts";
 
 /** Extra paths granted to one call after the parent approved them. */
 export interface Grants {
@@ -36,7 +36,8 @@ export interface ExecRequest {
   ctx: CallContextData;
   grants?: Grants;
   signal: AbortSignal;
-  onProgress(stream: "stdout" | "stderr", text: string): void;
+  /** Each event the tool emits, in order, before the call's outcome resolves. */
+  onEvent(event: ToolEvent): void;
 }
 
 /** What a call produced. */
@@ -144,8 +145,8 @@ class SandboxWorker {
         this.pending.delete(message.id);
         call.resolve({ result: message.result, readState: message.readState });
         return;
-      case "progress":
-        call?.request.onProgress(message.stream, message.text);
+      case "event":
+        call?.request.onEvent(message.event);
         return;
       case "process":
         if (message.op === "started") {

@@ -10,7 +10,7 @@ import { type FlagTable, helpLines } from "./_flag_parser.ts";
 import { MODES } from "../tools/kernel/modes.ts";
 import { VERSION } from "./version.ts";
 
-/** Who approves a call that needs an approval (PROTOCOL.md "Approvals"). */
+/** Who approves a call that needs an approval (docs/protocol.md "Approvals"). */
 export const APPROVAL_POLICIES = ["parent", "deny", "allow"] as const;
 
 /** One of {@linkcode APPROVAL_POLICIES}. */
@@ -135,6 +135,6 @@ export function usage(toolsets: readonly string[]): string {
     "",
     `toolsets: ${toolsets.join(", ")}`,
     "environment: WAVE_HOME (state directory, default ~/.wave)",
-    "protocol: see PROTOCOL.md; stdout carries protocol lines only, logs go to stderr",
+    "protocol: see docs/protocol.md; stdout carries protocol lines only, logs go to stderr",
   ].join("\n") + "\n";
 }

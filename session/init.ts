@@ -1,6 +1,6 @@
 /**
  * The `system/init` message, built without loading the tools so it can be
- * written within a few milliseconds of start (PROTOCOL.md "Startup").
+ * written within a few milliseconds of start (docs/protocol.md "Startup").
  *
  * @module
  */

@@ -1,5 +1,5 @@
 /**
- * Splits the parent's byte stream into protocol lines (PROTOCOL.md
+ * Splits the parent's byte stream into protocol lines (docs/protocol.md
  * "Transport"): `\n`-terminated, a trailing `\r` dropped, UTF-8 checked, and
  * lines over the byte limit dropped without being held in memory whole.
  *

@@ -1,10 +1,12 @@
 /**
  * The protocol writer: every line wave writes to stdout goes through one
- * {@linkcode ProtocolWriter}, so lines are whole, in order, JSON, and carry
- * `session_id`.
+ * {@linkcode ProtocolWriter}, so lines are whole, in order, JSON, carry
+ * `session_id`, and are messages `outbound.ts` declares.
  *
  * @module
  */
+
+import type { Outbound } from "./outbound.ts";
 
 /** Where protocol lines go (stdout in the binary, a buffer in tests). */
 export interface LineSink {
@@ -33,9 +35,11 @@ export class ProtocolWriter {
   }
 
   /** Queues one message; `session_id` is added after `type` (and `subtype`). */
-  send(message: { type: string; [key: string]: unknown }): void {
+  send(message: Outbound): void {
     if (this.#closed) return;
-    const { type, subtype, ...rest } = message;
+    const { type, subtype, ...rest } = message as Outbound & {
+      subtype?: string;
+    };
     const line = JSON.stringify(
       subtype === undefined
         ? { type, ...rest, session_id: this.#sessionId }

@@ -7,7 +7,11 @@
 
 import { z } from "zod";
 import { boundIn, type Mode } from "../tools/kernel/modes.ts";
-import type { Scopes, ToolDefinition } from "../tools/kernel/tool.ts";
+import type {
+  Scopes,
+  ToolDefinition,
+  ToolEventType,
+} from "../tools/kernel/tool.ts";
 import { loadTool } from "../tools/loaders.ts";
 
 /** A tool the session can bind. */
@@ -64,6 +68,17 @@ export class ToolRegistry {
   /** The tools bound in `mode`, in toolset order. */
   bound(mode: Mode): RegisteredTool[] {
     return [...this.#tools.values()].filter((t) => boundIn(t.def.mode, mode));
+  }
+
+  /**
+   * The names of the tools whose definitions declare they emit `event`
+   * (`emits`), in toolset order; with `mode`, only those bound in it.
+   */
+  emitters(event: ToolEventType, mode?: Mode): string[] {
+    const tools = mode ? this.bound(mode) : [...this.#tools.values()];
+    return tools.filter((t) => t.def.emits?.includes(event)).map((t) =>
+      t.def.name
+    );
   }
 
   /** The JSON Schema of a tool's input, as the model sees it. */

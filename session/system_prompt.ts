@@ -6,6 +6,7 @@
  */
 
 import type { Mode } from "./config.ts";
+import { listOf } from "./task_reminders.ts";
 
 /** What the prompt is made from. */
 export interface PromptFacts {
@@ -14,6 +15,8 @@ export interface PromptFacts {
   toolset: string;
   /** Names of the bound tools. */
   tools: string[];
+  /** Names of the bound tools that change the task list (they declare `task_list_changed`). */
+  taskTrackers: readonly string[];
 }
 
 const MODE_TEXT: Record<Mode, string> = {
@@ -53,9 +56,11 @@ export function systemPrompt(facts: PromptFacts): string {
       "- Commands run in the workspace without a terminal or stdin; long output is cut, with the full text saved to a file you can read.",
     );
   }
-  if (has("TaskCreate")) {
+  if (facts.taskTrackers.length > 0) {
     lines.push(
-      "- For work of three or more steps, track it with TaskCreate and TaskUpdate (in_progress when you start a task, completed when it is done).",
+      `- For work of three or more steps, track it with ${
+        listOf(facts.taskTrackers)
+      } (in_progress when you start a task, completed when it is done).`,
     );
   }
   lines.push(

@@ -1,9 +1,12 @@
 /**
- * Task reminders (spec 003 任务提醒注入): when the task tools are bound and
- * the model has gone 10 assistant turns without TaskCreate or TaskUpdate,
- * and at least 10 since the last reminder, the next request carries a
+ * Task reminders (spec 003 任务提醒注入): when tools that change the task
+ * list are bound and the model has gone 10 assistant turns without calling
+ * one, and at least 10 since the last reminder, the next request carries a
  * reminder as a meta user message. The counters are rebuilt from the
  * transcript on resume, where reminders are recorded.
+ *
+ * Which tools change the task list is what their definitions declare
+ * (`emits: ["task_list_changed"]`); this module knows no tool by name.
  *
  * @module
  */
@@ -14,24 +17,30 @@ import type { TranscriptEntry } from "./transcript.ts";
 
 /** Assistant turns without task management before a reminder, and between two reminders. */
 export const REMINDER_INTERVAL = 10;
-/** The tools whose use counts as managing tasks. */
-const MANAGING = new Set(["TaskCreate", "TaskUpdate"]);
 /** Marks a reminder in the conversation, so a resumed session recognizes it. */
 export const REMINDER_TAG = "<task-reminder>";
 
+/** The tools that change the task list (their definitions declare `task_list_changed`). */
+export interface TaskTrackers {
+  /** Whether calling the tool named `name` counts as managing tasks, bound or not. */
+  isTracker(name: string): boolean;
+  /** The trackers bound now, in toolset order; with none there are no reminders. */
+  bound(): readonly string[];
+}
+
 /** Counts turns and says when to remind. */
 export class TaskReminders {
-  /** Assistant turns since TaskCreate or TaskUpdate was called. */
+  /** Assistant turns since a tool that changes the task list was called. */
   sinceManaged = 0;
   /** Assistant turns since the last reminder. */
   sinceReminder = 0;
   #store: TaskStore;
-  #enabled: () => boolean;
+  #trackers: TaskTrackers;
 
-  /** `enabled` says whether TaskCreate and TaskUpdate are bound now. */
-  constructor(store: TaskStore, enabled: () => boolean) {
+  /** Reminds about `store`'s tasks; `trackers` says which tools count. */
+  constructor(store: TaskStore, trackers: TaskTrackers) {
     this.#store = store;
-    this.#enabled = enabled;
+    this.#trackers = trackers;
   }
 
   /** Rebuilds the counters from a resumed transcript. */
@@ -48,12 +57,13 @@ export class TaskReminders {
   afterReply(names: string[]): void {
     this.sinceManaged++;
     this.sinceReminder++;
-    if (names.some((n) => MANAGING.has(n))) this.sinceManaged = 0;
+    if (names.some((n) => this.#trackers.isTracker(n))) this.sinceManaged = 0;
   }
 
   /** The reminder to send before the next request, if it is due. */
   async beforeRequest(): Promise<Message | null> {
-    if (!this.#enabled()) return null;
+    const trackers = this.#trackers.bound();
+    if (trackers.length === 0) return null;
     if (
       this.sinceManaged < REMINDER_INTERVAL ||
       this.sinceReminder < REMINDER_INTERVAL
@@ -63,17 +73,23 @@ export class TaskReminders {
     try {
       tasks = (await this.#store.view()).tasks;
     } catch { /* an unreadable list: remind without it */ }
-    return { role: "user", content: reminderText(tasks) };
+    return { role: "user", content: reminderText(tasks, trackers) };
   }
 }
 
-/** The reminder's text: how to use the tools, never to be mentioned, then the tasks. */
+/**
+ * The reminder's text: how to use the `trackers` (tool names), never to be
+ * mentioned, then the tasks.
+ */
 export function reminderText(
   tasks: { id: string; subject: string; status: string }[],
+  trackers: readonly string[],
 ): string {
   const lines = [
     REMINDER_TAG,
-    "The task tools have not been used for a while. If the current work has several steps, track it: TaskCreate for new tasks, TaskUpdate to set in_progress when you start one and completed when it is done, and to delete tasks that no longer apply. If tracking does not help the current work, carry on without it.",
+    `The task tools have not been used for a while. If the current work has several steps, track it with ${
+      listOf(trackers)
+    }: a task for each step, in_progress when you start one and completed when it is done; delete tasks that no longer apply. If tracking does not help the current work, carry on without it.`,
     "This reminder comes from the system, not the user: do not mention it to the user.",
   ];
   if (tasks.length) lines.push("", "The current tasks:", taskLines(tasks));
@@ -90,4 +106,10 @@ function toolNames(message: Message): string[] {
 function isReminder(message: Message): boolean {
   const text = typeof message.content === "string" ? message.content : "";
   return text.startsWith(REMINDER_TAG);
+}
+
+/** Names in prose: `a`, `a and b`, `a, b and c`. */
+export function listOf(names: readonly string[]): string {
+  if (names.length <= 1) return names.join("");
+  return `${names.slice(0, -1).join(", ")} and ${names.at(-1)}`;
 }

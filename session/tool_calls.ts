@@ -10,15 +10,16 @@ import { dirname } from "node:path";
 import type { ApprovalGate } from "./approvals.ts";
 import type { Config, Mode } from "./config.ts";
 import type { Grants, SandboxExecutor } from "./executor.ts";
-import { describeIssues } from "./protocol.ts";
+import { describeIssues } from "./inbound.ts";
+import type { CallToolAnswer } from "./outbound.ts";
 import type { ReadState } from "../tools/kernel/read_state.ts";
 import type { RegisteredTool, ToolRegistry } from "./registry.ts";
 import { boundIn } from "../tools/kernel/modes.ts";
 import { bwrapWorks, resolvePrograms } from "../tools/kernel/programs.ts";
 import {
-  type ContentBlock,
   type PathUse,
   ToolError,
+  type ToolEvent,
 } from "../tools/kernel/tool.ts";
 import type { WriteQueue } from "./write_queue.ts";
 import {
@@ -26,13 +27,8 @@ import {
   resolveInWorkspace,
 } from "../tools/kernel/workspace.ts";
 
-/** A call's result, in the protocol's words (PROTOCOL.md `call_tool`). */
-export interface CallResult {
-  tool_use_id: string;
-  content: string | ContentBlock[];
-  is_error: boolean;
-  structured: unknown;
-}
+/** A call's result, in the protocol's words: `call_tool`'s answer (outbound.ts). */
+export type CallResult = CallToolAnswer;
 
 /** A call that passed lookup, mode and schema checks. */
 export interface PreparedCall {
@@ -54,13 +50,12 @@ export interface ToolCallsDeps {
   /** The allow-listed environment for commands. */
   env: Record<string, string>;
   home?: string;
-  onProgress(
-    toolUseId: string,
-    stream: "stdout" | "stderr",
-    text: string,
-  ): void;
-  /** A tool's `announces` event, after a successful call. */
-  onAnnounce?(event: "task_list"): Promise<void>;
+  /**
+   * Each event a call's tool emits, in order. A promise it returns is
+   * awaited before the call's result is returned, so whatever it writes
+   * goes out ahead of the result.
+   */
+  onEvent(toolUseId: string, event: ToolEvent): Promise<void> | void;
 }
 
 let nextCall = 1;
@@ -188,6 +183,7 @@ export class ToolCalls {
         : {};
       const paths: Record<string, ResolvedPath> = {};
       for (const { use, resolved } of uses) paths[use.path] = resolved;
+      let rendering: Promise<void>[] | undefined;
       const outcome = await deps.executor.run({
         callId: `${toolUseId}#${nextCall++}`,
         module: tool.module,
@@ -195,7 +191,10 @@ export class ToolCalls {
         input,
         grants,
         signal,
-        onProgress: (stream, text) => deps.onProgress(toolUseId, stream, text),
+        onEvent: (event) => {
+          const done = deps.onEvent(toolUseId, event);
+          if (done) (rendering ??= []).push(done);
+        },
         ctx: {
           workspace: config.workspace,
           sessionId: config.sessionId,
@@ -216,10 +215,8 @@ export class ToolCalls {
         },
       });
       deps.readState.apply(outcome.readState);
+      if (rendering) await Promise.allSettled(rendering);
       const { result } = outcome;
-      if (def.announces && !result.isError) {
-        await deps.onAnnounce?.(def.announces);
-      }
       return {
         tool_use_id: toolUseId,
         content: result.content,

@@ -1,5 +1,5 @@
 /** wave's version, as written in `system/init` and printed by `--version`; equals deno.json's. */
 export const VERSION = "0.1.0";
 
-/** The stdio protocol version this build speaks (PROTOCOL.md). */
+/** The stdio protocol version this build speaks (docs/protocol.md). */
 export const PROTOCOL_VERSION = 1;

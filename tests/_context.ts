@@ -8,9 +8,11 @@
 import type { ReadRecord } from "../tools/kernel/read_state.ts";
 import { signalGroup } from "../tools/kernel/processes.ts";
 import { resolvePrograms } from "../tools/kernel/programs.ts";
+import { TaskStore } from "../tools/kernel/tasks.ts";
 import type {
   ToolContext,
   ToolDefinition,
+  ToolEvent,
   ToolResult,
 } from "../tools/kernel/tool.ts";
 import { resolveInWorkspace } from "../tools/kernel/workspace.ts";
@@ -23,6 +25,8 @@ export class TestSession {
   readonly waveHome: string;
   readonly records = new Map<string, ReadRecord>();
   readonly progress: { stream: string; text: string }[] = [];
+  /** Every event but output, in order. */
+  readonly events: ToolEvent[] = [];
   readonly groups = new Set<number>();
   programs: Record<string, string> = {};
   env: Record<string, string> = {
@@ -53,6 +57,11 @@ export class TestSession {
   /** The context of one call. */
   context(): ToolContext {
     const records = this.records;
+    const emit = (event: ToolEvent) => {
+      if (event.type === "output") {
+        this.progress.push({ stream: event.stream, text: event.text });
+      } else this.events.push(event);
+    };
     return {
       workspace: this.workspace,
       sessionId: "test",
@@ -62,7 +71,7 @@ export class TestSession {
       spillDir: `${this.waveHome}/spill/test`,
       limits: { maxReadTokens: this.maxReadTokens },
       shellSandbox: this.shellSandbox,
-      taskListId: this.taskListId,
+      tasks: new TaskStore(this.waveHome, this.taskListId),
       env: this.env,
       programs: this.programs,
       path: (raw) => {
@@ -77,7 +86,8 @@ export class TestSession {
         record: (p, r) => void records.set(p, r),
         forget: (p) => void records.delete(p),
       },
-      progress: (stream, text) => void this.progress.push({ stream, text }),
+      emit,
+      progress: (stream, text) => emit({ type: "output", stream, text }),
       processes: {
         started: (pgid) => void this.groups.add(pgid),
         ended: (pgid) => void this.groups.delete(pgid),

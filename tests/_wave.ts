@@ -1,13 +1,15 @@
 /**
  * Test harness: spawns the real CLI with the flags the binary bakes in and
- * speaks PROTOCOL.md to it. Every stdout line is checked to be a JSON object
- * with a `session_id` as it arrives.
+ * speaks docs/protocol.md to it. Every stdout line is checked to be a JSON
+ * object with a `session_id`, and a declared outbound message
+ * (session/outbound.ts), as it arrives.
  *
  * @module
  */
 
 import { fileURLToPath } from "node:url";
 import { waveArgs } from "../scripts/flags.ts";
+import { checkOutboundLine } from "../session/outbound.ts";
 import { describePredicate, lastItems, WAIT_MS, within } from "./_waiting.ts";
 
 /** The project's root directory. */
@@ -123,6 +125,13 @@ export class WaveProcess {
           throw new Error(
             `stdout line lacks session_id: ${line.slice(0, 200)}`,
           );
+        }
+        const undeclared = checkOutboundLine(line);
+        if (undeclared) {
+          // Thrown where the test cannot catch it: the test fails.
+          queueMicrotask(() => {
+            throw new Error(`undeclared line (${undeclared}): ${line}`);
+          });
         }
         this.messages.push(message);
         this.#waiters = this.#waiters.filter((w) => {

@@ -1,6 +1,6 @@
 /**
  * The toolsets: which tools each `--toolset` serves, and how their modules
- * load (DESIGN.md "A tool is a module").
+ * load (docs/design.md "A tool is a module").
  *
  * This manifest is read before `system/init` is written, so it names tools
  * without importing them, and nothing it imports reaches a tool module:

@@ -11,7 +11,7 @@
  */
 
 import { z } from "zod";
-import { describeIssues } from "../protocol.ts";
+import { describeIssues } from "../inbound.ts";
 import {
   ModelError,
   type ModelProvider,

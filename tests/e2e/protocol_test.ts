@@ -1,5 +1,5 @@
 /**
- * End-to-end: the guarantees of PROTOCOL.md that need no model, against the
+ * End-to-end: the guarantees of docs/protocol.md that need no model, against the
  * real CLI.
  */
 
@@ -14,7 +14,7 @@ const ASK_TOOLS = TOOLSETS.wave.filter((t) => t.mode === "ask").map((t) =>
   t.name
 );
 
-Deno.test("init is the first line, with every field PROTOCOL.md names", async () => {
+Deno.test("init is the first line, with every field docs/protocol.md names", async () => {
   const wave = await startWave({ args: ["--session-id", "s-init"] });
   try {
     const init = JSON.parse(wave.lines[0]);

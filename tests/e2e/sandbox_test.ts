@@ -1,5 +1,5 @@
 /**
- * End-to-end: trying to break out. Every escape of DESIGN.md's layer 1 is
+ * End-to-end: trying to break out. Every escape of docs/design.md's layer 1 is
  * denied under `--approvals deny` and raises `can_use_tool` under `parent`;
  * layer 2 (Deno permissions) refuses what a tool does behind the resolver.
  */

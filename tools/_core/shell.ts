@@ -1,5 +1,5 @@
 /**
- * The shell runner, for every dialect's command tool (DESIGN.md "The
+ * The shell runner, for every dialect's command tool (docs/design.md "The
  * sandbox", layer 3): bash or PowerShell in its own process group, stdin
  * from /dev/null, an allow-listed environment, optionally confined by
  * bubblewrap; killed as a group on timeout, interrupt or shutdown, and

@@ -1,5 +1,5 @@
 /**
- * Modes: which tools a session binds (DESIGN.md "Modes"). `ask` binds the
+ * Modes: which tools a session binds (docs/design.md "Modes"). `ask` binds the
  * tools that only read, `plan` adds those that write wave's own state, and
  * `agent` binds everything.
  *

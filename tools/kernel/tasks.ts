@@ -39,7 +39,7 @@ export interface Task {
   updatedAt: string;
 }
 
-/** What a UI needs of a list (PROTOCOL.md `system/task_list`). */
+/** What a UI needs of a list (docs/protocol.md `system/task_list`). */
 export interface TaskListView {
   tasks: { id: string; subject: string; status: TaskStatus }[];
   /** False when every task is completed (or there are none): a UI hides the list. */

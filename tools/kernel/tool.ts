@@ -1,6 +1,6 @@
 /**
  * The tool contract: what a tool module exports, what it gets when it runs,
- * and what it returns. See DESIGN.md "A tool is a module".
+ * and what it returns. See docs/design.md "A tool is a module".
  *
  * A tool module's default export is the value of {@linkcode defineTool}. It
  * runs inside a sandbox worker whose Deno permissions are its `scopes`
@@ -12,12 +12,15 @@
  */
 
 import type { z } from "zod";
+import type { OutputStream, ToolEvent, ToolEventType } from "./events.ts";
 import type { Mode } from "./modes.ts";
 import type { ReadStateView } from "./read_state.ts";
+import type { TaskStore } from "./tasks.ts";
 import { ToolError } from "./tool_error.ts";
 import type { ResolvedPath } from "./workspace.ts";
 
 export { ToolError };
+export type { ToolEvent, ToolEventType };
 
 /**
  * The Deno permissions a tool needs. The executor narrows them: `read` and
@@ -85,8 +88,8 @@ export interface ToolContext {
   readonly limits: { readonly maxReadTokens: number };
   /** How commands are confined: `bwrap` runs them under bubblewrap. */
   readonly shellSandbox: "none" | "bwrap";
-  /** The task list this session works on (`--task-list`, else the session id). */
-  readonly taskListId: string;
+  /** The task list this session works on (`--task-list`, else the session's own). */
+  readonly tasks: TaskStore;
   /** The allow-listed environment for commands the tool runs (never API keys). */
   readonly env: Readonly<Record<string, string>>;
   /** Absolute paths of the programs in the tool's `run` scope that were found. */
@@ -98,8 +101,13 @@ export interface ToolContext {
    */
   path(raw: string): ResolvedPath;
   readonly readState: ReadStateView;
-  /** Streams output of a running command to the parent (`system/tool_progress`). */
-  progress(stream: "stdout" | "stderr", text: string): void;
+  /**
+   * Tells the session something while the call runs. Events reach the
+   * session in the order they were emitted, all before the call's result.
+   */
+  emit(event: ToolEvent): void;
+  /** Shorthand for `emit({ type: "output", stream, text })`. */
+  progress(stream: OutputStream, text: string): void;
   readonly processes: ProcessGroupsView;
 }
 
@@ -112,8 +120,13 @@ export interface ToolSpec<S extends z.ZodType> {
   scopes: Scopes;
   /** The narrowest mode that binds the tool; derived from `scopes` when absent. */
   mode?: Mode;
-  /** An event the session sends after a successful call (`task_list`: the task list changed). */
-  announces?: "task_list";
+  /**
+   * The events the tool emits that the session plans for before any call:
+   * a tool that lists `task_list_changed` is one that tracks work (spec
+   * 003's reminders and the system prompt's advice follow it). `output`
+   * need not be listed.
+   */
+  emits?: readonly ToolEventType[];
   /** The paths the input names; each is resolved and approved before the tool runs. */
 
   paths?(input: z.output<S>): PathUse[];

@@ -1,6 +1,6 @@
 /**
  * The workspace resolver: the one place a path a model or parent gives
- * becomes a path wave acts on (DESIGN.md "The sandbox", layer 1).
+ * becomes a path wave acts on (docs/design.md "The sandbox", layer 1).
  *
  * A path is made absolute against the workspace and normalized, then its
  * real location is found by following symlinks from the nearest existing

@@ -1,18 +1,13 @@
 /**
- * What the four task tools share: the store of this session's list, the
- * id field, and errors a model can act on. Private to the `wave` toolset.
+ * What the four task tools share: the id field, errors a model can act on,
+ * and how a task reads. Private to the `wave` toolset.
  *
  * @module
  */
 
 import { z } from "zod";
-import { type Task, TaskStore } from "../kernel/tasks.ts";
+import type { Task } from "../kernel/tasks.ts";
 import { type ToolContext, ToolError } from "../kernel/tool.ts";
-
-/** The session's task list. */
-export function storeOf(ctx: ToolContext): TaskStore {
-  return new TaskStore(ctx.waveHome, ctx.taskListId);
-}
 
 /** A task id: "3" or 3. */
 export const TaskId = z.union([
@@ -40,7 +35,7 @@ export async function storage<T>(
   } catch (error) {
     if (error instanceof ToolError) throw error;
     throw new ToolError(
-      `The task list could not be saved under ${ctx.waveHome}/tasks/${ctx.taskListId}: ${
+      `The task list could not be saved under ${ctx.tasks.dir}: ${
         (error as Error).message
       }. Nothing was changed.`,
       { type: "storage_error" },

@@ -6,7 +6,7 @@
 
 import { z } from "zod";
 import { defineTool } from "../kernel/tool.ts";
-import { describeTask, storage, storeOf } from "./_tasks.ts";
+import { describeTask, storage } from "./_tasks.ts";
 
 const description =
   `Adds a task to the task list, to plan and track multi-step work.
@@ -31,9 +31,10 @@ export default defineTool({
   description,
   input,
   scopes: { read: true, write: "state" },
-  announces: "task_list",
+  emits: ["task_list_changed"],
   async run(i, ctx) {
-    const task = await storage(ctx, () => storeOf(ctx).create(i));
+    const task = await storage(ctx, () => ctx.tasks.create(i));
+    ctx.emit({ type: "task_list_changed" });
     return {
       content: `Created task #${task.id}.\n${describeTask(task)}`,
       structured: { type: "task", task },

@@ -6,7 +6,7 @@
 
 import { z } from "zod";
 import { defineTool } from "../kernel/tool.ts";
-import { describeTask, notFound, storage, storeOf, TaskId } from "./_tasks.ts";
+import { describeTask, notFound, storage, TaskId } from "./_tasks.ts";
 
 const description =
   `Gets one task by id, with its description, status, owner, dependencies and metadata.`;
@@ -19,7 +19,7 @@ export default defineTool({
   input,
   scopes: { read: true },
   async run(i, ctx) {
-    const task = await storage(ctx, () => storeOf(ctx).get(i.taskId));
+    const task = await storage(ctx, () => ctx.tasks.get(i.taskId));
     if (!task) throw notFound(i.taskId);
     return { content: describeTask(task), structured: { type: "task", task } };
   },

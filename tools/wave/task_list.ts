@@ -8,7 +8,7 @@
 import { z } from "zod";
 import { taskLines } from "../kernel/tasks.ts";
 import { defineTool } from "../kernel/tool.ts";
-import { storage, storeOf } from "./_tasks.ts";
+import { storage } from "./_tasks.ts";
 
 const description =
   `Lists the tasks: id, status and subject (with owner and blockers), in id order. Use TaskGet for a task's details.`;
@@ -19,7 +19,7 @@ export default defineTool({
   input: z.object({}).strict(),
   scopes: { read: true },
   async run(_i, ctx) {
-    const tasks = (await storage(ctx, () => storeOf(ctx).list())).filter((t) =>
+    const tasks = (await storage(ctx, () => ctx.tasks.list())).filter((t) =>
       t.status !== "deleted"
     );
     const summaries = tasks.map((

@@ -8,7 +8,7 @@
 import { z } from "zod";
 import { TASK_STATUSES } from "../kernel/tasks.ts";
 import { defineTool } from "../kernel/tool.ts";
-import { describeTask, notFound, storage, storeOf, TaskId } from "./_tasks.ts";
+import { describeTask, notFound, storage, TaskId } from "./_tasks.ts";
 
 const description =
   `Updates a task: its status, subject, description, activeForm, owner, dependencies or metadata.
@@ -46,10 +46,11 @@ export default defineTool({
   description,
   input,
   scopes: { read: true, write: "state" },
-  announces: "task_list",
+  emits: ["task_list_changed"],
   async run({ taskId, ...changes }, ctx) {
-    const task = await storage(ctx, () => storeOf(ctx).update(taskId, changes));
+    const task = await storage(ctx, () => ctx.tasks.update(taskId, changes));
     if (!task) throw notFound(taskId);
+    ctx.emit({ type: "task_list_changed" });
     const verb = task.status === "deleted" ? "Deleted" : "Updated";
     return {
       content: `${verb} task #${task.id}.\n${describeTask(task)}`,

@@ -1,4 +1,4 @@
-/** The shell runner, in-process (spec 001 命令; DESIGN.md layer 3). */
+/** The shell runner, in-process (spec 001 命令; docs/design.md layer 3). */
 import assert from "node:assert/strict";
 import { MAX_VIEW_CHARS } from "../../../tools/_core/capture.ts";
 import { describeShellResult, runShell } from "../../../tools/_core/shell.ts";
@@ -43,7 +43,7 @@ Deno.test("001 shell: stdin is /dev/null; the environment is only what the sessi
       /^[A-Z_]+=/.test(l) && !l.startsWith("PWD=") && !l.startsWith("SHLVL=") &&
       !l.startsWith("_=")
     ).join("\n").replace(/(WAVE_COMMAND=)[0-9a-f-]{36}/, "$1<marker>"),
-    // The marker that finds what a command detaches (session/processes.ts).
+    // The marker that finds what a command detaches (tools/kernel/processes.ts).
     "HOME=/nowhere\nPATH=/usr/bin:/bin\nWAVE_COMMAND=<marker>",
   );
 });

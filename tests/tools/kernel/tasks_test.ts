@@ -1,4 +1,4 @@
-/** Spec 003: the task store, its lock, and the reminder counters, in-process. */
+/** Spec 003: the task store and its lock, in-process (the reminders: tests/session/task_reminders_test.ts). */
 import assert from "node:assert/strict";
 import {
   type LockFs,
@@ -6,10 +6,6 @@ import {
   TaskStore,
   withListLock,
 } from "../../../tools/kernel/tasks.ts";
-import {
-  reminderText,
-  TaskReminders,
-} from "../../../session/task_reminders.ts";
 import TaskCreate from "../../../tools/wave/task_create.ts";
 import TaskGet from "../../../tools/wave/task_get.ts";
 import TaskList from "../../../tools/wave/task_list.ts";
@@ -255,57 +251,16 @@ Deno.test("003 边界 Windows: EPERM on creating the lock is retried, not a fail
   );
 });
 
-Deno.test("003 提醒: counters reset on TaskCreate/TaskUpdate only; due after 10 turns, then every 10", async () => {
-  const store = new TaskStore(await Deno.makeTempDir(), "r");
-  const reminders = new TaskReminders(store, () => true);
-  for (let i = 0; i < 9; i++) reminders.afterReply(["Read"]);
-  assert.equal(await reminders.beforeRequest(), null);
-  reminders.afterReply(["TaskList", "TaskGet"]);
-  const due = await reminders.beforeRequest();
-  assert.ok(
-    due,
-    "10 turns without TaskCreate/TaskUpdate (TaskList and TaskGet do not count)",
-  );
-  for (let i = 0; i < 9; i++) reminders.afterReply([]);
-  assert.equal(
-    await reminders.beforeRequest(),
-    null,
-    "at least 10 turns between reminders",
-  );
-  reminders.afterReply(["TaskUpdate"]);
-  for (let i = 0; i < 9; i++) reminders.afterReply([]);
-  assert.equal(
-    await reminders.beforeRequest(),
-    null,
-    "TaskUpdate reset the counter",
-  );
-  reminders.afterReply([]);
-  assert.ok(await reminders.beforeRequest());
-  const off = new TaskReminders(store, () => false);
-  for (let i = 0; i < 30; i++) off.afterReply([]);
-  assert.equal(
-    await off.beforeRequest(),
-    null,
-    "no task tools: no reminder, ever",
-  );
-});
-
-Deno.test("003 提醒 #2, #3, #4: the text forbids mentioning it, and ends with the tasks (or none)", () => {
-  const empty = reminderText([]);
-  assert.match(empty, /do not mention it to the user/);
-  assert.ok(!empty.includes("The current tasks"));
-  const withTasks = reminderText([{
-    id: "1",
-    subject: "Parse",
-    status: "in_progress",
-  }, {
-    id: "2",
-    subject: "Test",
-    status: "pending",
-  }]);
-  assert.ok(
-    withTasks.endsWith(
-      "The current tasks:\n#1 [in_progress] Parse\n#2 [pending] Test\n</task-reminder>",
-    ),
-  );
+Deno.test("003 列表 UI: TaskCreate and TaskUpdate emit task_list_changed after a change; reads and a failed update do not", async () => {
+  const s = await TestSession.create();
+  await s.call(TaskCreate, { subject: "a", description: "" });
+  await s.call(TaskList, {});
+  await s.call(TaskGet, { taskId: "1" });
+  const missing = await s.call(TaskUpdate, { taskId: "9", status: "pending" });
+  assert.equal(missing.isError, true);
+  await s.call(TaskUpdate, { taskId: "1", status: "completed" });
+  assert.deepEqual(s.events, [
+    { type: "task_list_changed" },
+    { type: "task_list_changed" },
+  ]);
 });

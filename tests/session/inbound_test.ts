@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { decodeLine, isInputError } from "../../session/protocol.ts";
+import { decodeLine, isInputError } from "../../session/inbound.ts";
 
 Deno.test("decodes the three inbound types", () => {
   const user = decodeLine(

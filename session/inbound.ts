@@ -1,9 +1,13 @@
 /**
- * The stdio protocol's inbound shapes and their decoder (PROTOCOL.md).
+ * The stdio protocol's inbound half, as code: every message a parent may
+ * send, declared once as a zod schema, and their decoder (docs/protocol.md
+ * "Parent → wave"). The outbound half is `outbound.ts`.
  *
  * {@linkcode decodeLine} turns one input line into a typed message or into
  * the error a parent can act on: its `code`, a message that says what was
- * wrong, and the `request_id` to answer when the line had one.
+ * wrong, and the `request_id` to answer when the line had one. Every lookup
+ * by a name the parent chose (`type`, `subtype`) is a `Map` lookup, so a
+ * name such as `constructor` or `__proto__` is just an unknown name.
  *
  * @module
  */
@@ -11,12 +15,15 @@
 import { z } from "zod";
 import { MODES } from "../tools/kernel/modes.ts";
 
-/** `system/error` codes (PROTOCOL.md "Bad input"). */
-export type InputErrorCode =
-  | "invalid_json"
-  | "invalid_message"
-  | "unknown_type"
-  | "line_too_long";
+/** `system/error` codes (docs/protocol.md "Bad input"). */
+export const INPUT_ERROR_CODES = [
+  "invalid_json",
+  "invalid_message",
+  "unknown_type",
+  "line_too_long",
+] as const;
+/** A `system/error` code. */
+export type InputErrorCode = typeof INPUT_ERROR_CODES[number];
 
 const RequestId = z.union([z.string().min(1), z.number()]);
 
@@ -55,25 +62,41 @@ const ControlResponse = z.object({
   ]),
 });
 
-/** The `request` bodies of the control requests wave serves, by subtype. */
-export const ControlBodies = {
-  call_tool: z.object({
-    subtype: z.literal("call_tool"),
-    tool_name: z.string().min(1),
-    input: z.record(z.string(), z.unknown()),
-    tool_use_id: z.string().min(1).optional(),
-  }),
-  interrupt: z.object({ subtype: z.literal("interrupt") }),
-  set_permission_mode: z.object({
-    subtype: z.literal("set_permission_mode"),
-    mode: z.enum(MODES as [string, ...string[]]),
-  }),
-  list_tools: z.object({ subtype: z.literal("list_tools") }),
-  get_tasks: z.object({ subtype: z.literal("get_tasks") }),
-} as const;
+const CallTool = z.object({
+  subtype: z.literal("call_tool"),
+  tool_name: z.string().min(1),
+  input: z.record(z.string(), z.unknown()),
+  tool_use_id: z.string().min(1).optional(),
+});
+const Interrupt = z.object({ subtype: z.literal("interrupt") });
+const SetPermissionMode = z.object({
+  subtype: z.literal("set_permission_mode"),
+  mode: z.enum(MODES),
+});
+const ListTools = z.object({ subtype: z.literal("list_tools") });
+const GetTasks = z.object({ subtype: z.literal("get_tasks") });
+
+/** A `control_request`'s `request` body that wave serves, decoded. */
+export type ControlBody = z.infer<
+  | typeof CallTool
+  | typeof Interrupt
+  | typeof SetPermissionMode
+  | typeof ListTools
+  | typeof GetTasks
+>;
 
 /** A control request subtype wave serves. */
-export type ControlSubtype = keyof typeof ControlBodies;
+export type ControlSubtype = ControlBody["subtype"];
+
+/** The `request` bodies of the control requests wave serves, by subtype. */
+export const CONTROL_BODIES: ReadonlyMap<string, z.ZodType<ControlBody>> =
+  new Map<ControlSubtype, z.ZodType<ControlBody>>([
+    ["call_tool", CallTool],
+    ["interrupt", Interrupt],
+    ["set_permission_mode", SetPermissionMode],
+    ["list_tools", ListTools],
+    ["get_tasks", GetTasks],
+  ]);
 
 /** A decoded inbound message. */
 export type Inbound =
@@ -90,11 +113,39 @@ export interface InputError {
   requestId?: string | number;
 }
 
-const SCHEMAS: Record<string, z.ZodType> = {
-  user: UserMessage,
-  control_request: ControlRequest,
-  control_response: ControlResponse,
-};
+/** Every inbound message type, by `type`. */
+const SCHEMAS: ReadonlyMap<string, z.ZodType> = new Map<string, z.ZodType>([
+  ["user", UserMessage],
+  ["control_request", ControlRequest],
+  ["control_response", ControlResponse],
+]);
+
+/**
+ * Decodes a control request's body. An unknown subtype, whatever its name,
+ * and a body of the wrong shape are errors whose message says what is
+ * wrong and what wave serves.
+ */
+export function decodeControlBody(
+  request: { subtype: string },
+): ControlBody | { error: string } {
+  const schema = CONTROL_BODIES.get(request.subtype);
+  if (!schema) {
+    return {
+      error: `unknown control_request subtype "${
+        request.subtype.slice(0, 100)
+      }"; wave serves ${[...CONTROL_BODIES.keys()].join(", ")}`,
+    };
+  }
+  const parsed = schema.safeParse(request);
+  if (!parsed.success) {
+    return {
+      error: `invalid ${request.subtype} request: ${
+        describeIssues(parsed.error)
+      }`,
+    };
+  }
+  return parsed.data;
+}
 
 /** One line per problem: `field.path: what is wrong`. */
 export function describeIssues(error: z.ZodError): string {
@@ -148,7 +199,7 @@ export function decodeLine(
       message: `line ${line} has no "type" string`,
     };
   }
-  const schema = SCHEMAS[record.type];
+  const schema = SCHEMAS.get(record.type);
   if (!schema) {
     return {
       code: "unknown_type",

@@ -1,0 +1,110 @@
+/**
+ * The control requests a parent sends (docs/protocol.md "control_request"):
+ * each gets exactly one `control_response` with its `request_id`, a
+ * success or an error that says what was wrong.
+ *
+ * @module
+ */
+
+import { decodeControlBody } from "./inbound.ts";
+import type { InFlight } from "./in_flight.ts";
+import {
+  type ControlAnswer,
+  controlError,
+  controlSuccess,
+} from "./outbound.ts";
+import type { ProtocolWriter } from "./output.ts";
+import type { ToolRegistry } from "./registry.ts";
+import type { SessionMode } from "./session_mode.ts";
+import type { TaskListAnnouncer } from "./task_list_announcer.ts";
+import type { ToolCalls } from "./tool_calls.ts";
+import type { WriteQueue } from "./write_queue.ts";
+
+/** What {@linkcode ControlRequests} needs from its session. */
+export interface ControlRequestsDeps {
+  writer: ProtocolWriter;
+  registry: ToolRegistry;
+  calls: ToolCalls;
+  mode: SessionMode;
+  writeQueue: WriteQueue;
+  taskList: TaskListAnnouncer;
+  inFlight: InFlight;
+}
+
+/** Serves one session's control requests. */
+export class ControlRequests {
+  #deps: ControlRequestsDeps;
+
+  /** Serves requests with what `deps` gives. */
+  constructor(deps: ControlRequestsDeps) {
+    this.#deps = deps;
+  }
+
+  /**
+   * Serves request `id`. Answers at once, or starts work that answers when
+   * it is done (tracked in flight, never awaited here).
+   */
+  serve(id: string | number, request: { subtype: string }): void {
+    const body = decodeControlBody(request);
+    if ("error" in body) return this.#refuse(id, body.error);
+    const { mode, registry, inFlight } = this.#deps;
+    switch (body.subtype) {
+      case "call_tool":
+        return this.#callTool(id, body.tool_name, body.input, body.tool_use_id);
+      case "interrupt":
+        inFlight.interrupt();
+        return this.#answer(id, {});
+      case "set_permission_mode":
+        mode.current = body.mode;
+        return this.#answer(id, { mode: mode.current });
+      case "list_tools":
+        return this.#answer(id, { tools: registry.describe(mode.current) });
+      case "get_tasks":
+        return inFlight.track(this.#getTasks(id));
+    }
+  }
+
+  #answer(id: string | number, response: ControlAnswer): void {
+    this.#deps.writer.send(controlSuccess(id, response));
+  }
+
+  #refuse(id: string | number, error: string): void {
+    this.#deps.writer.send(controlError(id, error));
+  }
+
+  #callTool(
+    id: string | number,
+    name: string,
+    input: unknown,
+    toolUseId?: string,
+  ): void {
+    const { calls, inFlight } = this.#deps;
+    const prepared = calls.prepare(name, input, toolUseId);
+    if ("error" in prepared) return this.#refuse(id, prepared.error);
+    const controller = inFlight.controller();
+    inFlight.track(
+      calls.run(prepared, controller.signal)
+        .then((result) => this.#answer(id, result))
+        .catch((error) =>
+          this.#refuse(id, `internal error: ${(error as Error).message}`)
+        )
+        .finally(() => inFlight.release(controller)),
+    );
+  }
+
+  /** Answers get_tasks, in the session's queue as a read: it sees every change requested before it. */
+  async #getTasks(id: string | number): Promise<void> {
+    const ticket = this.#deps.writeQueue.enter("read");
+    try {
+      await ticket.ready;
+      this.#answer(id, await this.#deps.taskList.view());
+    } catch (error) {
+      this.#refuse(
+        id,
+        `the task list cannot be read: ${(error as Error).message}`,
+      );
+    } finally {
+      ticket.release();
+    }
+  }
+}

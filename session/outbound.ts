@@ -1,0 +1,303 @@
+/**
+ * The stdio protocol's outbound half, as code: every message wave writes,
+ * declared once as a zod schema (docs/protocol.md "wave → parent"). The
+ * writer (`output.ts`) takes only an {@linkcode Outbound}, so `deno check`
+ * rejects a shape declared nowhere; {@linkcode checkOutboundLine} checks a
+ * written line against these declarations at run time (the tests do, on
+ * what real sessions write). The inbound half is `inbound.ts`.
+ *
+ * Objects are strict: a field that is not declared here is an error in
+ * {@linkcode checkOutboundLine}. `session_id` is not part of a message: the
+ * writer adds it to every line.
+ *
+ * @module
+ */
+
+import { z } from "zod";
+import { MODES } from "../tools/kernel/modes.ts";
+import { TASK_STATUSES } from "../tools/kernel/tasks.ts";
+import { describeIssues, INPUT_ERROR_CODES } from "./inbound.ts";
+
+const RequestId = z.union([z.string().min(1), z.number()]);
+
+const TextBlock = z.strictObject({ type: z.literal("text"), text: z.string() });
+const ImageBlock = z.strictObject({
+  type: z.literal("image"),
+  source: z.strictObject({
+    type: z.literal("base64"),
+    media_type: z.string(),
+    data: z.string(),
+  }),
+});
+const ContentBlock = z.union([TextBlock, ImageBlock]);
+/** What a tool returns for the model: text, or text and image blocks. */
+const ToolContent = z.union([z.string(), z.array(ContentBlock)]);
+const ToolUseBlock = z.strictObject({
+  type: z.literal("tool_use"),
+  id: z.string(),
+  name: z.string(),
+  input: z.unknown(),
+});
+const ToolResultBlock = z.strictObject({
+  type: z.literal("tool_result"),
+  tool_use_id: z.string(),
+  content: ToolContent,
+  is_error: z.boolean().optional(),
+});
+const Usage = z.strictObject({
+  input_tokens: z.number(),
+  output_tokens: z.number(),
+});
+
+/** The task list as a UI shows it (`system/task_list`, `get_tasks`). */
+const TaskListView = z.strictObject({
+  task_list_id: z.string(),
+  tasks: z.array(z.strictObject({
+    id: z.string(),
+    subject: z.string(),
+    status: z.enum(TASK_STATUSES),
+  })),
+  visible: z.boolean(),
+});
+
+/** `system/init`: the first line, written before any input is read. */
+const SystemInit = z.strictObject({
+  type: z.literal("system"),
+  subtype: z.literal("init"),
+  cwd: z.string(),
+  tools: z.array(z.string()),
+  toolset: z.string(),
+  mode: z.enum(MODES),
+  model: z.string().nullable(),
+  wave_version: z.string(),
+  protocol: z.number(),
+});
+
+/** `system/error` (ext): bad input that has no `request_id` to answer. */
+const SystemError = z.strictObject({
+  type: z.literal("system"),
+  subtype: z.literal("error"),
+  error: z.strictObject({
+    code: z.enum(INPUT_ERROR_CODES),
+    message: z.string(),
+    line: z.number(),
+  }),
+});
+
+/** `system/warning` (ext): something a parent may want to log. */
+const SystemWarning = z.strictObject({
+  type: z.literal("system"),
+  subtype: z.literal("warning"),
+  message: z.string(),
+});
+
+/** `system/tool_progress` (ext): a running command's output. */
+const SystemToolProgress = z.strictObject({
+  type: z.literal("system"),
+  subtype: z.literal("tool_progress"),
+  tool_use_id: z.string(),
+  stream: z.enum(["stdout", "stderr"]),
+  text: z.string(),
+});
+
+/** `system/task_list` (ext): the task list, after every change. */
+const SystemTaskList = z.strictObject({
+  type: z.literal("system"),
+  subtype: z.literal("task_list"),
+  ...TaskListView.shape,
+});
+
+/** `assistant`: one model reply. */
+const AssistantReply = z.strictObject({
+  type: z.literal("assistant"),
+  message: z.strictObject({
+    role: z.literal("assistant"),
+    content: z.array(z.union([TextBlock, ToolUseBlock])),
+    model: z.string(),
+    stop_reason: z.string(),
+    usage: Usage,
+  }),
+});
+
+/** `user`: one tool result fed back to the model. */
+const ToolResultEcho = z.strictObject({
+  type: z.literal("user"),
+  message: z.strictObject({
+    role: z.literal("user"),
+    content: z.tuple([ToolResultBlock]),
+  }),
+  tool_use_result: z.unknown(),
+  duration_ms: z.number(),
+});
+
+/** How a turn ended. */
+export const RESULT_SUBTYPES = [
+  "success",
+  "error_max_turns",
+  "error_during_execution",
+  "error_interrupted",
+] as const;
+
+/** `result`: the end of a user turn. */
+const TurnResult = z.strictObject({
+  type: z.literal("result"),
+  subtype: z.enum(RESULT_SUBTYPES),
+  is_error: z.boolean(),
+  num_turns: z.number(),
+  duration_ms: z.number(),
+  usage: Usage,
+  result: z.string(),
+});
+
+/** The `request` of `can_use_tool`: wave asks the parent to approve one call. */
+const CanUseTool = z.strictObject({
+  subtype: z.literal("can_use_tool"),
+  tool_name: z.string(),
+  input: z.unknown(),
+  tool_use_id: z.string(),
+  reason: z.string(),
+});
+
+/** `control_request` `can_use_tool`. */
+const ApprovalRequest = z.strictObject({
+  type: z.literal("control_request"),
+  request_id: z.string(),
+  request: CanUseTool,
+});
+
+/** `call_tool`'s answer: exactly what the model would see, and the metadata. */
+const CallToolAnswer = z.strictObject({
+  tool_use_id: z.string(),
+  content: ToolContent,
+  is_error: z.boolean(),
+  structured: z.unknown(),
+});
+
+/** `list_tools`'s answer. */
+const ListToolsAnswer = z.strictObject({
+  tools: z.array(z.strictObject({
+    name: z.string(),
+    description: z.string(),
+    input_schema: z.record(z.string(), z.unknown()),
+    scopes: z.strictObject({
+      read: z.boolean(),
+      write: z.union([z.boolean(), z.literal("state")]),
+      run: z.array(z.string()),
+    }),
+  })),
+});
+
+/** The answer of each control request wave serves. */
+const ControlAnswer = z.union([
+  CallToolAnswer,
+  ListToolsAnswer,
+  z.strictObject({ mode: z.enum(MODES) }),
+  TaskListView,
+  // interrupt
+  z.strictObject({}),
+]);
+
+/** `control_response`: the one answer to a parent's `control_request`. */
+const ControlResponse = z.strictObject({
+  type: z.literal("control_response"),
+  response: z.union([
+    z.strictObject({
+      subtype: z.literal("success"),
+      request_id: RequestId,
+      response: ControlAnswer,
+    }),
+    z.strictObject({
+      subtype: z.literal("error"),
+      request_id: RequestId,
+      error: z.string(),
+    }),
+  ]),
+});
+
+/** Every outbound message, by `type` (and `/subtype` for `system`). */
+const OUTBOUND = new Map<string, z.ZodType>([
+  ["system/init", SystemInit],
+  ["system/error", SystemError],
+  ["system/warning", SystemWarning],
+  ["system/tool_progress", SystemToolProgress],
+  ["system/task_list", SystemTaskList],
+  ["assistant", AssistantReply],
+  ["user", ToolResultEcho],
+  ["result", TurnResult],
+  ["control_request", ApprovalRequest],
+  ["control_response", ControlResponse],
+]);
+
+/** `system/init`. */
+export type SystemInit = z.infer<typeof SystemInit>;
+/** `control_request` `can_use_tool`'s `request`. */
+export type CanUseTool = z.infer<typeof CanUseTool>;
+/** `call_tool`'s answer. */
+export type CallToolAnswer = z.infer<typeof CallToolAnswer>;
+/** An answer to a control request. */
+export type ControlAnswer = z.infer<typeof ControlAnswer>;
+/** How a turn ended (`result`'s `subtype`). */
+export type ResultSubtype = typeof RESULT_SUBTYPES[number];
+
+/** A message wave writes (without `session_id`, which the writer adds). */
+export type Outbound =
+  | SystemInit
+  | z.infer<typeof SystemError>
+  | z.infer<typeof SystemWarning>
+  | z.infer<typeof SystemToolProgress>
+  | z.infer<typeof SystemTaskList>
+  | z.infer<typeof AssistantReply>
+  | z.infer<typeof ToolResultEcho>
+  | z.infer<typeof TurnResult>
+  | z.infer<typeof ApprovalRequest>
+  | z.infer<typeof ControlResponse>;
+
+/** The `control_response` that answers request `requestId` with `response`. */
+export function controlSuccess(
+  requestId: string | number,
+  response: ControlAnswer,
+): Outbound {
+  return {
+    type: "control_response",
+    response: { subtype: "success", request_id: requestId, response },
+  };
+}
+
+/** The `control_response` that refuses request `requestId`, saying why. */
+export function controlError(
+  requestId: string | number,
+  error: string,
+): Outbound {
+  return {
+    type: "control_response",
+    response: { subtype: "error", request_id: requestId, error },
+  };
+}
+
+/**
+ * Checks one line wave wrote: a JSON object with a `session_id` string,
+ * whose other fields are a declared outbound message. Returns null when it
+ * is, else what is wrong.
+ */
+export function checkOutboundLine(line: string): string | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch (error) {
+    return `not JSON: ${(error as Error).message}`;
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    return "not a JSON object";
+  }
+  const { session_id, ...message } = value as Record<string, unknown>;
+  if (typeof session_id !== "string" || session_id === "") {
+    return "no session_id string";
+  }
+  const key = message.type === "system"
+    ? `system/${String(message.subtype)}`
+    : String(message.type);
+  const schema = OUTBOUND.get(key);
+  if (!schema) return `${key} is no declared outbound message`;
+  const parsed = schema.safeParse(message);
+  return parsed.success ? null : `${key}: ${describeIssues(parsed.error)}`;
+}

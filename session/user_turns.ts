@@ -1,0 +1,139 @@
+/**
+ * User turns (docs/protocol.md "A user turn"): each `user` message runs one
+ * turn of the agent loop, one after another, and every turn ends with
+ * exactly one `result`, also one that cannot run (no model configured, the
+ * provider fails to start, an interrupt while it waited).
+ *
+ * @module
+ */
+
+import { AgentLoop, repairHistory } from "./agent_loop.ts";
+import type { Config } from "./config.ts";
+import type { InFlight } from "./in_flight.ts";
+import type { Block, Message } from "./messages.ts";
+import { createProvider } from "./models/mod.ts";
+import type { SessionMode } from "./session_mode.ts";
+import type { ResultSubtype } from "./outbound.ts";
+import type { ProtocolWriter } from "./output.ts";
+import type { ToolRegistry } from "./registry.ts";
+import type { TaskReminders } from "./task_reminders.ts";
+import type { ToolCalls } from "./tool_calls.ts";
+import { Transcript } from "./transcript.ts";
+
+/** What {@linkcode UserTurns} needs from its session. */
+export interface UserTurnsDeps {
+  config: Config;
+  writer: ProtocolWriter;
+  registry: ToolRegistry;
+  calls: ToolCalls;
+  transcript: Transcript;
+  mode: SessionMode;
+  reminders: TaskReminders;
+  inFlight: InFlight;
+}
+
+/** A session's user turns and the agent loop that runs them. */
+export class UserTurns {
+  #deps: UserTurnsDeps;
+  /** The turn last queued: the next one starts after it. */
+  #queue: Promise<unknown> = Promise.resolve();
+  #agent: Promise<AgentLoop> | undefined;
+  #resumed: Message[] = [];
+
+  /** Turns of the session `deps` describe. */
+  constructor(deps: UserTurnsDeps) {
+    this.#deps = deps;
+  }
+
+  /**
+   * Loads a resumed session's history and rebuilds the reminder counters
+   * from it; warnings (lines skipped) go to stderr and, as
+   * `system/warning`, to the parent.
+   */
+  async resume(): Promise<void> {
+    const { transcript, writer, reminders } = this.#deps;
+    const { entries, warnings } = await Transcript.load(transcript.path);
+    for (const warning of warnings) {
+      console.error(`wave: ${warning}`);
+      writer.send({ type: "system", subtype: "warning", message: warning });
+    }
+    this.#resumed = repairHistory(entries.map((e) => e.message));
+    reminders.restore(entries);
+  }
+
+  /** Queues a turn on `content`. Its work is tracked, and an interrupt ends it. */
+  start(content: string | Block[]): void {
+    const { config, inFlight } = this.#deps;
+    if (!config.model) {
+      return this.#failed(
+        "error_during_execution",
+        "no model is configured: start wave with --model PROVIDER:NAME (anthropic:…, openai:…, replay:FILE), or drive the tools with control_request call_tool",
+      );
+    }
+    // Turns run one after another; an interrupt also ends the ones still waiting.
+    const generation = inFlight.interrupts;
+    const turn = this.#queue.then(async () => {
+      if (generation !== inFlight.interrupts) {
+        return this.#failed(
+          "error_interrupted",
+          "interrupted before the turn started",
+        );
+      }
+      let loop: AgentLoop;
+      try {
+        loop = await this.#loop();
+      } catch (error) {
+        return this.#failed("error_during_execution", (error as Error).message);
+      }
+      const controller = inFlight.controller();
+      try {
+        await loop.runTurn(content, controller.signal);
+      } finally {
+        inFlight.release(controller);
+      }
+    });
+    this.#queue = turn;
+    inFlight.track(turn);
+  }
+
+  #failed(subtype: ResultSubtype, message: string): void {
+    this.#deps.writer.send({
+      type: "result",
+      subtype,
+      is_error: true,
+      num_turns: 0,
+      duration_ms: 0,
+      usage: { input_tokens: 0, output_tokens: 0 },
+      result: message,
+    });
+  }
+
+  /** The agent loop, made on the first turn: the provider and any resumed history load then. */
+  #loop(): Promise<AgentLoop> {
+    const { config, registry, calls, writer, transcript, mode, reminders } =
+      this.#deps;
+    this.#agent ??= (async () => {
+      const provider = await createProvider({
+        model: config.model!,
+        baseUrl: config.baseUrl,
+        env: Deno.env,
+      });
+      return new AgentLoop({
+        config,
+        provider,
+        registry,
+        calls,
+        writer,
+        transcript,
+        mode: () => mode.current,
+        hooks: {
+          beforeRequest: () => reminders.beforeRequest(),
+          afterReply: (names) => reminders.afterReply(names),
+        },
+      }, this.#resumed);
+    })();
+    // A failed start is reported on each turn, and tried again on the next.
+    this.#agent.catch(() => this.#agent = undefined);
+    return this.#agent;
+  }
+}
