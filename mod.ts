@@ -1,9 +1,18 @@
 /**
- * wave as a library: embed the runtime in another Deno program, or write
- * tools for it.
+ * wave as a library: serve a session over any pair of streams
+ * ({@linkcode parseFlags}, {@linkcode serve}), write tools for it
+ * ({@linkcode defineTool} and the tool contract), or use the kernel's
+ * pieces directly ({@linkcode resolveInWorkspace}, {@linkcode atomicWrite}).
  *
+ * The wire contract is `docs/protocol.md`; the layers are in
+ * `docs/design.md`. A tool module written with {@linkcode defineTool} joins
+ * a session with `--tool-module FILE` (or in `ServeOptions.modules`) and
+ * runs in the same sandbox workers, behind the same resolver, approvals and
+ * write queue, as wave's own tools.
+ *
+ * @example A tool module
  * ```ts
- * import { defineTool } from "./mod.ts";
+ * import { defineTool } from "@wave/wave";
  * import { z } from "zod";
  *
  * export default defineTool({
@@ -18,24 +27,63 @@
  * @module
  */
 
-export { type Config, type Mode, parseFlags } from "./session/config.ts";
+export {
+  APPROVAL_POLICIES,
+  type ApprovalPolicy,
+  type Config,
+  type Mode,
+  parseFlags,
+  type ParseOutcome,
+  SHELL_SANDBOXES,
+  type ShellSandbox,
+} from "./session/config.ts";
+export type { LineSink } from "./session/output.ts";
 export { serve, type ServeOptions, type SessionIO } from "./session/server.ts";
 export {
   type ContentBlock,
   defineTool,
   errorResult,
+  type InputOf,
+  type InputSchema,
+  type NewTask,
+  type OutputEvent,
+  type OutputStream,
   type PathUse,
+  type ProcessGroupsView,
+  type ReadStateView,
   type Scopes,
+  type Task,
+  type TaskChanges,
+  type TaskList,
+  type TaskListChangedEvent,
+  type TaskListView,
+  type TaskStatus,
+  type ToolContent,
   type ToolContext,
   type ToolDefinition,
   ToolError,
+  type ToolEvent,
+  type ToolEventType,
   type ToolResult,
+  type ToolSpec,
 } from "./tools/kernel/tool.ts";
+export type { ReadRecord } from "./tools/kernel/read_state.ts";
+export { TASK_STATUSES } from "./tools/kernel/tasks.ts";
 export {
   isInside,
   type ResolvedPath,
   resolveInWorkspace,
 } from "./tools/kernel/workspace.ts";
-export { atomicWrite } from "./tools/kernel/atomic_write.ts";
-export { TOOLSET_NAMES, TOOLSETS } from "./tools/toolsets.ts";
+export {
+  type AtomicFs,
+  atomicWrite,
+  type AtomicWriteOptions,
+  type AtomicWriteResult,
+} from "./tools/kernel/atomic_write.ts";
+export {
+  builtinRef,
+  type ToolEntry,
+  TOOLSET_NAMES,
+  TOOLSETS,
+} from "./tools/toolsets.ts";
 export { VERSION } from "./session/version.ts";

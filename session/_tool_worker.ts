@@ -20,6 +20,7 @@ import {
   type ToolContext,
   type ToolDefinition,
   ToolError,
+  toolErrorResult,
   type ToolEvent,
 } from "../tools/kernel/tool.ts";
 import {
@@ -152,13 +153,7 @@ function unexpectedFailure(error: unknown) {
       structured: { type: "sandbox_denied" },
     };
   }
-  if (error instanceof ToolError) {
-    return {
-      content: error.message,
-      isError: true,
-      structured: error.structured,
-    };
-  }
+  if (error instanceof ToolError) return toolErrorResult(error);
   const message = error instanceof Error ? error.message : String(error);
   return {
     content: `The tool failed unexpectedly: ${message}`,

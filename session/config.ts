@@ -14,14 +14,17 @@ import type { Mode } from "../tools/kernel/modes.ts";
 import { flagValues, readFlags } from "./_flag_parser.ts";
 import { absolutePath } from "./_paths.ts";
 import {
+  APPROVAL_POLICIES,
   type ApprovalPolicy,
   FLAGS,
+  SHELL_SANDBOXES,
   type ShellSandbox,
   usage,
 } from "./flags.ts";
 import { apiKeyFor, parseModelId } from "./models/model_id.ts";
 import { VERSION } from "./version.ts";
 
+export { APPROVAL_POLICIES, SHELL_SANDBOXES };
 export type { ApprovalPolicy, Mode, ShellSandbox };
 
 /**
@@ -42,11 +45,17 @@ export interface Config {
    * resolved against the directory wave was started from, or that directory.
    */
   workspace: string;
+  /** The tool dialect served (`--toolset`, a key of `TOOLSETS`). */
   toolset: string;
+  /** The mode the session starts in (`--mode`). */
   mode: Mode;
+  /** Who approves paths outside the workspace and sensitive files (`--approvals`). */
   approvals: ApprovalPolicy;
+  /** How long an approval may wait for the parent, in ms (`--approval-timeout`). */
   approvalTimeoutMs: number;
+  /** The longest input line accepted, in bytes (`--max-line-bytes`). */
   maxLineBytes: number;
+  /** The session's id (`--session-id`, else a new UUID). */
   sessionId: string;
   /** Absolute path of wave's state directory (`WAVE_HOME`, default `~/.wave`). */
   waveHome: string;
@@ -94,6 +103,15 @@ function fail(message: string): ParseOutcome {
  * stdout; `--help` and `--version` exit 0 with their text for stdout.
  * Relative paths resolve against the caller's directory
  * ({@linkcode CALLER_CWD_VARIABLE}, else the working directory).
+ *
+ * @example
+ * ```ts
+ * import { parseFlags, TOOLSET_NAMES } from "@wave/wave";
+ *
+ * const outcome = parseFlags(["--mode", "ask"], Deno.env, TOOLSET_NAMES);
+ * if (outcome.kind === "run") console.log(outcome.config.workspace);
+ * else console.error(outcome.stderr); // e.g. a bad flag, with exit code 2
+ * ```
  */
 export function parseFlags(
   args: readonly string[],

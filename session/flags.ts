@@ -10,13 +10,30 @@ import { type FlagTable, helpLines } from "./_flag_parser.ts";
 import { MODES } from "../tools/kernel/modes.ts";
 import { VERSION } from "./version.ts";
 
-/** Who approves a call that needs an approval (docs/protocol.md "Approvals"). */
+/**
+ * Who approves a call that needs an approval (docs/protocol.md "Approvals"):
+ * `--approvals`'s values.
+ *
+ * @example
+ * ```ts
+ * import { APPROVAL_POLICIES } from "@wave/wave";
+ * console.assert(APPROVAL_POLICIES.join("|") === "parent|deny|allow");
+ * ```
+ */
 export const APPROVAL_POLICIES = ["parent", "deny", "allow"] as const;
 
 /** One of {@linkcode APPROVAL_POLICIES}. */
 export type ApprovalPolicy = typeof APPROVAL_POLICIES[number];
 
-/** How commands are confined. */
+/**
+ * How commands are confined: `--shell-sandbox`'s values.
+ *
+ * @example
+ * ```ts
+ * import { SHELL_SANDBOXES } from "@wave/wave";
+ * console.assert(SHELL_SANDBOXES.includes("bwrap"));
+ * ```
+ */
 export const SHELL_SANDBOXES = ["none", "bwrap", "auto"] as const;
 
 /** One of {@linkcode SHELL_SANDBOXES}. */

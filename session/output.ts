@@ -10,6 +10,7 @@ import type { Outbound } from "./outbound.ts";
 
 /** Where protocol lines go (stdout in the binary, a buffer in tests). */
 export interface LineSink {
+  /** Writes some of `bytes` (as `Deno.stdout.write`): resolves with how many. */
   write(bytes: Uint8Array): Promise<number>;
 }
 

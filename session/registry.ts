@@ -12,6 +12,7 @@ import type {
   ToolDefinition,
   ToolEventType,
 } from "../tools/kernel/tool.ts";
+import { zodSchemaOf } from "../tools/kernel/tool.ts";
 import { loadTool } from "../tools/loaders.ts";
 
 /** A tool the session can bind. */
@@ -87,7 +88,7 @@ export class ToolRegistry {
     if (!schema) {
       const tool = this.#tools.get(name);
       if (!tool) throw new Error(`no tool named ${name}`);
-      const { $schema: _, ...rest } = z.toJSONSchema(tool.def.input, {
+      const { $schema: _, ...rest } = z.toJSONSchema(zodSchemaOf(tool.def), {
         io: "input",
       }) as Record<string, unknown>;
       schema = rest;

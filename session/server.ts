@@ -71,9 +71,8 @@ export interface ServeOptions {
  * Rejects only when the tool modules cannot be loaded.
  *
  * @example Serve one call_tool request from a string, and read the answers
- * ```ts ignore
- * import { parseFlags, serve } from "./mod.ts";
- * import { TOOLSETS, builtinRef } from "./tools/toolsets.ts";
+ * ```ts
+ * import { builtinRef, parseFlags, serve, TOOLSETS } from "@wave/wave";
  *
  * const parsed = parseFlags(["--workspace", "."], Deno.env, ["wave"]);
  * if (parsed.kind !== "run") throw new Error("bad flags");

@@ -20,6 +20,7 @@ import {
   type PathUse,
   ToolError,
   type ToolEvent,
+  zodSchemaOf,
 } from "../tools/kernel/tool.ts";
 import type { WriteQueue } from "./write_queue.ts";
 import {
@@ -96,7 +97,7 @@ export class ToolCalls {
           `${name} is not available in ${mode} mode; it needs ${tool.def.mode} mode or wider (set_permission_mode)`,
       };
     }
-    const parsed = tool.def.input.safeParse(input);
+    const parsed = zodSchemaOf(tool.def).safeParse(input);
     if (!parsed.success) {
       return {
         error: `invalid input for ${name}: ${describeIssues(parsed.error)}`,

@@ -15,6 +15,7 @@ import type {
   ToolEvent,
   ToolResult,
 } from "../tools/kernel/tool.ts";
+import { zodSchemaOf } from "../tools/kernel/tool.ts";
 import { resolveInWorkspace } from "../tools/kernel/workspace.ts";
 import { SHELL_PROGRAMS } from "../tools/_core/shell.ts";
 import { lastItems, waitUntil } from "./_waiting.ts";
@@ -119,7 +120,7 @@ export class TestSession {
     tool: ToolDefinition,
     input: Record<string, unknown>,
   ): Promise<ToolResult> {
-    const parsed = tool.input.safeParse(input);
+    const parsed = zodSchemaOf(tool).safeParse(input);
     if (!parsed.success) {
       throw new Error(`invalid input: ${parsed.error.message}`);
     }

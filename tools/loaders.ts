@@ -64,8 +64,14 @@ export async function loadTool(ref: string): Promise<ToolDefinition> {
     module = await import(ref);
   }
   const def = module.default;
-  if (!def || typeof def.name !== "string" || typeof def.run !== "function") {
-    throw new Error(`${ref} does not export a tool definition`);
+  if (
+    !def || typeof def.name !== "string" || typeof def.run !== "function" ||
+    // The session validates input and makes JSON Schema with zod.
+    typeof (def.input as { safeParse?: unknown })?.safeParse !== "function"
+  ) {
+    throw new Error(
+      `${ref} does not export a tool definition (defineTool with a zod input schema)`,
+    );
   }
   return def;
 }

@@ -16,12 +16,25 @@ import type { Mode } from "./kernel/modes.ts";
 
 /** One tool of a toolset: its name, its module file (a key of `TOOL_MODULES` in loaders.ts), and the narrowest mode that binds it. */
 export interface ToolEntry {
+  /** The tool's name, as its module defines it (a test checks they agree). */
   readonly name: string;
+  /** Its module file under `tools/`. */
   readonly module: string;
+  /** The narrowest mode that binds it, as its module derives it. */
   readonly mode: Mode;
 }
 
-/** Every toolset by name. */
+/**
+ * Every toolset by name, each in the order its tools are offered.
+ *
+ * @example Serve the `sata` toolset's tools
+ * ```ts
+ * import { builtinRef, TOOLSETS } from "@wave/wave";
+ *
+ * const modules = TOOLSETS.sata.map(builtinRef);
+ * console.assert(modules[0] === "builtin:sata/read.ts");
+ * ```
+ */
 export const TOOLSETS: Readonly<Record<string, readonly ToolEntry[]>> = {
   wave: [
     { name: "Read", module: "wave/read.ts", mode: "ask" },
@@ -70,13 +83,30 @@ export const TOOLSETS: Readonly<Record<string, readonly ToolEntry[]>> = {
   ],
 };
 
-/** The toolset names, for `--toolset` and `--help`. */
+/**
+ * The toolset names, for `--toolset` and `--help`.
+ *
+ * @example
+ * ```ts
+ * import { TOOLSET_NAMES } from "@wave/wave";
+ * console.assert(TOOLSET_NAMES.includes("wave"));
+ * ```
+ */
 export const TOOLSET_NAMES: readonly string[] = Object.keys(TOOLSETS);
 
 /** The prefix of a built-in tool module's reference. */
 export const BUILTIN = "builtin:";
 
-/** The reference a worker loads a manifest entry by. */
+/**
+ * The reference a worker loads a manifest entry by: what
+ * `ServeOptions.modules` lists for a built-in tool.
+ *
+ * @example
+ * ```ts
+ * import { builtinRef, TOOLSETS } from "@wave/wave";
+ * console.assert(builtinRef(TOOLSETS.wave[0]) === "builtin:wave/read.ts");
+ * ```
+ */
 export function builtinRef(entry: ToolEntry): string {
   return BUILTIN + entry.module;
 }

@@ -9,7 +9,9 @@ import { basename, dirname, join } from "node:path";
 
 /** The steps a test can make fail. The default is the real file system. */
 export interface AtomicFs {
+  /** Default: `file.write(chunk)`. */
   write(file: Deno.FsFile, chunk: Uint8Array): Promise<number>;
+  /** Default: `Deno.rename`. */
   rename(from: string, to: string): Promise<void>;
   /** Default: `Deno.link`. */
   link?(from: string, to: string): Promise<void>;
@@ -59,6 +61,17 @@ export interface AtomicWriteResult {
  * file's mode (or `options.mode`); on any failure (permission, read-only
  * directory, full disk, a failing rename) the target keeps its old bytes,
  * the temp file is removed, and the error is rethrown.
+ *
+ * @example
+ * ```ts
+ * import { atomicWrite } from "@wave/wave";
+ *
+ * const dir = await Deno.makeTempDir();
+ * const result = await atomicWrite(`${dir}/notes.txt`, "first\n");
+ * console.assert(result.existed === false);
+ * await atomicWrite(`${dir}/notes.txt`, [new TextEncoder().encode("second\n")]);
+ * console.assert(Deno.readTextFileSync(`${dir}/notes.txt`) === "second\n");
+ * ```
  */
 export async function atomicWrite(
   path: string,

@@ -16,8 +16,11 @@ export type OutputStream = "stdout" | "stderr";
 
 /** Output of a running command, as it arrives (the first MiB of it). */
 export interface OutputEvent {
+  /** Its kind. */
   readonly type: "output";
+  /** Which stream it came from. */
   readonly stream: OutputStream;
+  /** The text, as decoded so far (a chunk ends where the read ended). */
   readonly text: string;
 }
 
@@ -27,6 +30,7 @@ export interface OutputEvent {
  * call's result goes out.
  */
 export interface TaskListChangedEvent {
+  /** Its kind. */
   readonly type: "task_list_changed";
 }
 

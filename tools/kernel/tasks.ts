@@ -12,7 +12,15 @@
 import { join } from "node:path";
 import { atomicWrite } from "./atomic_write.ts";
 
-/** The statuses a task may have. */
+/**
+ * The statuses a task may have, in the order work moves through them.
+ *
+ * @example
+ * ```ts
+ * import { TASK_STATUSES } from "@wave/wave";
+ * console.assert(TASK_STATUSES.includes("in_progress"));
+ * ```
+ */
 export const TASK_STATUSES = [
   "pending",
   "in_progress",
@@ -24,23 +32,33 @@ export type TaskStatus = typeof TASK_STATUSES[number];
 
 /** A task as stored. */
 export interface Task {
+  /** Its id: "1", "2", … in order of creation, never reused. */
   id: string;
+  /** A short imperative title ("Run the tests"). */
   subject: string;
+  /** What the task is, and what done means. */
   description: string;
   /** What the UI shows while the task is in progress ("Running the tests"). */
   activeForm?: string;
+  /** Where it stands. */
   status: TaskStatus;
+  /** Who works on it (an agent's name), when someone does. */
   owner?: string;
-  /** Ids of tasks this one blocks, and of tasks that block it. */
+  /** Ids of tasks this one blocks. */
   blocks: string[];
+  /** Ids of tasks that block this one. */
   blockedBy: string[];
+  /** Extra data kept with the task. */
   metadata: Record<string, unknown>;
+  /** When it was created (ISO 8601). */
   createdAt: string;
+  /** When it last changed (ISO 8601). */
   updatedAt: string;
 }
 
 /** What a UI needs of a list (docs/protocol.md `system/task_list`). */
 export interface TaskListView {
+  /** Every task that is not deleted, in id order. */
   tasks: { id: string; subject: string; status: TaskStatus }[];
   /** False when every task is completed (or there are none): a UI hides the list. */
   visible: boolean;
@@ -128,29 +146,59 @@ async function removeIfStale(lock: string): Promise<void> {
 
 /** Fields a new task is made of. */
 export interface NewTask {
+  /** See {@linkcode Task.subject}. */
   subject: string;
+  /** See {@linkcode Task.description}. */
   description: string;
+  /** See {@linkcode Task.activeForm}. */
   activeForm?: string;
+  /** See {@linkcode Task.metadata}. */
   metadata?: Record<string, unknown>;
 }
 
 /** Changes to a task. `metadata` merges in; a key set to null is removed. */
 export interface TaskChanges {
+  /** A new status; `deleted` removes the task from the list. */
   status?: TaskStatus;
+  /** A new subject. */
   subject?: string;
+  /** A new description. */
   description?: string;
+  /** A new active form. */
   activeForm?: string;
+  /** A new owner. */
   owner?: string;
+  /** Keys to merge into the metadata; a key set to null is removed. */
   metadata?: Record<string, unknown>;
+  /** Ids of tasks this one now blocks (kept in step on both sides). */
   addBlocks?: string[];
+  /** Ids of tasks that now block this one (kept in step on both sides). */
   addBlockedBy?: string[];
 }
 
-/** One task list on disk. */
-export class TaskStore {
+/** A task list as a tool sees it: the session's list, `ctx.tasks`. */
+export interface TaskList {
+  /** Where the list lives: `WAVE_HOME/tasks/<list id>`. */
+  readonly dir: string;
+  /** Creates a task with the next id (ids are never reused). */
+  create(fields: NewTask): Promise<Task>;
+  /** The task with this id, if there is one. */
+  get(id: string): Promise<Task | undefined>;
+  /** Applies changes to a task; `undefined` when there is no such task. */
+  update(id: string, changes: TaskChanges): Promise<Task | undefined>;
+  /** Every task, in id order. */
+  list(): Promise<Task[]>;
+  /** The list as the parent sees it (`system/task_list`). */
+  view(): Promise<TaskListView>;
+}
+
+/** One task list on disk, shared by every session that names it. */
+export class TaskStore implements TaskList {
+  /** Where the list lives: `WAVE_HOME/tasks/<list id>`. */
   readonly dir: string;
   #lockFs: LockFs;
 
+  /** The list `taskListId` under `waveHome`; `lockFs` is for tests. */
   constructor(
     waveHome: string,
     taskListId: string,

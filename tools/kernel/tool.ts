@@ -12,15 +12,41 @@
  */
 
 import type { z } from "zod";
-import type { OutputStream, ToolEvent, ToolEventType } from "./events.ts";
+import type {
+  OutputEvent,
+  OutputStream,
+  TaskListChangedEvent,
+  ToolEvent,
+  ToolEventType,
+} from "./events.ts";
 import type { Mode } from "./modes.ts";
 import type { ReadStateView } from "./read_state.ts";
-import type { TaskStore } from "./tasks.ts";
+import type {
+  NewTask,
+  Task,
+  TaskChanges,
+  TaskList,
+  TaskListView,
+  TaskStatus,
+} from "./tasks.ts";
 import { ToolError } from "./tool_error.ts";
 import type { ResolvedPath } from "./workspace.ts";
 
 export { ToolError };
-export type { ToolEvent, ToolEventType };
+export type {
+  NewTask,
+  OutputEvent,
+  OutputStream,
+  ReadStateView,
+  Task,
+  TaskChanges,
+  TaskList,
+  TaskListChangedEvent,
+  TaskListView,
+  TaskStatus,
+  ToolEvent,
+  ToolEventType,
+};
 
 /**
  * The Deno permissions a tool needs. The executor narrows them: `read` and
@@ -29,8 +55,11 @@ export type { ToolEvent, ToolEventType };
  * under WAVE_HOME), never the workspace.
  */
 export interface Scopes {
+  /** Reads files (the workspace, `WAVE_HOME`, approved paths). */
   read?: boolean;
+  /** Writes the workspace (`true`), or only wave's own state (`"state"`). */
   write?: boolean | "state";
+  /** The programs the tool runs, by name; each is looked up on PATH once. */
   run?: readonly string[];
 }
 
@@ -47,14 +76,19 @@ export type ToolContent = string | ContentBlock[];
 
 /** What a tool returns. `structured` is the machine-readable metadata for the parent. */
 export interface ToolResult {
+  /** Exactly what the model sees. */
   content: ToolContent;
+  /** The call failed; `content` says why and what to do instead. */
   isError?: boolean;
+  /** Metadata for the parent (`call_tool`'s `structured`, `tool_use_result`). */
   structured?: unknown;
 }
 
 /** A path a tool's input names, and what the tool does with it. */
 export interface PathUse {
+  /** The path as the input gives it. */
   path: string;
+  /** Whether the tool only reads it, or may change it. */
   access: "read" | "write";
 }
 
@@ -72,11 +106,29 @@ export interface ProcessGroupsView {
   signal(pgid: number, signal: Deno.Signal): void;
 }
 
-/** What the session gives a running tool. Tools do not reach around it. */
+/**
+ * What the session gives a running tool. Tools do not reach around it: a
+ * path goes through `path()` (the resolver and the call's approvals), a
+ * command's process group is reported to `processes`, news goes out
+ * through `emit`.
+ *
+ * @example
+ * ```ts
+ * import type { ToolContext } from "@wave/wave";
+ *
+ * async function readShown(ctx: ToolContext, raw: string): Promise<string> {
+ *   const file = ctx.path(raw); // throws ToolError outside the workspace
+ *   ctx.emit({ type: "output", stream: "stdout", text: `reading ${raw}\n` });
+ *   return await Deno.readTextFile(file.real);
+ * }
+ * ```
+ */
 export interface ToolContext {
   /** The real absolute path of the workspace. */
   readonly workspace: string;
+  /** The session's id. */
   readonly sessionId: string;
+  /** The id of this call (the model's `tool_use` id, or the parent's). */
   readonly toolUseId: string;
   /** Aborted on interrupt, shutdown, or the call's own deadline. */
   readonly signal: AbortSignal;
@@ -89,7 +141,7 @@ export interface ToolContext {
   /** How commands are confined: `bwrap` runs them under bubblewrap. */
   readonly shellSandbox: "none" | "bwrap";
   /** The task list this session works on (`--task-list`, else the session's own). */
-  readonly tasks: TaskStore;
+  readonly tasks: TaskList;
   /** The allow-listed environment for commands the tool runs (never API keys). */
   readonly env: Readonly<Record<string, string>>;
   /** Absolute paths of the programs in the tool's `run` scope that were found. */
@@ -100,6 +152,7 @@ export interface ToolContext {
    * was not approved for it.
    */
   path(raw: string): ResolvedPath;
+  /** What this session has read of the paths the call names, and its changes to that. */
   readonly readState: ReadStateView;
   /**
    * Tells the session something while the call runs. Events reach the
@@ -108,15 +161,35 @@ export interface ToolContext {
   emit(event: ToolEvent): void;
   /** Shorthand for `emit({ type: "output", stream, text })`. */
   progress(stream: OutputStream, text: string): void;
+  /** Process groups the tool starts, so the main thread can track and kill them. */
   readonly processes: ProcessGroupsView;
 }
 
-/** What a tool module author writes. */
-export interface ToolSpec<S extends z.ZodType> {
+/**
+ * The schema of a tool's input: a zod schema, seen through the Standard
+ * Schema interface zod's schemas implement, so the contract names no
+ * library type. The session validates input with it and generates the
+ * JSON Schema the model sees from it.
+ */
+export interface InputSchema<Output = unknown> {
+  /** Standard Schema's marker; its `types.output` is what the input parses to. */
+  readonly "~standard": { readonly types?: { readonly output: Output } };
+}
+
+/** What input a schema parses to: what a tool's `run` receives. */
+export type InputOf<S extends InputSchema> = NonNullable<
+  S["~standard"]["types"]
+>["output"];
+
+/** What a tool module author writes: the argument of {@linkcode defineTool}. */
+export interface ToolSpec<S extends InputSchema> {
+  /** The name the model calls it by; unique in its toolset. */
   name: string;
   /** What the model reads: when to use it, its limits, how to recover from its errors. */
   description: string;
+  /** The input's schema; the JSON Schema the model sees is generated from it. */
   input: S;
+  /** The Deno permissions it needs, before narrowing. */
   scopes: Scopes;
   /** The narrowest mode that binds the tool; derived from `scopes` when absent. */
   mode?: Mode;
@@ -128,15 +201,25 @@ export interface ToolSpec<S extends z.ZodType> {
    */
   emits?: readonly ToolEventType[];
   /** The paths the input names; each is resolved and approved before the tool runs. */
-
-  paths?(input: z.output<S>): PathUse[];
-  run(input: z.output<S>, ctx: ToolContext): Promise<ToolResult> | ToolResult;
+  paths?(input: InputOf<S>): PathUse[];
+  /** Does the work. May throw {@linkcode ToolError} for an expected failure. */
+  run(input: InputOf<S>, ctx: ToolContext): Promise<ToolResult> | ToolResult;
 }
 
 /** A tool as the registry holds it. Its `run` never throws for an expected failure. */
-export interface ToolDefinition<S extends z.ZodType = z.ZodType>
+export interface ToolDefinition<S extends InputSchema = InputSchema>
   extends ToolSpec<S> {
+  /** The narrowest mode that binds it: given, or derived from `scopes` ({@linkcode modeOf}). */
   mode: Mode;
+}
+
+/**
+ * A tool's input schema as the zod schema it is: for the session, which
+ * validates with it and generates JSON Schema from it. `loadTool` refuses a
+ * module whose schema is not one.
+ */
+export function zodSchemaOf(def: ToolDefinition): z.ZodType {
+  return def.input as unknown as z.ZodType;
 }
 
 /**
@@ -151,9 +234,32 @@ export function modeOf(scopes: Scopes): Mode {
 
 /**
  * Defines a tool. The returned `run` turns a thrown {@linkcode ToolError}
- * into an error result, so expected failures never escape as exceptions.
+ * into an error result, so expected failures never escape as exceptions;
+ * anything else it throws is a bug, which the sandbox reports as one.
+ *
+ * @example A tool module (its default export is the definition)
+ * ```ts
+ * import { defineTool, ToolError } from "@wave/wave";
+ * import { z } from "zod";
+ *
+ * export default defineTool({
+ *   name: "LineCount",
+ *   description: "Counts the lines of a text file in the workspace.",
+ *   input: z.object({ path: z.string() }),
+ *   scopes: { read: true },
+ *   paths: (input) => [{ path: input.path, access: "read" }],
+ *   async run(input, ctx) {
+ *     const file = ctx.path(input.path);
+ *     const text = await Deno.readTextFile(file.real).catch(() => {
+ *       throw new ToolError(`${input.path} cannot be read`);
+ *     });
+ *     const lines = text.split("\n").length - (text.endsWith("\n") ? 1 : 0);
+ *     return { content: `${lines} lines`, structured: { lines } };
+ *   },
+ * });
+ * ```
  */
-export function defineTool<S extends z.ZodType>(
+export function defineTool<S extends InputSchema>(
   spec: ToolSpec<S>,
 ): ToolDefinition<S> {
   return {
@@ -163,20 +269,37 @@ export function defineTool<S extends z.ZodType>(
       try {
         return await spec.run(input, ctx);
       } catch (error) {
-        if (error instanceof ToolError) {
-          return {
-            content: error.message,
-            isError: true,
-            structured: error.structured,
-          };
-        }
+        if (error instanceof ToolError) return toolErrorResult(error);
         throw error;
       }
     },
   };
 }
 
-/** An error result with `message` as its content. */
+/**
+ * The error result of an expected failure: its message for the model, its
+ * metadata for the parent. The one place a {@linkcode ToolError} becomes a
+ * result, for {@linkcode defineTool} and for the sandbox worker.
+ */
+export function toolErrorResult(error: ToolError): ToolResult {
+  return {
+    content: error.message,
+    isError: true,
+    structured: error.structured,
+  };
+}
+
+/**
+ * An error result with `message` as its content.
+ *
+ * @example
+ * ```ts
+ * import { errorResult } from "@wave/wave";
+ *
+ * const result = errorResult("nothing to do", { type: "empty" });
+ * console.assert(result.isError === true);
+ * ```
+ */
 export function errorResult(message: string, structured?: unknown): ToolResult {
   return { content: message, isError: true, structured };
 }

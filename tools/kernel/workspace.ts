@@ -33,7 +33,18 @@ export interface ResolvedPath {
 /** How many symlinks one resolution follows before it gives up (as Linux's ELOOP). */
 const MAX_LINK_HOPS = 40;
 
-/** Whether `path` is `root` or below it. Both must be absolute and normalized. */
+/**
+ * Whether `path` is `root` or below it. Both must be absolute and
+ * normalized; a sibling that shares a prefix (`/ws2` for `/ws`) is not below.
+ *
+ * @example
+ * ```ts
+ * import { isInside } from "@wave/wave";
+ *
+ * console.assert(isInside("/ws", "/ws/src/a.ts"));
+ * console.assert(!isInside("/ws", "/ws2/a.ts"));
+ * ```
+ */
 export function isInside(root: string, path: string): boolean {
   if (path === root) return true;
   const prefix = root.endsWith(sep) ? root : root + sep;
@@ -114,6 +125,16 @@ function readSmallText(path: string): string | undefined {
  * `alsoInside`, wave's own directories such as the session's spill files); `sensitive` is set when
  * either the given name or the real target is a sensitive file. A path the
  * caller may not even inspect counts as outside.
+ *
+ * @example
+ * ```ts
+ * import { resolveInWorkspace } from "@wave/wave";
+ *
+ * const root = Deno.realPathSync(Deno.makeTempDirSync());
+ * console.assert(!resolveInWorkspace(root, "src/main.ts").outside);
+ * console.assert(resolveInWorkspace(root, "../elsewhere").outside);
+ * console.assert(resolveInWorkspace(root, ".env").sensitive !== undefined);
+ * ```
  */
 export function resolveInWorkspace(
   root: string,

@@ -6,6 +6,7 @@ import {
   TaskStore,
   withListLock,
 } from "../../../tools/kernel/tasks.ts";
+import { zodSchemaOf } from "../../../tools/kernel/tool.ts";
 import TaskCreate from "../../../tools/wave/task_create.ts";
 import TaskGet from "../../../tools/wave/task_get.ts";
 import TaskList from "../../../tools/wave/task_list.ts";
@@ -140,7 +141,10 @@ Deno.test('003 边界: an unknown id is "task N not found" for TaskGet and TaskU
 });
 
 Deno.test("003 边界: an invalid status is refused with the allowed values", () => {
-  const parsed = TaskUpdate.input.safeParse({ taskId: "1", status: "done" });
+  const parsed = zodSchemaOf(TaskUpdate).safeParse({
+    taskId: "1",
+    status: "done",
+  });
   assert.equal(parsed.success, false);
   assert.equal(
     parsed.error!.issues[0].message,
