@@ -9,11 +9,12 @@ import { z } from "zod";
 import { defineTool } from "../kernel/tool.ts";
 import { formatBytes } from "../_core/text.ts";
 import {
-  contentBytes,
-  devflowPath,
-  fileTarget,
-  writeWithHistory,
-} from "./_dialect.ts";
+  commitWrite,
+  currentBytes,
+  fileRef,
+  openForWrite,
+} from "../_core/write_path.ts";
+import { contentBytes, DEVFLOW_WRITES, devflowPath } from "./_dialect.ts";
 
 const description =
   `Appends content to the end of a file, creating it (and missing directories) if needed.
@@ -37,14 +38,20 @@ export default defineTool({
   paths: (i) => [{ path: devflowPath(i.path), access: "write" }],
   async run(i, ctx) {
     const added = contentBytes(i.content, i.encoding);
-    const { file, shown, info } = await fileTarget(ctx, i.path, false);
-    const old = info ? await Deno.readFile(file.real) : new Uint8Array();
-    const outcome = await writeWithHistory(
+    const target = await openForWrite(
       ctx,
-      file,
-      shown,
+      DEVFLOW_WRITES,
+      fileRef(ctx, devflowPath(i.path)),
+      { action: "append to" },
+    );
+    const { shown, info } = target;
+    const old = await currentBytes(target);
+    const outcome = await commitWrite(
+      ctx,
+      DEVFLOW_WRITES,
+      target,
       [old, added],
-      "append_file",
+      { tool: "append_file", createParents: true },
     );
     const structured = {
       old_size: info ? old.length : null,

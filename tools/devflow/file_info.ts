@@ -9,9 +9,8 @@ import { z } from "zod";
 import { defineTool } from "../kernel/tool.ts";
 import { countNewlines } from "../_core/bytes.ts";
 import { classify, readHead } from "../_core/file_type.ts";
-import { refuseSpecialFile, statOrNull } from "../_core/reader.ts";
 import { formatBytes } from "../_core/text.ts";
-import { devflowPath, noFile, resolve } from "./_dialect.ts";
+import { devflowPath, existingTarget } from "./_dialect.ts";
 
 const description =
   `Describes a file or directory without returning its content: type, size, line count (text files), modified time, permissions, whether it is text, its encoding, and for binary files their format.
@@ -42,12 +41,9 @@ export default defineTool({
   scopes: { read: true },
   paths: (i) => [{ path: devflowPath(i.path), access: "read" }],
   async run(i, ctx) {
-    const { file, shown } = resolve(ctx, i.path);
-    const info = await statOrNull(file.real);
-    if (!info) throw noFile(shown);
+    const { file, shown, info } = await existingTarget(ctx, i.path, true);
     // The link itself exists when its target does.
     const link = await Deno.lstat(file.abs);
-    refuseSpecialFile(info, shown);
     const base = {
       path: devflowPath(i.path),
       type: info.isDirectory ? "directory" : "file",

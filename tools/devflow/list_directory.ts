@@ -9,7 +9,7 @@ import { z } from "zod";
 import { defineTool, ToolError } from "../kernel/tool.ts";
 import { listDirectory, NOISE_DIRS } from "../_core/listing.ts";
 import { devflowPath, noDirectory, resolve } from "./_dialect.ts";
-import { statOrNull } from "../_core/reader.ts";
+import { statOrNull } from "../kernel/stat.ts";
 
 /** The most entries returned; `truncated` says when more exist. */
 const MAX_ENTRIES = 2000;

@@ -15,7 +15,7 @@ import {
   SHELL_PROGRAMS,
 } from "../_core/shell.ts";
 import { devflowPath, resolve } from "./_dialect.ts";
-import { statOrNull } from "../_core/reader.ts";
+import { statOrNull } from "../kernel/stat.ts";
 
 const description =
   `Runs a non-interactive shell command (bash) and returns {stdout, stderr, exit_code, timed_out}.

@@ -8,12 +8,8 @@
 import { z } from "zod";
 import { defineTool } from "../kernel/tool.ts";
 import { formatBytes } from "../_core/text.ts";
-import {
-  contentBytes,
-  devflowPath,
-  fileTarget,
-  writeWithHistory,
-} from "./_dialect.ts";
+import { commitWrite, fileRef, openForWrite } from "../_core/write_path.ts";
+import { contentBytes, DEVFLOW_WRITES, devflowPath } from "./_dialect.ts";
 
 const description =
   `Creates a file or overwrites it with content; missing parent directories are created.
@@ -41,14 +37,17 @@ export default defineTool({
   paths: (i) => [{ path: devflowPath(i.path), access: "write" }],
   async run(i, ctx) {
     const bytes = contentBytes(i.content, i.encoding);
-    const { file, shown } = await fileTarget(ctx, i.path, false);
-    const outcome = await writeWithHistory(
+    const target = await openForWrite(
       ctx,
-      file,
-      shown,
-      bytes,
-      "write_file",
+      DEVFLOW_WRITES,
+      fileRef(ctx, devflowPath(i.path)),
+      { action: "overwrite" },
     );
+    const { shown } = target;
+    const outcome = await commitWrite(ctx, DEVFLOW_WRITES, target, bytes, {
+      tool: "write_file",
+      createParents: true,
+    });
     const oldSize = outcome.created ? null : outcome.previousSize ?? null;
     return {
       content: oldSize === null

@@ -6,17 +6,16 @@
  */
 
 import { z } from "zod";
-import { defineTool, ToolError } from "../kernel/tool.ts";
-import { displayPath } from "../kernel/workspace.ts";
+import { defineTool } from "../kernel/tool.ts";
 import { diffable, diffTexts } from "../_core/diff.ts";
 import {
-  decodeText,
-  kindOf,
-  refuseSpecialFile,
-  statOrNull,
-} from "../_core/reader.ts";
-import { writeAndRecord } from "../_core/writer.ts";
+  commitWrite,
+  currentText,
+  fileRef,
+  openForWrite,
+} from "../_core/write_path.ts";
 import { changeResult } from "./_change.ts";
+import { SATA_WRITES } from "./_dialect.ts";
 
 const description =
   `Writes a whole file in the workspace: creates it (with missing directories) or overwrites it.
@@ -30,25 +29,6 @@ const input = z.object({
   Content: z.string().describe("The complete new content"),
 }).strict();
 
-/** The text a file holds now, or `undefined` when it does not exist (or is not text). */
-async function currentText(
-  real: string,
-  shown: string,
-): Promise<string | undefined> {
-  const info = await statOrNull(real);
-  if (!info) return undefined;
-  if (info.isDirectory) {
-    throw new ToolError(`${shown} is a directory; give a file path.`, {
-      type: "is_directory",
-    });
-  }
-  refuseSpecialFile(info, shown);
-  const kind = await kindOf(real);
-  return kind.kind === "text"
-    ? decodeText(await Deno.readFile(real), kind.encoding)
-    : undefined;
-}
-
 export default defineTool({
   name: "write",
   description,
@@ -56,18 +36,17 @@ export default defineTool({
   scopes: { read: true, write: true },
   paths: (i) => [{ path: i.Path, access: "write" }],
   async run(i, ctx) {
-    const file = ctx.path(i.Path);
-    const shown = displayPath(ctx.workspace, file.abs);
-    const oldText = await currentText(file.real, shown);
-    const outcome = await writeAndRecord(
+    const target = await openForWrite(ctx, SATA_WRITES, fileRef(ctx, i.Path), {
+      action: "write",
+    });
+    const shown = target.shown;
+    const oldText = await currentText(target);
+    const outcome = await commitWrite(
       ctx,
-      file.real,
-      shown,
+      SATA_WRITES,
+      target,
       new TextEncoder().encode(i.Content),
-      {
-        createParents: true,
-        reader: "write",
-      },
+      { createParents: true, tool: "write" },
     );
     const diff = diffTexts(shown, diffable(oldText ?? ""), diffable(i.Content));
     return changeResult(
