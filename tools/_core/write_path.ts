@@ -204,6 +204,37 @@ export async function commitWrite(
   };
 }
 
+/** Options of {@linkcode writeWhole}. */
+export interface WholeWriteOptions {
+  /** The verb for refusals: "overwrite", "write". */
+  action: string;
+  /** The tool whose write this is. */
+  tool: string;
+  /** Return the text the file held before (for a diff). */
+  oldText?: boolean;
+}
+
+/**
+ * A whole-file write, creating the file (and missing parents) or replacing
+ * it: {@linkcode openForWrite}, then {@linkcode commitWrite}. With
+ * `options.oldText`, also the file's text before ({@linkcode currentText}).
+ */
+export async function writeWhole(
+  ctx: ToolContext,
+  rules: WriteRules,
+  file: FileRef,
+  content: Uint8Array,
+  options: WholeWriteOptions,
+): Promise<{ outcome: WriteOutcome; oldText?: string; shown: string }> {
+  const target = await openForWrite(ctx, rules, file, options);
+  const oldText = options.oldText ? await currentText(target) : undefined;
+  const outcome = await commitWrite(ctx, rules, target, content, {
+    tool: options.tool,
+    createParents: true,
+  });
+  return { outcome, oldText, shown: target.shown };
+}
+
 /**
  * Removes the target (an undone create), its content kept in file history
  * first when the dialect keeps one; the read-state forgets it. Nothing

@@ -8,7 +8,7 @@
 import { z } from "zod";
 import { defineTool } from "../kernel/tool.ts";
 import { formatBytes } from "../_core/text.ts";
-import { commitWrite, fileRef, openForWrite } from "../_core/write_path.ts";
+import { fileRef, writeWhole } from "../_core/write_path.ts";
 import { contentBytes, DEVFLOW_WRITES, devflowPath } from "./_dialect.ts";
 
 const description =
@@ -37,17 +37,13 @@ export default defineTool({
   paths: (i) => [{ path: devflowPath(i.path), access: "write" }],
   async run(i, ctx) {
     const bytes = contentBytes(i.content, i.encoding);
-    const target = await openForWrite(
+    const { outcome, shown } = await writeWhole(
       ctx,
       DEVFLOW_WRITES,
       fileRef(ctx, devflowPath(i.path)),
-      { action: "overwrite" },
+      bytes,
+      { action: "overwrite", tool: "write_file" },
     );
-    const { shown } = target;
-    const outcome = await commitWrite(ctx, DEVFLOW_WRITES, target, bytes, {
-      tool: "write_file",
-      createParents: true,
-    });
     const oldSize = outcome.created ? null : outcome.previousSize ?? null;
     return {
       content: oldSize === null

@@ -8,12 +8,7 @@
 import { z } from "zod";
 import { defineTool } from "../kernel/tool.ts";
 import { diffable, diffTexts } from "../_core/diff.ts";
-import {
-  commitWrite,
-  currentText,
-  fileRef,
-  openForWrite,
-} from "../_core/write_path.ts";
+import { fileRef, writeWhole } from "../_core/write_path.ts";
 import { changeResult } from "./_change.ts";
 import { SATA_WRITES } from "./_dialect.ts";
 
@@ -36,17 +31,12 @@ export default defineTool({
   scopes: { read: true, write: true },
   paths: (i) => [{ path: i.Path, access: "write" }],
   async run(i, ctx) {
-    const target = await openForWrite(ctx, SATA_WRITES, fileRef(ctx, i.Path), {
-      action: "write",
-    });
-    const shown = target.shown;
-    const oldText = await currentText(target);
-    const outcome = await commitWrite(
+    const { outcome, oldText, shown } = await writeWhole(
       ctx,
       SATA_WRITES,
-      target,
+      fileRef(ctx, i.Path),
       new TextEncoder().encode(i.Content),
-      { createParents: true, tool: "write" },
+      { action: "write", tool: "write", oldText: true },
     );
     const diff = diffTexts(shown, diffable(oldText ?? ""), diffable(i.Content));
     return changeResult(

@@ -9,7 +9,7 @@
 import { z } from "zod";
 import { defineTool } from "../kernel/tool.ts";
 import { PLAN_DIR, planPath } from "../_core/plans.ts";
-import { commitWrite, openForWrite } from "../_core/write_path.ts";
+import { writeWhole } from "../_core/write_path.ts";
 import { SATA_WRITES } from "./_dialect.ts";
 
 const description =
@@ -32,18 +32,12 @@ export default defineTool({
   paths: (i) => [{ path: planPath(i.Name), access: "write" }],
   async run(i, ctx) {
     const path = planPath(i.Name);
-    const target = await openForWrite(
+    await writeWhole(
       ctx,
       SATA_WRITES,
       { real: ctx.path(path).real, shown: path },
-      { action: "write" },
-    );
-    await commitWrite(
-      ctx,
-      SATA_WRITES,
-      target,
       new TextEncoder().encode(i.Content),
-      { createParents: true, tool: "write_plan" },
+      { action: "write", tool: "write_plan" },
     );
     const doc = { Name: path.slice(PLAN_DIR.length + 1), Content: i.Content };
     return { content: `Saved plan ${doc.Name} (${path}).`, structured: doc };

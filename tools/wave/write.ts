@@ -9,12 +9,7 @@ import { z } from "zod";
 import { defineTool } from "../kernel/tool.ts";
 import { diffable, diffForModel, diffTexts } from "../_core/diff.ts";
 import { formatBytes } from "../_core/text.ts";
-import {
-  commitWrite,
-  currentText,
-  fileRef,
-  openForWrite,
-} from "../_core/write_path.ts";
+import { fileRef, writeWhole } from "../_core/write_path.ts";
 import { WAVE_WRITES } from "./_dialect.ts";
 
 const description =
@@ -40,17 +35,12 @@ export default defineTool({
   paths: (i) => [{ path: i.file_path, access: "write" }],
   async run(i, ctx) {
     const file = fileRef(ctx, i.file_path);
-    const target = await openForWrite(ctx, WAVE_WRITES, file, {
-      action: "overwrite",
-    });
-    const shown = target.shown;
-    const oldText = await currentText(target);
-    const outcome = await commitWrite(
+    const { outcome, oldText, shown } = await writeWhole(
       ctx,
       WAVE_WRITES,
-      target,
+      file,
       new TextEncoder().encode(i.content),
-      { createParents: true, tool: "Write" },
+      { action: "overwrite", tool: "Write", oldText: true },
     );
     const diff = oldText === undefined
       ? undefined
