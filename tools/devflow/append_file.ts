@@ -22,7 +22,8 @@ const description =
 - Nothing is added between the old end and the new content: include a leading newline if the file does not end with one.
 - encoding: "utf8" (default) or "base64" for binary data.
 - Atomic: readers see the file before or after, never half-appended. The old content is kept in file history.
-- Returns {old_size (null for a new file), bytes_written, new_size}.`;
+- Returns {old_size (null for a new file), bytes_written, new_size}.
+- If you read the file and it has changed on disk since, the append is refused: read_file it again first.`;
 
 const input = z.object({
   path: z.string().min(1),

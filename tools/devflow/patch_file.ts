@@ -23,7 +23,8 @@ const description = `Changes part of a file in place, in one of two ways:
 
 - old_text → new_text: old_text must occur exactly once (or set replace_all); otherwise nothing changes and the error says how often it occurs. Line endings need not match (\\n matches \\r\\n; the file keeps its own).
 - start_line, end_line → new_text: replaces lines start_line..end_line (1-based, inclusive) with new_text. To insert before a line without replacing any, give end_line = start_line - 1.
-- Returns the diff and the first changed line. The old content is kept in file history (restore_file undoes it).`;
+- Returns the diff and the first changed line. The old content is kept in file history (restore_file undoes it).
+- If you read the file and it has changed on disk since, the patch is refused: read_file it again first.`;
 
 const input = z.object({
   path: z.string().min(1),

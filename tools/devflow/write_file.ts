@@ -17,7 +17,8 @@ const description =
 - Returns {old_size (null for a new file), bytes_written}. Text is written byte for byte as given (emoji, quotes, backslashes, CJK); content "" makes an empty file.
 - encoding: "utf8" (default) or "base64" for binary data (images, archives): content is then base64 and its decoded bytes are written. This replaces DevFlow's printf workaround.
 - The write is atomic, and the old content is kept in file history: restore_file undoes an overwrite.
-- To change part of a file use patch_file; to add to its end, append_file.`;
+- To change part of a file use patch_file; to add to its end, append_file.
+- If you read the file and it has changed on disk since, the write is refused: read_file it again first.`;
 
 const input = z.object({
   path: z.string().min(1).describe('The file: "/" or "\\" separators'),

@@ -24,7 +24,8 @@ const description =
 
 - If Old is not found, or found more than once, nothing is changed and the error says which; add surrounding text to Old to make it unique.
 - Line endings need not match: \\n in Old matches \\r\\n in the file, and the file keeps its own.
-- Returns a Change: Path, Diff, Line (the first changed line of the new file).`;
+- Returns a Change: Path, Diff, Line (the first changed line of the new file).
+- If you read the file and it has changed on disk since, edit refuses it: read it again first.`;
 
 const input = z.object({
   Path: z.string().min(1).describe("The file to change"),

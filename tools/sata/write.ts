@@ -17,7 +17,8 @@ const description =
 
 - Returns a Change: Path, Diff (a line diff of what changed), Line (the first changed line of the new file).
 - To change one place in a file, use edit instead.
-- Paths outside the workspace need the user's approval.`;
+- Paths outside the workspace need the user's approval.
+- If you read the file and it has changed on disk since, write refuses it: read it again first.`;
 
 const input = z.object({
   Path: z.string().min(1).describe("The file to write"),
