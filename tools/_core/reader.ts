@@ -14,6 +14,27 @@ import { displayPath } from "../kernel/workspace.ts";
 import { classify, type FileKind, readHead } from "./file_type.ts";
 import { BOM, editDistance, splitLines } from "./text.ts";
 
+/** A file a tool names: where it really is, and how messages show it. */
+export interface FileRef {
+  /** The real path (every symlink followed). */
+  real: string;
+  /** The path for messages. */
+  shown: string;
+}
+
+/** The {@linkcode FileRef} of a path a tool was given, with its absolute path (for results). */
+export function fileRef(
+  ctx: ToolContext,
+  raw: string,
+): FileRef & { abs: string } {
+  const file = ctx.path(raw);
+  return {
+    real: file.real,
+    shown: displayPath(ctx.workspace, file.abs),
+    abs: file.abs,
+  };
+}
+
 /**
  * Refuses what is neither a regular file nor a directory: a named pipe, a
  * socket, a device. Opening a FIFO waits for a writer that may never come,

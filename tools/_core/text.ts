@@ -51,6 +51,11 @@ export function newlinesBefore(text: string, end: number): number {
   return n;
 }
 
+/** Lines of text with their line endings, as the text has them (the last may have none). */
+export function linesWithEndings(text: string): string[] {
+  return text.match(/[^\n]*\n|[^\n]+$/g) ?? [];
+}
+
 /** Splits text into lines the way an editor shows them: a final newline does not start another line. */
 export function splitLines(text: string): string[] {
   if (text === "") return [];

@@ -18,20 +18,11 @@
 
 import { atomicWrite, describeFsError } from "../kernel/atomic_write.ts";
 import { type ToolContext, ToolError } from "../kernel/tool.ts";
-import { displayPath } from "../kernel/workspace.ts";
 import { chunksLength } from "./bytes.ts";
 import { checkFresh } from "./freshness.ts";
 import { recordVersion } from "./history.ts";
-import { decodeText, kindOf, statFile } from "./reader.ts";
+import { decodeText, type FileRef, kindOf, statFile } from "./reader.ts";
 import { sha256 } from "./text.ts";
-
-/** A file a tool names: where it really is, and how messages show it. */
-export interface FileRef {
-  /** The real path (every symlink followed). */
-  real: string;
-  /** The path for messages. */
-  shown: string;
-}
 
 /**
  * What a dialect's spec asks of a change to a file, and its words for the
@@ -53,19 +44,6 @@ export interface WriteRules {
   directory(shown: string): string;
   /** The error for a missing file a change needs (an edit). */
   missing(file: FileRef, workspace: string): ToolError;
-}
-
-/** The {@linkcode FileRef} of a path a tool was given, with its absolute path (for results). */
-export function fileRef(
-  ctx: ToolContext,
-  raw: string,
-): FileRef & { abs: string } {
-  const file = ctx.path(raw);
-  return {
-    real: file.real,
-    shown: displayPath(ctx.workspace, file.abs),
-    abs: file.abs,
-  };
 }
 
 /** A file past the checks, about to be changed. */

@@ -7,8 +7,7 @@
  */
 
 import { type ToolContext, ToolError } from "../kernel/tool.ts";
-import { displayPath, type ResolvedPath } from "../kernel/workspace.ts";
-import { statFile } from "../_core/reader.ts";
+import { type FileRef, fileRef, statFile } from "../_core/reader.ts";
 import type { WriteRules } from "../_core/write_path.ts";
 
 /** A DevFlow path: backslashes are separators too. */
@@ -17,12 +16,11 @@ export function devflowPath(raw: string): string {
 }
 
 /** Resolves a DevFlow path through the session's resolver. */
-export function resolve(
+export function devflowRef(
   ctx: ToolContext,
   raw: string,
-): { file: ResolvedPath; shown: string } {
-  const file = ctx.path(devflowPath(raw));
-  return { file, shown: displayPath(ctx.workspace, file.abs) };
+): FileRef & { abs: string } {
+  return fileRef(ctx, devflowPath(raw));
 }
 
 /** A missing file, as DevFlow's manual reports it. */
@@ -84,9 +82,8 @@ export function contentBytes(
 }
 
 /** A resolved DevFlow path and what is there. */
-export interface Target {
-  file: ResolvedPath;
-  shown: string;
+export interface Target extends FileRef {
+  abs: string;
   info: Deno.FileInfo;
 }
 
@@ -100,12 +97,12 @@ export async function existingTarget(
   raw: string,
   directories = false,
 ): Promise<Target> {
-  const { file, shown } = resolve(ctx, raw);
+  const file = devflowRef(ctx, raw);
   const info = await statFile(
     file.real,
-    shown,
-    directories ? undefined : isDirectory(shown),
+    file.shown,
+    directories ? undefined : isDirectory(file.shown),
   );
-  if (!info) throw noFile(shown);
-  return { file, shown, info };
+  if (!info) throw noFile(file.shown);
+  return { ...file, info };
 }

@@ -11,10 +11,14 @@ import { formatBytes } from "../_core/text.ts";
 import {
   commitWrite,
   currentBytes,
-  fileRef,
   openForWrite,
 } from "../_core/write_path.ts";
-import { contentBytes, DEVFLOW_WRITES, devflowPath } from "./_dialect.ts";
+import {
+  contentBytes,
+  DEVFLOW_WRITES,
+  devflowPath,
+  devflowRef,
+} from "./_dialect.ts";
 
 const description =
   `Appends content to the end of a file, creating it (and missing directories) if needed.
@@ -42,7 +46,7 @@ export default defineTool({
     const target = await openForWrite(
       ctx,
       DEVFLOW_WRITES,
-      fileRef(ctx, devflowPath(i.path)),
+      devflowRef(ctx, i.path),
       { action: "append to" },
     );
     const { shown, info } = target;

@@ -31,12 +31,12 @@ async function textOf(
   ctx: ToolContext,
   raw: string,
 ): Promise<{ text: string; shown: string }> {
-  const { file, shown } = await existingTarget(ctx, raw);
-  requireUtf8Text(await kindOf(file.real), shown, {
+  const { real, shown } = await existingTarget(ctx, raw);
+  requireUtf8Text(await kindOf(real), shown, {
     binary: "diff_file compares text files only.",
     encoding: "diff_file compares UTF-8 text files only.",
   });
-  return { text: decodeText(await Deno.readFile(file.real), "utf-8"), shown };
+  return { text: decodeText(await Deno.readFile(real), "utf-8"), shown };
 }
 
 export default defineTool({

@@ -8,7 +8,7 @@
 import { z } from "zod";
 import { defineTool } from "../kernel/tool.ts";
 import { countNewlines } from "../_core/bytes.ts";
-import { classify, readHead } from "../_core/file_type.ts";
+import { kindOf } from "../_core/reader.ts";
 import { formatBytes } from "../_core/text.ts";
 import { devflowPath, existingTarget } from "./_dialect.ts";
 
@@ -41,9 +41,13 @@ export default defineTool({
   scopes: { read: true },
   paths: (i) => [{ path: devflowPath(i.path), access: "read" }],
   async run(i, ctx) {
-    const { file, shown, info } = await existingTarget(ctx, i.path, true);
+    const { real, abs, shown, info } = await existingTarget(
+      ctx,
+      i.path,
+      true,
+    );
     // The link itself exists when its target does.
-    const link = await Deno.lstat(file.abs);
+    const link = await Deno.lstat(abs);
     const base = {
       path: devflowPath(i.path),
       type: info.isDirectory ? "directory" : "file",
@@ -59,7 +63,7 @@ export default defineTool({
         structured: base,
       };
     }
-    const kind = await classify(file.real, await readHead(file.real));
+    const kind = await kindOf(real);
     const isText = kind.kind === "text" || kind.kind === "notebook";
     const structured = {
       ...base,
@@ -69,9 +73,7 @@ export default defineTool({
         : kind.kind === "notebook"
         ? "utf-8"
         : null,
-      lines: isText
-        ? (info.size === 0 ? 0 : await countLines(file.real))
-        : null,
+      lines: isText ? (info.size === 0 ? 0 : await countLines(real)) : null,
       format: kind.kind === "binary"
         ? kind.name
         : kind.kind === "image"

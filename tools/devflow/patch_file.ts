@@ -10,14 +10,13 @@ import { defineTool, ToolError } from "../kernel/tool.ts";
 import { diffForModel } from "../_core/diff.ts";
 import { editBytes, type Edited, editedText } from "../_core/edit.ts";
 import { decodeText, kindOf, requireUtf8Text } from "../_core/reader.ts";
-import { layoutOf } from "../_core/text.ts";
+import { layoutOf, linesWithEndings } from "../_core/text.ts";
 import {
   commitWrite,
   currentBytes,
-  fileRef,
   openForWrite,
 } from "../_core/write_path.ts";
-import { DEVFLOW_WRITES, devflowPath } from "./_dialect.ts";
+import { DEVFLOW_WRITES, devflowPath, devflowRef } from "./_dialect.ts";
 
 const description = `Changes part of a file in place, in one of two ways:
 
@@ -57,7 +56,7 @@ function replaceLines(
   shown: string,
 ): string {
   const eol = layoutOf(text).eol;
-  const lines = text.match(/[^\n]*\n|[^\n]+$/g) ?? [];
+  const lines = linesWithEndings(text);
   if (end < start - 1) {
     throw new ToolError(`end_line ${end} is before start_line ${start}.`, {
       type: "bad_range",
@@ -91,7 +90,7 @@ export default defineTool({
     const target = await openForWrite(
       ctx,
       DEVFLOW_WRITES,
-      fileRef(ctx, devflowPath(i.path)),
+      devflowRef(ctx, i.path),
       { action: "patch", mustExist: true },
     );
     const { shown } = target;

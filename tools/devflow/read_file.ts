@@ -9,7 +9,11 @@ import { z } from "zod";
 import { defineTool, ToolError } from "../kernel/tool.ts";
 import { partialRecord, wholeRecord } from "../_core/freshness.ts";
 import { isUtf8Text, kindOf } from "../_core/reader.ts";
-import { estimateTokens, formatBytes } from "../_core/text.ts";
+import {
+  estimateTokens,
+  formatBytes,
+  linesWithEndings,
+} from "../_core/text.ts";
 import { devflowPath, existingTarget } from "./_dialect.ts";
 
 /** The largest file read whole without a `limit`. */
@@ -36,11 +40,6 @@ const input = z.object({
   ),
 }).strict();
 
-/** Lines of text with their line endings, as the file has them. */
-function linesWithEndings(text: string): string[] {
-  return text.match(/[^\n]*\n|[^\n]+$/g) ?? [];
-}
-
 export default defineTool({
   name: "read_file",
   description,
@@ -48,9 +47,9 @@ export default defineTool({
   scopes: { read: true },
   paths: (i) => [{ path: devflowPath(i.path), access: "read" }],
   async run(i, ctx) {
-    const { file, shown, info } = await existingTarget(ctx, i.path);
+    const { real, shown, info } = await existingTarget(ctx, i.path);
     const path = devflowPath(i.path);
-    const kind = await kindOf(file.real);
+    const kind = await kindOf(real);
     if (!isUtf8Text(kind)) {
       const structured = {
         binary: true,
@@ -80,7 +79,7 @@ export default defineTool({
         { type: "too_large", size: info.size },
       );
     }
-    const bytes = await Deno.readFile(file.real);
+    const bytes = await Deno.readFile(real);
     const text = new TextDecoder("utf-8", { ignoreBOM: false }).decode(bytes);
     const all = linesWithEndings(text);
     const page = all.slice(
@@ -98,10 +97,10 @@ export default defineTool({
     const structured = { content, lines: all.length, size: info.size, path };
     const paged = i.offset > 0 || i.limit !== undefined;
     ctx.readState.record(
-      file.real,
+      real,
       paged
         ? partialRecord(info, "read_file")
-        : await wholeRecord(file.real, bytes, "read_file", info),
+        : await wholeRecord(real, bytes, "read_file", info),
     );
     const note = !paged
       ? ""

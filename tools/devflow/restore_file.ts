@@ -8,13 +8,8 @@
 import { z } from "zod";
 import { defineTool, ToolError } from "../kernel/tool.ts";
 import { listVersions, versionBytes } from "../_core/history.ts";
-import {
-  commitWrite,
-  fileRef,
-  openForWrite,
-  removeFile,
-} from "../_core/write_path.ts";
-import { DEVFLOW_WRITES, devflowPath } from "./_dialect.ts";
+import { commitWrite, openForWrite, removeFile } from "../_core/write_path.ts";
+import { DEVFLOW_WRITES, devflowPath, devflowRef } from "./_dialect.ts";
 
 const description =
   `Undoes a change to a file: puts back the content it had before the last write_file, patch_file or append_file of this session (or before the change version_id names). A file that did not exist before is removed.
@@ -35,7 +30,7 @@ export default defineTool({
   scopes: { read: true, write: true },
   paths: (i) => [{ path: devflowPath(i.path), access: "write" }],
   async run(i, ctx) {
-    const file = fileRef(ctx, devflowPath(i.path));
+    const file = devflowRef(ctx, i.path);
     const { shown } = file;
     const versions = (await listVersions(ctx)).filter((v) =>
       v.path === file.real && v.tool !== "restore_file"

@@ -40,10 +40,10 @@ export default defineTool({
   mode: "ask",
   paths: (i) => [{ path: devflowPath(i.path), access: "read" }],
   async run(i, ctx) {
-    const { file, shown } = await existingTarget(ctx, i.path, true);
+    const { real, shown } = await existingTarget(ctx, i.path, true);
     const page = await searchContent(ctx, {
       pattern: i.pattern,
-      root: file.real,
+      root: real,
       mode: "content",
       literal: !i.regex,
       ignoreCase: !i.case_sensitive,

@@ -8,8 +8,13 @@
 import { z } from "zod";
 import { defineTool } from "../kernel/tool.ts";
 import { formatBytes } from "../_core/text.ts";
-import { fileRef, writeWhole } from "../_core/write_path.ts";
-import { contentBytes, DEVFLOW_WRITES, devflowPath } from "./_dialect.ts";
+import { writeWhole } from "../_core/write_path.ts";
+import {
+  contentBytes,
+  DEVFLOW_WRITES,
+  devflowPath,
+  devflowRef,
+} from "./_dialect.ts";
 
 const description =
   `Creates a file or overwrites it with content; missing parent directories are created.
@@ -41,7 +46,7 @@ export default defineTool({
     const { outcome, shown } = await writeWhole(
       ctx,
       DEVFLOW_WRITES,
-      fileRef(ctx, devflowPath(i.path)),
+      devflowRef(ctx, i.path),
       bytes,
       { action: "overwrite", tool: "write_file" },
     );

@@ -8,11 +8,11 @@
 
 import { z } from "zod";
 import { defineTool } from "../kernel/tool.ts";
-import { displayPath } from "../kernel/workspace.ts";
 import { MAX_VIEW_CHARS } from "../_core/capture.ts";
 import { partialRecord, wholeRecord } from "../_core/freshness.ts";
 import {
   decodeText,
+  fileRef,
   kindOf,
   readLineWindow,
   requireUtf8Text,
@@ -48,8 +48,8 @@ export default defineTool({
   scopes: { read: true },
   paths: (i) => [{ path: i.Path, access: "read" }],
   async run(i, ctx) {
-    const file = ctx.path(i.Path);
-    const shown = displayPath(ctx.workspace, file.abs);
+    const file = fileRef(ctx, i.Path);
+    const { shown } = file;
     const info = await statForRead(
       file.real,
       ctx.workspace,

@@ -8,7 +8,8 @@
 import { z } from "zod";
 import { defineTool } from "../kernel/tool.ts";
 import { diffable, diffTexts } from "../_core/diff.ts";
-import { fileRef, writeWhole } from "../_core/write_path.ts";
+import { fileRef } from "../_core/reader.ts";
+import { writeWhole } from "../_core/write_path.ts";
 import { changeResult } from "./_change.ts";
 import { SATA_WRITES } from "./_dialect.ts";
 

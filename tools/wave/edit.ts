@@ -9,11 +9,10 @@ import { z } from "zod";
 import { defineTool } from "../kernel/tool.ts";
 import { diffForModel } from "../_core/diff.ts";
 import { editBytes } from "../_core/edit.ts";
-import { kindOf, requireUtf8Text } from "../_core/reader.ts";
+import { fileRef, kindOf, requireUtf8Text } from "../_core/reader.ts";
 import {
   commitWrite,
   currentBytes,
-  fileRef,
   openForWrite,
 } from "../_core/write_path.ts";
 import { WAVE_WRITES } from "./_dialect.ts";

@@ -9,7 +9,8 @@ import { z } from "zod";
 import { defineTool } from "../kernel/tool.ts";
 import { diffable, diffForModel, diffTexts } from "../_core/diff.ts";
 import { formatBytes } from "../_core/text.ts";
-import { fileRef, writeWhole } from "../_core/write_path.ts";
+import { fileRef } from "../_core/reader.ts";
+import { writeWhole } from "../_core/write_path.ts";
 import { WAVE_WRITES } from "./_dialect.ts";
 
 const description =

@@ -1,12 +1,12 @@
 /** The write path (tools/_core/write_path.ts): checks, freshness under each rule, history, the atomic write and its record. */
 import assert from "node:assert/strict";
 import { listVersions, versionBytes } from "../../../tools/_core/history.ts";
+import { fileRef } from "../../../tools/_core/reader.ts";
 import { sha256 } from "../../../tools/_core/text.ts";
 import {
   commitWrite,
   currentBytes,
   currentText,
-  fileRef,
   openForWrite,
   removeFile,
   type WriteRules,
