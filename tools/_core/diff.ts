@@ -12,12 +12,12 @@
 
 import { diffWordsWithSpace, structuredPatch } from "diff";
 import {
-  countNewlines as countNewlineBytes,
+  countNewlines,
   linesBack,
   linesForward,
   sliceChunks,
 } from "./bytes.ts";
-import { normalizeEol } from "./text.ts";
+import { newlinesBefore, normalizeEol } from "./text.ts";
 
 /** One hunk, line numbers 1-based. `lines` start with " ", "-" or "+". */
 export interface DiffHunk {
@@ -126,16 +126,6 @@ function commonSuffixLines(a: string, b: string, skip: number): number {
   return a.length - (nl + 1);
 }
 
-function countNewlines(text: string, end: number): number {
-  let n = 0;
-  for (
-    let i = text.indexOf("\n");
-    i !== -1 && i < end;
-    i = text.indexOf("\n", i + 1)
-  ) n++;
-  return n;
-}
-
 /** Lines (with their newlines) ending at `end`, going back `count` lines. */
 function backLines(text: string, end: number, count: number): number {
   let at = end;
@@ -189,7 +179,7 @@ export function diffTexts(
     path,
     oldText.slice(from, oldTo),
     newText.slice(from, newTo),
-    countNewlines(oldText, from),
+    newlinesBefore(oldText, from),
     context,
   );
 }
@@ -302,13 +292,13 @@ function tooLargeToDiff(
   // Prefix and suffix are whole lines, so the span between is too.
   const lines = (text: string) => {
     const span = text.slice(prefix, text.length - suffix);
-    return countNewlines(span, span.length) +
+    return newlinesBefore(span, span.length) +
       (span && !span.endsWith("\n") ? 1 : 0);
   };
   return {
     unified: "",
     hunks: [],
-    firstChangedLine: lineOffset + countNewlines(oldPart, prefix) + 1,
+    firstChangedLine: lineOffset + newlinesBefore(oldPart, prefix) + 1,
     added: lines(newPart),
     removed: lines(oldPart),
     wordDiffs: [],
@@ -354,7 +344,19 @@ export function diffBytes(
     path,
     text(oldBytes.subarray(from, oldTo)),
     text(sliceChunks(newChunks, from, newTo)),
-    countNewlineBytes(oldBytes, from),
+    countNewlines(oldBytes, from),
     context,
   );
+}
+
+/** The most diff text put in a model's result; the whole diff stays in `structured`. */
+export const MAX_DIFF_CHARS = 8000;
+
+/** A diff cut for a model's context: at most {@linkcode MAX_DIFF_CHARS}, at a line end, saying how much was cut. */
+export function diffForModel(unified: string): string {
+  if (unified.length <= MAX_DIFF_CHARS) return unified;
+  const cut = unified.slice(0, MAX_DIFF_CHARS);
+  return `${cut.slice(0, cut.lastIndexOf("\n") + 1)}… (diff cut: ${
+    unified.length - MAX_DIFF_CHARS
+  } more characters)\n`;
 }

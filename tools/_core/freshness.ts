@@ -1,6 +1,7 @@
 /**
  * Read-before-write and staleness (spec 000 "编辑前读取", "写入前读取",
- * "陈旧检测"), for every dialect's tools that change existing files.
+ * "陈旧检测"), for every dialect's tools that change existing files (the
+ * write path, `write_path.ts`, applies it).
  *
  * @module
  */
@@ -16,35 +17,39 @@ export interface FreshFile {
   bytes?: Uint8Array;
 }
 
-/** Words for the messages: what the caller was about to do, and the dialect's read tool. */
-export interface FreshnessWords {
-  /** "edit" or "overwrite". */
+/** The rule of one check, and its words: what the caller was about to do, and the dialect's read tool. */
+export interface FreshnessRule {
+  /** A file this session has not read is refused (read-before-write); otherwise it passes. */
+  readRequired: boolean;
+  /** "edit", "overwrite", "append to". */
   action: string;
-  /** The tool that reads, in this dialect ("Read", "read", "read_files"). */
+  /** The tool that reads, in this dialect ("Read", "read", "read_file"). */
   readTool: string;
 }
 
 /**
- * Checks that this session read `real` and that it has not changed since.
+ * Checks that `real` has not changed since this session read it, and, when
+ * `rule.readRequired`, that this session read it at all.
  *
  * The rule: a file whose mtime is not newer than recorded (and whose size
  * is the same) is fresh. A newer one is fresh only if the last read was
  * whole and the content hash still matches (a checkout, an editor's save or
  * a sync tool touched it). After a partial read a newer mtime is stale.
- * Throws a {@linkcode ToolError} telling the model to read the file first,
- * or again.
+ * Throws a {@linkcode ToolError} telling the model to read the file first
+ * (`not_read`), or again (`stale`).
  */
 export async function checkFresh(
   ctx: ToolContext,
   real: string,
   shown: string,
   info: Deno.FileInfo,
-  words: FreshnessWords,
+  rule: FreshnessRule,
 ): Promise<FreshFile> {
   const record: ReadRecord | undefined = ctx.readState.get(real);
   if (!record) {
+    if (!rule.readRequired) return { info };
     throw new ToolError(
-      `${shown} has not been read in this session. Call ${words.readTool} on it first, then ${words.action} it.`,
+      `${shown} has not been read in this session. Call ${rule.readTool} on it first, then ${rule.action} it.`,
       { type: "not_read" },
     );
   }
@@ -59,7 +64,7 @@ export async function checkFresh(
       (record.whole
         ? ""
         : "; the last read was partial, so its content could not be compared") +
-      `. Call ${words.readTool} on it again, then ${words.action} it.`,
+      `. Call ${rule.readTool} on it again, then ${rule.action} it.`,
     { type: "stale" },
   );
 }
@@ -81,6 +86,22 @@ export async function wholeRecord(
     size: info.size,
     hash: sha256(bytes),
     whole: true,
+    reader,
+  };
+}
+
+/**
+ * A read-state record for part of a file (a ranged or cut read): its mtime
+ * and size, no hash, so a newer mtime is stale whatever the content.
+ */
+export function partialRecord(
+  info: Deno.FileInfo,
+  reader: string,
+): ReadRecord {
+  return {
+    mtimeMs: info.mtime?.getTime() ?? 0,
+    size: info.size,
+    whole: false,
     reader,
   };
 }

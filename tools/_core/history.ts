@@ -13,8 +13,6 @@
 import { join } from "node:path";
 import { atomicWrite } from "../kernel/atomic_write.ts";
 import type { ToolContext } from "../kernel/tool.ts";
-import { displayPath } from "../kernel/workspace.ts";
-import { refuseSpecialFile } from "./reader.ts";
 
 /** One recorded version. */
 export interface Version {
@@ -54,27 +52,18 @@ export async function listVersions(ctx: ToolContext): Promise<Version[]> {
 }
 
 /**
- * Records what `real` holds now, before `tool` changes it. Returns the
- * version. The bytes go through the atomic writer; the index line is one
- * append.
+ * Records what `real` holds now, `bytes` (`null`: nothing, the change
+ * creates it), before `tool` changes it. Returns the version. The bytes go
+ * through the atomic writer; the index line is one append.
  */
 export async function recordVersion(
   ctx: ToolContext,
   real: string,
   tool: string,
+  bytes: Uint8Array | null,
 ): Promise<Version> {
   const dir = historyDir(ctx);
   await Deno.mkdir(dir, { recursive: true });
-  let bytes: Uint8Array | null = null;
-  try {
-    refuseSpecialFile(
-      await Deno.stat(real),
-      displayPath(ctx.workspace, real),
-    );
-    bytes = await Deno.readFile(real);
-  } catch (error) {
-    if (!(error instanceof Deno.errors.NotFound)) throw error;
-  }
   const id = `${Date.now().toString(36)}-${crypto.randomUUID().slice(0, 8)}`;
   const version: Version = {
     id,

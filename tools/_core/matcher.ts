@@ -13,7 +13,7 @@ import { ToolError } from "../kernel/tool.ts";
 import { byteSearch } from "./byte_search.ts";
 import { spliceChunks } from "./bytes.ts";
 import type { ByteChange } from "./diff.ts";
-import { BOM, clip, layoutOf, normalizeEol } from "./text.ts";
+import { BOM, clip, layoutOf, newlinesBefore, normalizeEol } from "./text.ts";
 
 /** One replacement. */
 export interface Replacement {
@@ -41,16 +41,6 @@ export function countOccurrences(haystack: string, needle: string): number {
     i = haystack.indexOf(needle, i + needle.length)
   ) count++;
   return count;
-}
-
-function lineOf(text: string, index: number): number {
-  let line = 1;
-  for (
-    let i = text.indexOf("\n");
-    i !== -1 && i < index;
-    i = text.indexOf("\n", i + 1)
-  ) line++;
-  return line;
 }
 
 /**
@@ -86,7 +76,7 @@ export function nearMatchLine(
   if (pin.length < 3) return undefined;
   const found = hay.text.indexOf(pin);
   if (found === -1) return undefined;
-  return lineOf(text, hay.at[found]);
+  return newlinesBefore(text, hay.at[found]) + 1;
 }
 
 /**

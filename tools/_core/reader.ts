@@ -9,9 +9,31 @@
 
 import { basename, dirname, extname, join } from "node:path";
 import { type ToolContext, ToolError } from "../kernel/tool.ts";
+import { statOrNull } from "../kernel/stat.ts";
 import { displayPath } from "../kernel/workspace.ts";
 import { classify, type FileKind, readHead } from "./file_type.ts";
 import { BOM, editDistance, splitLines } from "./text.ts";
+
+/** A file a tool names: where it really is, and how messages show it. */
+export interface FileRef {
+  /** The real path (every symlink followed). */
+  real: string;
+  /** The path for messages. */
+  shown: string;
+}
+
+/** The {@linkcode FileRef} of a path a tool was given, with its absolute path (for results). */
+export function fileRef(
+  ctx: ToolContext,
+  raw: string,
+): FileRef & { abs: string } {
+  const file = ctx.path(raw);
+  return {
+    real: file.real,
+    shown: displayPath(ctx.workspace, file.abs),
+    abs: file.abs,
+  };
+}
 
 /**
  * Refuses what is neither a regular file nor a directory: a named pipe, a
@@ -35,17 +57,23 @@ export function refuseSpecialFile(info: Deno.FileInfo, shown: string): void {
   );
 }
 
-/** Stats a path; `null` when nothing is there (or a parent is not a directory). */
-export async function statOrNull(real: string): Promise<Deno.FileInfo | null> {
-  try {
-    return await Deno.stat(real);
-  } catch (error) {
-    if (
-      error instanceof Deno.errors.NotFound ||
-      error instanceof Deno.errors.NotADirectory
-    ) return null;
-    throw error;
+/**
+ * What is at `real`, for a tool that opens it: `null` when nothing is
+ * there. Refuses a special file; refuses a directory with the message
+ * `directory` (the dialect's words), or lets it through when none is given.
+ */
+export async function statFile(
+  real: string,
+  shown: string,
+  directory?: string,
+): Promise<Deno.FileInfo | null> {
+  const info = await statOrNull(real);
+  if (!info) return null;
+  if (info.isDirectory && directory !== undefined) {
+    throw new ToolError(directory, { type: "is_directory" });
   }
+  refuseSpecialFile(info, shown);
+  return info;
 }
 
 /** Names near `name` in `dir` (a missing file's likely intended names). */
@@ -69,32 +97,34 @@ export function similarNames(dir: string, name: string, max = 3): string[] {
   return scored.slice(0, max).map((s) => s.entry);
 }
 
+/** The error for a file that does not exist, naming similar files beside it when there are some. */
+export function missingFile(
+  real: string,
+  workspace: string,
+  shown: string,
+): ToolError {
+  const near = similarNames(dirname(real), basename(real))
+    .map((n) => displayPath(workspace, join(dirname(real), n)));
+  return new ToolError(
+    `File does not exist: ${shown}.` +
+      (near.length ? ` Did you mean ${near.join(", ")}?` : ""),
+    { type: "not_found", suggestions: near },
+  );
+}
+
 /**
- * Stats a path for reading. Throws a {@linkcode ToolError} for a missing
- * file (suggesting similar names when there are some) and for a directory.
+ * Stats a file a tool reads. Throws a {@linkcode ToolError} for a missing
+ * file ({@linkcode missingFile}), for a directory (with the message
+ * `directory`, the dialect's words) and for a special file.
  */
 export async function statForRead(
   real: string,
   workspace: string,
   shown: string,
+  directory: string,
 ): Promise<Deno.FileInfo> {
-  const info = await statOrNull(real);
-  if (!info) {
-    const near = similarNames(dirname(real), basename(real))
-      .map((n) => displayPath(workspace, join(dirname(real), n)));
-    throw new ToolError(
-      `File does not exist: ${shown}.` +
-        (near.length ? ` Did you mean ${near.join(", ")}?` : ""),
-      { type: "not_found", suggestions: near },
-    );
-  }
-  if (info.isDirectory) {
-    throw new ToolError(
-      `${shown} is a directory, not a file; list it with Glob (pattern "*" and path "${shown}") or with ls in Bash.`,
-      { type: "is_directory" },
-    );
-  }
-  refuseSpecialFile(info, shown);
+  const info = await statFile(real, shown, directory);
+  if (!info) throw missingFile(real, workspace, shown);
   return info;
 }
 
@@ -113,6 +143,47 @@ export function decodeText(
 /** The kind of a file, by name and first bytes. */
 export async function kindOf(real: string): Promise<FileKind> {
   return classify(real, await readHead(real));
+}
+
+/** Whether a file's content is UTF-8 text (a notebook is UTF-8 JSON). */
+export function isUtf8Text(
+  kind: FileKind,
+): kind is { kind: "notebook" } | { kind: "text"; encoding: "utf-8" } {
+  return kind.kind === "notebook" ||
+    (kind.kind === "text" && kind.encoding === "utf-8");
+}
+
+/** What a tool that works on UTF-8 text says of a file that is not: the end of its sentence, in the dialect's words. */
+export interface TextOnlyWords {
+  /** For a binary file or an image: "Edit changes text files only." */
+  binary: string;
+  /** For text in another encoding: "read returns UTF-8 text only." */
+  encoding: string;
+}
+
+/**
+ * Refuses a file that is not UTF-8 text ({@linkcode isUtf8Text}): a binary
+ * file or an image with {@linkcode binaryError}, text in UTF-16 saying which
+ * encoding it is (`unsupported_encoding`).
+ */
+export function requireUtf8Text(
+  kind: FileKind,
+  shown: string,
+  words: TextOnlyWords,
+): void {
+  if (kind.kind === "binary" || kind.kind === "image") {
+    throw binaryError(
+      shown,
+      kind.kind === "binary" ? kind.name : kind.mediaType,
+      words.binary,
+    );
+  }
+  if (kind.kind === "text" && kind.encoding !== "utf-8") {
+    throw new ToolError(
+      `${shown} is ${kind.encoding.toUpperCase()} text; ${words.encoding}`,
+      { type: "unsupported_encoding" },
+    );
+  }
 }
 
 /** The error for a binary file, naming its type. */
@@ -207,14 +278,13 @@ export async function searchRoot(
   const real = resolved?.real ?? ctx.workspace;
   const abs = resolved?.abs ?? ctx.workspace;
   const shown = displayPath(ctx.workspace, abs);
-  const info = await statOrNull(real);
+  const info = await statFile(real, shown);
   if (!info) {
     throw new ToolError(
       `${directory ? "Directory" : "Path"} does not exist: ${shown}.`,
       { type: "not_found" },
     );
   }
-  refuseSpecialFile(info, shown);
   if (directory && !info.isDirectory) {
     throw new ToolError(
       `${shown} is not a directory; path must be a directory to search in.`,

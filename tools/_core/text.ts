@@ -40,6 +40,22 @@ export function normalizeEol(text: string): string {
   return text.includes("\r\n") ? text.replaceAll("\r\n", "\n") : text;
 }
 
+/** How many `\n` come before index `end` of `text` (so the line holding index `end` is this plus one). */
+export function newlinesBefore(text: string, end: number): number {
+  let n = 0;
+  for (
+    let i = text.indexOf("\n");
+    i !== -1 && i < end;
+    i = text.indexOf("\n", i + 1)
+  ) n++;
+  return n;
+}
+
+/** Lines of text with their line endings, as the text has them (the last may have none). */
+export function linesWithEndings(text: string): string[] {
+  return text.match(/[^\n]*\n|[^\n]+$/g) ?? [];
+}
+
 /** Splits text into lines the way an editor shows them: a final newline does not start another line. */
 export function splitLines(text: string): string[] {
   if (text === "") return [];

@@ -7,10 +7,8 @@
  */
 
 import { type ToolContext, ToolError } from "../kernel/tool.ts";
-import { displayPath, type ResolvedPath } from "../kernel/workspace.ts";
-import { recordVersion } from "../_core/history.ts";
-import { refuseSpecialFile, statOrNull } from "../_core/reader.ts";
-import { writeAndRecord, type WriteOutcome } from "../_core/writer.ts";
+import { type FileRef, fileRef, statFile } from "../_core/reader.ts";
+import type { WriteRules } from "../_core/write_path.ts";
 
 /** A DevFlow path: backslashes are separators too. */
 export function devflowPath(raw: string): string {
@@ -18,12 +16,11 @@ export function devflowPath(raw: string): string {
 }
 
 /** Resolves a DevFlow path through the session's resolver. */
-export function resolve(
+export function devflowRef(
   ctx: ToolContext,
   raw: string,
-): { file: ResolvedPath; shown: string } {
-  const file = ctx.path(devflowPath(raw));
-  return { file, shown: displayPath(ctx.workspace, file.abs) };
+): FileRef & { abs: string } {
+  return fileRef(ctx, devflowPath(raw));
 }
 
 /** A missing file, as DevFlow's manual reports it. */
@@ -48,20 +45,23 @@ export function noDirectory(shown: string): ToolError {
   );
 }
 
-/** Writes through the atomic writer, recording the old content in file history first, so the change can be undone. */
-export async function writeWithHistory(
-  ctx: ToolContext,
-  file: ResolvedPath,
-  shown: string,
-  content: Uint8Array | readonly Uint8Array[],
-  tool: string,
-): Promise<WriteOutcome> {
-  await recordVersion(ctx, file.real, tool);
-  return await writeAndRecord(ctx, file.real, shown, content, {
-    createParents: true,
-    reader: tool,
-  });
+function isDirectory(shown: string): string {
+  return `${shown} is a directory, not a file; list_directory shows what is in it.`;
 }
+
+/**
+ * Spec 002 asks for no read before a change (DevFlow's recipe is read,
+ * replace, write, but nothing checks it); every change keeps the old
+ * content in file history, for restore_file. As everywhere, a file this
+ * session read that changed on disk since is refused, until read again.
+ */
+export const DEVFLOW_WRITES: WriteRules = {
+  requireRead: "never",
+  history: true,
+  readTool: "read_file",
+  directory: isDirectory,
+  missing: (file) => noFile(file.shown),
+};
 
 /** Bytes from `content` in an `encoding` (utf8 text, or base64 for binary data). */
 export function contentBytes(
@@ -81,33 +81,28 @@ export function contentBytes(
   return Uint8Array.from(atob(clean), (c) => c.charCodeAt(0));
 }
 
-/** A resolved DevFlow path and what is there now (`null`: nothing). */
-export interface Target {
-  file: ResolvedPath;
-  shown: string;
-  info: Deno.FileInfo | null;
+/** A resolved DevFlow path and what is there. */
+export interface Target extends FileRef {
+  abs: string;
+  info: Deno.FileInfo;
 }
 
 /**
- * Resolves a path a tool reads or writes as a file. Throws for a directory
- * there, and, when `mustExist`, for nothing there (os error 2).
+ * Resolves a path a tool reads, and stats it. Throws for nothing there
+ * (os error 2), for a special file, and for a directory unless
+ * `directories` (a tool that takes either).
  */
-export async function fileTarget(
+export async function existingTarget(
   ctx: ToolContext,
   raw: string,
-  mustExist: boolean,
+  directories = false,
 ): Promise<Target> {
-  const { file, shown } = resolve(ctx, raw);
-  const info = await statOrNull(file.real);
-  if (!info && mustExist) throw noFile(shown);
-  if (info?.isDirectory) {
-    throw new ToolError(
-      `${shown} is a directory, not a file; list_directory shows what is in it.`,
-      {
-        type: "is_directory",
-      },
-    );
-  }
-  if (info) refuseSpecialFile(info, shown);
-  return { file, shown, info };
+  const file = devflowRef(ctx, raw);
+  const info = await statFile(
+    file.real,
+    file.shown,
+    directories ? undefined : isDirectory(file.shown),
+  );
+  if (!info) throw noFile(file.shown);
+  return { ...file, info };
 }

@@ -9,10 +9,15 @@ import { z } from "zod";
 import { defineTool } from "../kernel/tool.ts";
 import { formatBytes } from "../_core/text.ts";
 import {
+  commitWrite,
+  currentBytes,
+  openForWrite,
+} from "../_core/write_path.ts";
+import {
   contentBytes,
+  DEVFLOW_WRITES,
   devflowPath,
-  fileTarget,
-  writeWithHistory,
+  devflowRef,
 } from "./_dialect.ts";
 
 const description =
@@ -21,7 +26,8 @@ const description =
 - Nothing is added between the old end and the new content: include a leading newline if the file does not end with one.
 - encoding: "utf8" (default) or "base64" for binary data.
 - Atomic: readers see the file before or after, never half-appended. The old content is kept in file history.
-- Returns {old_size (null for a new file), bytes_written, new_size}.`;
+- Returns {old_size (null for a new file), bytes_written, new_size}.
+- If you read the file and it has changed on disk since, the append is refused: read_file it again first.`;
 
 const input = z.object({
   path: z.string().min(1),
@@ -37,14 +43,20 @@ export default defineTool({
   paths: (i) => [{ path: devflowPath(i.path), access: "write" }],
   async run(i, ctx) {
     const added = contentBytes(i.content, i.encoding);
-    const { file, shown, info } = await fileTarget(ctx, i.path, false);
-    const old = info ? await Deno.readFile(file.real) : new Uint8Array();
-    const outcome = await writeWithHistory(
+    const target = await openForWrite(
       ctx,
-      file,
-      shown,
+      DEVFLOW_WRITES,
+      devflowRef(ctx, i.path),
+      { action: "append to" },
+    );
+    const { shown, info } = target;
+    const old = await currentBytes(target);
+    const outcome = await commitWrite(
+      ctx,
+      DEVFLOW_WRITES,
+      target,
       [old, added],
-      "append_file",
+      { tool: "append_file", createParents: true },
     );
     const structured = {
       old_size: info ? old.length : null,

@@ -6,17 +6,10 @@
  */
 
 import { z } from "zod";
-import { defineTool, ToolError } from "../kernel/tool.ts";
-import type { ToolContext } from "../kernel/tool.ts";
-import { diffable, diffTexts } from "../_core/diff.ts";
-import {
-  decodeText,
-  kindOf,
-  refuseSpecialFile,
-  statOrNull,
-} from "../_core/reader.ts";
-import { diffForModel } from "../_core/writer.ts";
-import { devflowPath, noFile, resolve } from "./_dialect.ts";
+import { defineTool, type ToolContext } from "../kernel/tool.ts";
+import { diffable, diffForModel, diffTexts } from "../_core/diff.ts";
+import { decodeText, kindOf, requireUtf8Text } from "../_core/reader.ts";
+import { devflowPath, existingTarget } from "./_dialect.ts";
 
 const description =
   `Shows the differences between two text files (path and other_path), or between a file and some content (path and content), as a unified diff.
@@ -38,18 +31,12 @@ async function textOf(
   ctx: ToolContext,
   raw: string,
 ): Promise<{ text: string; shown: string }> {
-  const { file, shown } = resolve(ctx, raw);
-  const info = await statOrNull(file.real);
-  if (!info) throw noFile(shown);
-  refuseSpecialFile(info, shown);
-  const kind = await kindOf(file.real);
-  if (kind.kind !== "text" || kind.encoding !== "utf-8") {
-    throw new ToolError(
-      `${shown} is not UTF-8 text; diff_file compares text files.`,
-      { type: "not_text" },
-    );
-  }
-  return { text: decodeText(await Deno.readFile(file.real), "utf-8"), shown };
+  const { real, shown } = await existingTarget(ctx, raw);
+  requireUtf8Text(await kindOf(real), shown, {
+    binary: "diff_file compares text files only.",
+    encoding: "diff_file compares UTF-8 text files only.",
+  });
+  return { text: decodeText(await Deno.readFile(real), "utf-8"), shown };
 }
 
 export default defineTool({

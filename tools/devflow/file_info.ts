@@ -8,10 +8,9 @@
 import { z } from "zod";
 import { defineTool } from "../kernel/tool.ts";
 import { countNewlines } from "../_core/bytes.ts";
-import { classify, readHead } from "../_core/file_type.ts";
-import { refuseSpecialFile, statOrNull } from "../_core/reader.ts";
+import { kindOf } from "../_core/reader.ts";
 import { formatBytes } from "../_core/text.ts";
-import { devflowPath, noFile, resolve } from "./_dialect.ts";
+import { devflowPath, existingTarget } from "./_dialect.ts";
 
 const description =
   `Describes a file or directory without returning its content: type, size, line count (text files), modified time, permissions, whether it is text, its encoding, and for binary files their format.
@@ -42,12 +41,13 @@ export default defineTool({
   scopes: { read: true },
   paths: (i) => [{ path: devflowPath(i.path), access: "read" }],
   async run(i, ctx) {
-    const { file, shown } = resolve(ctx, i.path);
-    const info = await statOrNull(file.real);
-    if (!info) throw noFile(shown);
+    const { real, abs, shown, info } = await existingTarget(
+      ctx,
+      i.path,
+      true,
+    );
     // The link itself exists when its target does.
-    const link = await Deno.lstat(file.abs);
-    refuseSpecialFile(info, shown);
+    const link = await Deno.lstat(abs);
     const base = {
       path: devflowPath(i.path),
       type: info.isDirectory ? "directory" : "file",
@@ -63,7 +63,7 @@ export default defineTool({
         structured: base,
       };
     }
-    const kind = await classify(file.real, await readHead(file.real));
+    const kind = await kindOf(real);
     const isText = kind.kind === "text" || kind.kind === "notebook";
     const structured = {
       ...base,
@@ -73,9 +73,7 @@ export default defineTool({
         : kind.kind === "notebook"
         ? "utf-8"
         : null,
-      lines: isText
-        ? (info.size === 0 ? 0 : await countLines(file.real))
-        : null,
+      lines: isText ? (info.size === 0 ? 0 : await countLines(real)) : null,
       format: kind.kind === "binary"
         ? kind.name
         : kind.kind === "image"

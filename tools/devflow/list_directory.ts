@@ -8,8 +8,8 @@
 import { z } from "zod";
 import { defineTool, ToolError } from "../kernel/tool.ts";
 import { listDirectory, NOISE_DIRS } from "../_core/listing.ts";
-import { devflowPath, noDirectory, resolve } from "./_dialect.ts";
-import { statOrNull } from "../_core/reader.ts";
+import { devflowPath, devflowRef, noDirectory } from "./_dialect.ts";
+import { statOrNull } from "../kernel/stat.ts";
 
 /** The most entries returned; `truncated` says when more exist. */
 const MAX_ENTRIES = 2000;
@@ -43,15 +43,15 @@ export default defineTool({
   scopes: { read: true },
   paths: (i) => [{ path: devflowPath(i.path), access: "read" }],
   async run(i, ctx) {
-    const { file, shown } = resolve(ctx, i.path);
-    const info = await statOrNull(file.real);
+    const { real, shown } = devflowRef(ctx, i.path);
+    const info = await statOrNull(real);
     if (!info) throw noDirectory(shown);
     if (!info.isDirectory) {
       throw new ToolError(`${shown} is a file, not a directory.`, {
         type: "not_a_directory",
       });
     }
-    const listing = await listDirectory(ctx, file.real, {
+    const listing = await listDirectory(ctx, real, {
       recursive: i.recursive,
       maxDepth: i.max_depth,
       skipNoise: i.skip_noise_dirs,

@@ -7,23 +7,23 @@
 
 import { z } from "zod";
 import { defineTool, ToolError } from "../kernel/tool.ts";
-import { diffable, diffTexts } from "../_core/diff.ts";
-import { applyReplacement } from "../_core/matcher.ts";
-import { decodeText, kindOf } from "../_core/reader.ts";
-import { layoutOf } from "../_core/text.ts";
+import { diffForModel } from "../_core/diff.ts";
+import { editBytes, type Edited, editedText } from "../_core/edit.ts";
+import { decodeText, kindOf, requireUtf8Text } from "../_core/reader.ts";
+import { layoutOf, linesWithEndings } from "../_core/text.ts";
 import {
-  devflowPath,
-  fileTarget,
-  noFile,
-  writeWithHistory,
-} from "./_dialect.ts";
-import { diffForModel } from "../_core/writer.ts";
+  commitWrite,
+  currentBytes,
+  openForWrite,
+} from "../_core/write_path.ts";
+import { DEVFLOW_WRITES, devflowPath, devflowRef } from "./_dialect.ts";
 
 const description = `Changes part of a file in place, in one of two ways:
 
 - old_text → new_text: old_text must occur exactly once (or set replace_all); otherwise nothing changes and the error says how often it occurs. Line endings need not match (\\n matches \\r\\n; the file keeps its own).
 - start_line, end_line → new_text: replaces lines start_line..end_line (1-based, inclusive) with new_text. To insert before a line without replacing any, give end_line = start_line - 1.
-- Returns the diff and the first changed line. The old content is kept in file history (restore_file undoes it).`;
+- Returns the diff and the first changed line. The old content is kept in file history (restore_file undoes it).
+- If you read the file and it has changed on disk since, the patch is refused: read_file it again first.`;
 
 const input = z.object({
   path: z.string().min(1),
@@ -56,7 +56,7 @@ function replaceLines(
   shown: string,
 ): string {
   const eol = layoutOf(text).eol;
-  const lines = text.match(/[^\n]*\n|[^\n]+$/g) ?? [];
+  const lines = linesWithEndings(text);
   if (end < start - 1) {
     throw new ToolError(`end_line ${end} is before start_line ${start}.`, {
       type: "bad_range",
@@ -87,42 +87,42 @@ export default defineTool({
   scopes: { read: true, write: true },
   paths: (i) => [{ path: devflowPath(i.path), access: "write" }],
   async run(i, ctx) {
-    const { file, shown, info } = await fileTarget(ctx, i.path, true);
-    if (!info) throw noFile(shown);
-    const kind = await kindOf(file.real);
-    if (kind.kind !== "text" || kind.encoding !== "utf-8") {
-      throw new ToolError(
-        `${shown} is not UTF-8 text; patch_file changes text files only.`,
-        { type: "not_text" },
-      );
-    }
-    const original = decodeText(await Deno.readFile(file.real), "utf-8");
-    let text: string;
-    let replaced: number;
+    const target = await openForWrite(
+      ctx,
+      DEVFLOW_WRITES,
+      devflowRef(ctx, i.path),
+      { action: "patch", mustExist: true },
+    );
+    const { shown } = target;
+    requireUtf8Text(await kindOf(target.real), shown, {
+      binary: "patch_file changes text files only.",
+      encoding: "patch_file changes UTF-8 text files only.",
+    });
+    const bytes = await currentBytes(target);
+    let edited: Edited;
     if (i.old_text !== undefined) {
-      ({ text, count: replaced } = applyReplacement(original, {
+      edited = editBytes(bytes, {
         oldString: i.old_text,
         newString: i.new_text,
         replaceAll: i.replace_all,
-      }, shown));
+      }, shown);
     } else {
-      text = replaceLines(
-        original,
-        i.start_line!,
-        i.end_line!,
-        i.new_text,
+      const original = decodeText(bytes, "utf-8");
+      edited = editedText(
         shown,
+        original,
+        replaceLines(original, i.start_line!, i.end_line!, i.new_text, shown),
+        i.end_line! - i.start_line! + 1,
       );
-      replaced = i.end_line! - i.start_line! + 1;
     }
-    const outcome = await writeWithHistory(
+    const outcome = await commitWrite(
       ctx,
-      file,
-      shown,
-      new TextEncoder().encode(text),
-      "patch_file",
+      DEVFLOW_WRITES,
+      target,
+      edited.content,
+      { tool: "patch_file", whileFlushing: edited.diff },
     );
-    const diff = diffTexts(shown, diffable(original), diffable(text));
+    const diff = edited.diff();
     return {
       content: `Patched ${shown}${
         diff.firstChangedLine
@@ -131,10 +131,10 @@ export default defineTool({
       }.\n${diffForModel(diff.unified)}`,
       structured: {
         path: devflowPath(i.path),
-        replaced,
+        replaced: edited.count,
         first_changed_line: diff.firstChangedLine,
         diff: diff.unified,
-        old_size: info.size,
+        old_size: bytes.length,
         new_size: outcome.bytesWritten,
       },
     };

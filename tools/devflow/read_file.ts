@@ -7,9 +7,14 @@
 
 import { z } from "zod";
 import { defineTool, ToolError } from "../kernel/tool.ts";
-import { classify, readHead } from "../_core/file_type.ts";
-import { estimateTokens, formatBytes } from "../_core/text.ts";
-import { devflowPath, fileTarget, noFile } from "./_dialect.ts";
+import { partialRecord, wholeRecord } from "../_core/freshness.ts";
+import { isUtf8Text, kindOf } from "../_core/reader.ts";
+import {
+  estimateTokens,
+  formatBytes,
+  linesWithEndings,
+} from "../_core/text.ts";
+import { devflowPath, existingTarget } from "./_dialect.ts";
 
 /** The largest file read whole without a `limit`. */
 const MAX_WHOLE_BYTES = 256 * 1024;
@@ -35,11 +40,6 @@ const input = z.object({
   ),
 }).strict();
 
-/** Lines of text with their line endings, as the file has them. */
-function linesWithEndings(text: string): string[] {
-  return text.match(/[^\n]*\n|[^\n]+$/g) ?? [];
-}
-
 export default defineTool({
   name: "read_file",
   description,
@@ -47,15 +47,10 @@ export default defineTool({
   scopes: { read: true },
   paths: (i) => [{ path: devflowPath(i.path), access: "read" }],
   async run(i, ctx) {
-    const { file, shown, info } = await fileTarget(ctx, i.path, true);
+    const { real, shown, info } = await existingTarget(ctx, i.path);
     const path = devflowPath(i.path);
-    if (!info) throw noFile(shown);
-    const kind = await classify(file.real, await readHead(file.real));
-    // A notebook is UTF-8 JSON: text, to read_file.
-    if (
-      kind.kind !== "notebook" &&
-      (kind.kind !== "text" || kind.encoding !== "utf-8")
-    ) {
+    const kind = await kindOf(real);
+    if (!isUtf8Text(kind)) {
       const structured = {
         binary: true,
         content: null,
@@ -84,9 +79,8 @@ export default defineTool({
         { type: "too_large", size: info.size },
       );
     }
-    const text = new TextDecoder("utf-8", { ignoreBOM: false }).decode(
-      await Deno.readFile(file.real),
-    );
+    const bytes = await Deno.readFile(real);
+    const text = new TextDecoder("utf-8", { ignoreBOM: false }).decode(bytes);
     const all = linesWithEndings(text);
     const page = all.slice(
       i.offset,
@@ -102,6 +96,12 @@ export default defineTool({
     }
     const structured = { content, lines: all.length, size: info.size, path };
     const paged = i.offset > 0 || i.limit !== undefined;
+    ctx.readState.record(
+      real,
+      paged
+        ? partialRecord(info, "read_file")
+        : await wholeRecord(real, bytes, "read_file", info),
+    );
     const note = !paged
       ? ""
       : page.length === 0

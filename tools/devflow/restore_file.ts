@@ -7,9 +7,9 @@
 
 import { z } from "zod";
 import { defineTool, ToolError } from "../kernel/tool.ts";
-import { listVersions, recordVersion, versionBytes } from "../_core/history.ts";
-import { writeAndRecord } from "../_core/writer.ts";
-import { devflowPath, resolve } from "./_dialect.ts";
+import { listVersions, versionBytes } from "../_core/history.ts";
+import { commitWrite, openForWrite, removeFile } from "../_core/write_path.ts";
+import { DEVFLOW_WRITES, devflowPath, devflowRef } from "./_dialect.ts";
 
 const description =
   `Undoes a change to a file: puts back the content it had before the last write_file, patch_file or append_file of this session (or before the change version_id names). A file that did not exist before is removed.
@@ -30,7 +30,8 @@ export default defineTool({
   scopes: { read: true, write: true },
   paths: (i) => [{ path: devflowPath(i.path), access: "write" }],
   async run(i, ctx) {
-    const { file, shown } = resolve(ctx, i.path);
+    const file = devflowRef(ctx, i.path);
+    const { shown } = file;
     const versions = (await listVersions(ctx)).filter((v) =>
       v.path === file.real && v.tool !== "restore_file"
     );
@@ -45,17 +46,16 @@ export default defineTool({
         { type: "no_version" },
       );
     }
+    const target = await openForWrite(ctx, DEVFLOW_WRITES, file, {
+      action: "restore",
+    });
     const bytes = await versionBytes(ctx, version);
-    await recordVersion(ctx, file.real, "restore_file");
     if (bytes === null) {
-      await Deno.remove(file.real).catch((error) => {
-        if (!(error instanceof Deno.errors.NotFound)) throw error;
-      });
-      ctx.readState.forget(file.real);
+      await removeFile(ctx, DEVFLOW_WRITES, target, "restore_file");
     } else {
-      await writeAndRecord(ctx, file.real, shown, bytes, {
+      await commitWrite(ctx, DEVFLOW_WRITES, target, bytes, {
+        tool: "restore_file",
         createParents: true,
-        reader: "restore_file",
       });
     }
     return {

@@ -14,8 +14,8 @@ import {
   runShell,
   SHELL_PROGRAMS,
 } from "../_core/shell.ts";
-import { devflowPath, resolve } from "./_dialect.ts";
-import { statOrNull } from "../_core/reader.ts";
+import { devflowPath, devflowRef } from "./_dialect.ts";
+import { statOrNull } from "../kernel/stat.ts";
 
 const description =
   `Runs a non-interactive shell command (bash) and returns {stdout, stderr, exit_code, timed_out}.
@@ -45,8 +45,8 @@ export default defineTool({
   async run(i, ctx) {
     let cwd = ctx.workspace;
     if (i.working_dir) {
-      const { file, shown } = resolve(ctx, i.working_dir);
-      const info = await statOrNull(file.real);
+      const { real, shown } = devflowRef(ctx, i.working_dir);
+      const info = await statOrNull(real);
       if (!info?.isDirectory) {
         throw new ToolError(
           `working_dir ${shown} is not a directory (os error ${
@@ -57,7 +57,7 @@ export default defineTool({
           },
         );
       }
-      cwd = file.real;
+      cwd = real;
     }
     const timeoutMs = Math.round(i.timeout_secs * 1000);
     const result = await runShell(ctx, {

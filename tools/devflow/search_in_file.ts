@@ -8,9 +8,8 @@
 
 import { z } from "zod";
 import { defineTool } from "../kernel/tool.ts";
-import { refuseSpecialFile, statOrNull } from "../_core/reader.ts";
 import { searchContent } from "../_core/search.ts";
-import { devflowPath, noFile, resolve } from "./_dialect.ts";
+import { devflowPath, existingTarget } from "./_dialect.ts";
 
 const description =
   `Searches the content of a file, or of every file under a directory, and returns the matching lines with their line numbers.
@@ -41,13 +40,10 @@ export default defineTool({
   mode: "ask",
   paths: (i) => [{ path: devflowPath(i.path), access: "read" }],
   async run(i, ctx) {
-    const { file, shown } = resolve(ctx, i.path);
-    const info = await statOrNull(file.real);
-    if (!info) throw noFile(shown);
-    refuseSpecialFile(info, shown);
+    const { real, shown } = await existingTarget(ctx, i.path, true);
     const page = await searchContent(ctx, {
       pattern: i.pattern,
-      root: file.real,
+      root: real,
       mode: "content",
       literal: !i.regex,
       ignoreCase: !i.case_sensitive,

@@ -8,11 +8,12 @@
 import { z } from "zod";
 import { defineTool } from "../kernel/tool.ts";
 import { formatBytes } from "../_core/text.ts";
+import { writeWhole } from "../_core/write_path.ts";
 import {
   contentBytes,
+  DEVFLOW_WRITES,
   devflowPath,
-  fileTarget,
-  writeWithHistory,
+  devflowRef,
 } from "./_dialect.ts";
 
 const description =
@@ -21,7 +22,8 @@ const description =
 - Returns {old_size (null for a new file), bytes_written}. Text is written byte for byte as given (emoji, quotes, backslashes, CJK); content "" makes an empty file.
 - encoding: "utf8" (default) or "base64" for binary data (images, archives): content is then base64 and its decoded bytes are written. This replaces DevFlow's printf workaround.
 - The write is atomic, and the old content is kept in file history: restore_file undoes an overwrite.
-- To change part of a file use patch_file; to add to its end, append_file.`;
+- To change part of a file use patch_file; to add to its end, append_file.
+- If you read the file and it has changed on disk since, the write is refused: read_file it again first.`;
 
 const input = z.object({
   path: z.string().min(1).describe('The file: "/" or "\\" separators'),
@@ -41,13 +43,12 @@ export default defineTool({
   paths: (i) => [{ path: devflowPath(i.path), access: "write" }],
   async run(i, ctx) {
     const bytes = contentBytes(i.content, i.encoding);
-    const { file, shown } = await fileTarget(ctx, i.path, false);
-    const outcome = await writeWithHistory(
+    const { outcome, shown } = await writeWhole(
       ctx,
-      file,
-      shown,
+      DEVFLOW_WRITES,
+      devflowRef(ctx, i.path),
       bytes,
-      "write_file",
+      { action: "overwrite", tool: "write_file" },
     );
     const oldSize = outcome.created ? null : outcome.previousSize ?? null;
     return {

@@ -14,6 +14,7 @@
 
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { sensitiveReason } from "./sensitive.ts";
+import { isAbsent, lstatOrNullSync } from "./stat.ts";
 import { ToolError } from "./tool_error.ts";
 
 /** A path after resolution. Tools act on `real`; they show `abs` or `display`. */
@@ -51,18 +52,6 @@ export function isInside(root: string, path: string): boolean {
   return path.startsWith(prefix);
 }
 
-function lstatOrNull(path: string): Deno.FileInfo | null {
-  try {
-    return Deno.lstatSync(path);
-  } catch (error) {
-    if (
-      error instanceof Deno.errors.NotFound ||
-      error instanceof Deno.errors.NotADirectory
-    ) return null;
-    throw error;
-  }
-}
-
 /**
  * The real location of an absolute path: `realpath` where the path exists,
  * and otherwise the real path of its nearest existing ancestor with the rest
@@ -77,23 +66,19 @@ export function realPathOf(abs: string): string {
     try {
       return Deno.realPathSync(path);
     } catch (error) {
-      if (
-        !(error instanceof Deno.errors.NotFound) &&
-        !(error instanceof Deno.errors.NotADirectory) &&
-        !(error instanceof Deno.errors.FilesystemLoop)
-      ) throw error;
       if (error instanceof Deno.errors.FilesystemLoop) break;
+      if (!isAbsent(error)) throw error;
     }
     // Walk up to the nearest ancestor that exists (as a link or otherwise).
     let existing = path;
     const rest: string[] = [];
-    let info = lstatOrNull(existing);
+    let info = lstatOrNullSync(existing);
     while (info === null) {
       const parent = dirname(existing);
       if (parent === existing) return path;
       rest.unshift(existing.slice(parent.length).replace(/^\//, ""));
       existing = parent;
-      info = lstatOrNull(existing);
+      info = lstatOrNullSync(existing);
     }
     if (!info.isSymlink) {
       // A regular ancestor: realpath works on it; the rest does not exist yet.

@@ -6,8 +6,7 @@
  */
 
 import type { ToolResult } from "../kernel/tool.ts";
-import type { FileDiff } from "../_core/diff.ts";
-import { diffForModel } from "../_core/writer.ts";
+import { diffForModel, type FileDiff } from "../_core/diff.ts";
 
 /** spec 001's `Change`. */
 export interface Change {

@@ -7,25 +7,24 @@
  */
 
 import { z } from "zod";
-import { defineTool, ToolError } from "../kernel/tool.ts";
-import { displayPath } from "../kernel/workspace.ts";
-import { diffable, diffTexts } from "../_core/diff.ts";
-import { applyReplacement } from "../_core/matcher.ts";
+import { defineTool } from "../kernel/tool.ts";
+import { editBytes } from "../_core/edit.ts";
+import { fileRef, kindOf, requireUtf8Text } from "../_core/reader.ts";
 import {
-  binaryError,
-  decodeText,
-  kindOf,
-  statForRead,
-} from "../_core/reader.ts";
-import { writeAndRecord } from "../_core/writer.ts";
+  commitWrite,
+  currentBytes,
+  openForWrite,
+} from "../_core/write_path.ts";
 import { changeResult } from "./_change.ts";
+import { SATA_WRITES } from "./_dialect.ts";
 
 const description =
   `Replaces one passage of a file: Old must occur exactly once and is replaced by New.
 
 - If Old is not found, or found more than once, nothing is changed and the error says which; add surrounding text to Old to make it unique.
 - Line endings need not match: \\n in Old matches \\r\\n in the file, and the file keeps its own.
-- Returns a Change: Path, Diff, Line (the first changed line of the new file).`;
+- Returns a Change: Path, Diff, Line (the first changed line of the new file).
+- If you read the file and it has changed on disk since, edit refuses it: read it again first.`;
 
 const input = z.object({
   Path: z.string().min(1).describe("The file to change"),
@@ -42,38 +41,22 @@ export default defineTool({
   scopes: { read: true, write: true },
   paths: (i) => [{ path: i.Path, access: "write" }],
   async run(i, ctx) {
-    const file = ctx.path(i.Path);
-    const shown = displayPath(ctx.workspace, file.abs);
-    await statForRead(file.real, ctx.workspace, shown);
-    const kind = await kindOf(file.real);
-    if (kind.kind === "binary") {
-      throw binaryError(shown, kind.name, "edit changes text files only.");
-    }
-    if (kind.kind !== "text" || kind.encoding !== "utf-8") {
-      throw new ToolError(
-        `${shown} is not UTF-8 text; edit changes UTF-8 text files only.`,
-        {
-          type: "unsupported_encoding",
-        },
-      );
-    }
-    const original = decodeText(await Deno.readFile(file.real), "utf-8");
-    const { text } = applyReplacement(original, {
+    const target = await openForWrite(ctx, SATA_WRITES, fileRef(ctx, i.Path), {
+      action: "edit",
+      mustExist: true,
+    });
+    requireUtf8Text(await kindOf(target.real), target.shown, {
+      binary: "edit changes text files only.",
+      encoding: "edit changes UTF-8 text files only.",
+    });
+    const edited = editBytes(await currentBytes(target), {
       oldString: i.Old,
       newString: i.New,
-    }, shown);
-    await writeAndRecord(
-      ctx,
-      file.real,
-      shown,
-      new TextEncoder().encode(text),
-      { reader: "edit" },
-    );
-    return changeResult(
-      "Edited",
-      shown,
-      diffTexts(shown, diffable(original), diffable(text)),
-      false,
-    );
+    }, target.shown);
+    await commitWrite(ctx, SATA_WRITES, target, edited.content, {
+      tool: "edit",
+      whileFlushing: edited.diff,
+    });
+    return changeResult("Edited", target.shown, edited.diff(), false);
   },
 });

@@ -7,15 +7,22 @@
  */
 
 import { z } from "zod";
-import { defineTool, ToolError } from "../kernel/tool.ts";
-import { displayPath } from "../kernel/workspace.ts";
+import { defineTool } from "../kernel/tool.ts";
 import { MAX_VIEW_CHARS } from "../_core/capture.ts";
+import { partialRecord, wholeRecord } from "../_core/freshness.ts";
 import {
-  binaryError,
+  decodeText,
+  fileRef,
   kindOf,
   readLineWindow,
+  requireUtf8Text,
   statForRead,
+  textLines,
 } from "../_core/reader.ts";
+import { readDirectory } from "./_dialect.ts";
+
+/** The largest file a whole read takes in one piece, so the session records its content for later writes. */
+const MAX_WHOLE_BYTES = 4 * MAX_VIEW_CHARS;
 
 const description = `Reads a file in the workspace and returns its text.
 
@@ -41,28 +48,35 @@ export default defineTool({
   scopes: { read: true },
   paths: (i) => [{ path: i.Path, access: "read" }],
   async run(i, ctx) {
-    const file = ctx.path(i.Path);
-    const shown = displayPath(ctx.workspace, file.abs);
-    await statForRead(file.real, ctx.workspace, shown);
-    const kind = await kindOf(file.real);
-    if (kind.kind === "binary" || kind.kind === "image") {
-      throw binaryError(
-        shown,
-        kind.kind === "binary" ? kind.name : kind.mediaType,
-        "read returns text only.",
-      );
-    }
-    if (kind.kind === "text" && kind.encoding !== "utf-8") {
-      throw new ToolError(
-        `${shown} is ${kind.encoding.toUpperCase()} text; read returns UTF-8 text only.`,
-      );
-    }
-    const start = Math.max(0, i.Offset - 1);
-    const { lines, totalLines } = await readLineWindow(
+    const file = fileRef(ctx, i.Path);
+    const { shown } = file;
+    const info = await statForRead(
       file.real,
-      start,
-      i.Limit || Number.MAX_SAFE_INTEGER,
+      ctx.workspace,
+      shown,
+      readDirectory(shown),
     );
+    requireUtf8Text(await kindOf(file.real), shown, {
+      binary: "read returns text only.",
+      encoding: "read returns UTF-8 text only.",
+    });
+    const start = Math.max(0, i.Offset - 1);
+    // A whole read of a small file takes its bytes in one piece, so the
+    // record can hold their hash; otherwise the lines stream.
+    let bytes: Uint8Array | undefined;
+    let lines: string[];
+    let totalLines: number;
+    if (start === 0 && !i.Limit && info.size <= MAX_WHOLE_BYTES) {
+      bytes = await Deno.readFile(file.real);
+      lines = textLines(decodeText(bytes, "utf-8"));
+      totalLines = lines.length;
+    } else {
+      ({ lines, totalLines } = await readLineWindow(
+        file.real,
+        start,
+        i.Limit || Number.MAX_SAFE_INTEGER,
+      ));
+    }
     const kept: string[] = [];
     let size = 0;
     for (const line of lines) {
@@ -75,6 +89,12 @@ export default defineTool({
     const cut = kept.length < lines.length ||
       kept.some((l, k) => l !== lines[k]);
     const content = kept.join("\n") + (kept.length ? "\n" : "");
+    ctx.readState.record(
+      file.real,
+      bytes && !cut
+        ? await wholeRecord(file.real, bytes, "read", info)
+        : partialRecord(info, "read"),
+    );
     const view = { Path: shown, Content: content, Truncated: cut };
     const next = start + kept.length + 1;
     return {

@@ -7,7 +7,9 @@
 import { z } from "zod";
 import { defineTool, ToolError } from "../kernel/tool.ts";
 import { PLAN_DIR, planPath } from "../_core/plans.ts";
-import { decodeText, refuseSpecialFile } from "../_core/reader.ts";
+import { wholeRecord } from "../_core/freshness.ts";
+import { decodeText, statFile } from "../_core/reader.ts";
+import { readDirectory } from "./_dialect.ts";
 
 const description =
   `Reads a plan document from the workspace's ${PLAN_DIR}/ directory.
@@ -27,23 +29,20 @@ export default defineTool({
   async run(i, ctx) {
     const path = planPath(i.Name);
     const file = ctx.path(path);
-    let bytes: Uint8Array;
-    try {
-      refuseSpecialFile(await Deno.stat(file.real), path);
-      bytes = await Deno.readFile(file.real);
-    } catch (error) {
-      if (error instanceof Deno.errors.NotFound) {
-        throw new ToolError(
-          `There is no plan named ${
-            path.slice(PLAN_DIR.length + 1)
-          }; list_plans shows the plans there are.`,
-          {
-            type: "not_found",
-          },
-        );
-      }
-      throw error;
+    const info = await statFile(file.real, path, readDirectory(path));
+    if (!info) {
+      throw new ToolError(
+        `There is no plan named ${
+          path.slice(PLAN_DIR.length + 1)
+        }; list_plans shows the plans there are.`,
+        { type: "not_found" },
+      );
     }
+    const bytes = await Deno.readFile(file.real);
+    ctx.readState.record(
+      file.real,
+      await wholeRecord(file.real, bytes, "read_plan", info),
+    );
     const doc = {
       Name: path.slice(PLAN_DIR.length + 1),
       Content: decodeText(bytes, "utf-8"),

@@ -6,48 +6,25 @@
  */
 
 import { z } from "zod";
-import { defineTool, ToolError } from "../kernel/tool.ts";
-import { displayPath } from "../kernel/workspace.ts";
+import { defineTool } from "../kernel/tool.ts";
 import { diffable, diffTexts } from "../_core/diff.ts";
-import {
-  decodeText,
-  kindOf,
-  refuseSpecialFile,
-  statOrNull,
-} from "../_core/reader.ts";
-import { writeAndRecord } from "../_core/writer.ts";
+import { fileRef } from "../_core/reader.ts";
+import { writeWhole } from "../_core/write_path.ts";
 import { changeResult } from "./_change.ts";
+import { SATA_WRITES } from "./_dialect.ts";
 
 const description =
   `Writes a whole file in the workspace: creates it (with missing directories) or overwrites it.
 
 - Returns a Change: Path, Diff (a line diff of what changed), Line (the first changed line of the new file).
 - To change one place in a file, use edit instead.
-- Paths outside the workspace need the user's approval.`;
+- Paths outside the workspace need the user's approval.
+- If you read the file and it has changed on disk since, write refuses it: read it again first.`;
 
 const input = z.object({
   Path: z.string().min(1).describe("The file to write"),
   Content: z.string().describe("The complete new content"),
 }).strict();
-
-/** The text a file holds now, or `undefined` when it does not exist (or is not text). */
-async function currentText(
-  real: string,
-  shown: string,
-): Promise<string | undefined> {
-  const info = await statOrNull(real);
-  if (!info) return undefined;
-  if (info.isDirectory) {
-    throw new ToolError(`${shown} is a directory; give a file path.`, {
-      type: "is_directory",
-    });
-  }
-  refuseSpecialFile(info, shown);
-  const kind = await kindOf(real);
-  return kind.kind === "text"
-    ? decodeText(await Deno.readFile(real), kind.encoding)
-    : undefined;
-}
 
 export default defineTool({
   name: "write",
@@ -56,18 +33,12 @@ export default defineTool({
   scopes: { read: true, write: true },
   paths: (i) => [{ path: i.Path, access: "write" }],
   async run(i, ctx) {
-    const file = ctx.path(i.Path);
-    const shown = displayPath(ctx.workspace, file.abs);
-    const oldText = await currentText(file.real, shown);
-    const outcome = await writeAndRecord(
+    const { outcome, oldText, shown } = await writeWhole(
       ctx,
-      file.real,
-      shown,
+      SATA_WRITES,
+      fileRef(ctx, i.Path),
       new TextEncoder().encode(i.Content),
-      {
-        createParents: true,
-        reader: "write",
-      },
+      { action: "write", tool: "write", oldText: true },
     );
     const diff = diffTexts(shown, diffable(oldText ?? ""), diffable(i.Content));
     return changeResult(

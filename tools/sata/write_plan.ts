@@ -9,7 +9,8 @@
 import { z } from "zod";
 import { defineTool } from "../kernel/tool.ts";
 import { PLAN_DIR, planPath } from "../_core/plans.ts";
-import { writeAndRecord } from "../_core/writer.ts";
+import { writeWhole } from "../_core/write_path.ts";
+import { SATA_WRITES } from "./_dialect.ts";
 
 const description =
   `Writes a plan document (markdown) in the workspace's ${PLAN_DIR}/ directory, replacing any plan of that name.
@@ -31,16 +32,12 @@ export default defineTool({
   paths: (i) => [{ path: planPath(i.Name), access: "write" }],
   async run(i, ctx) {
     const path = planPath(i.Name);
-    const file = ctx.path(path);
-    await writeAndRecord(
+    await writeWhole(
       ctx,
-      file.real,
-      path,
+      SATA_WRITES,
+      { real: ctx.path(path).real, shown: path },
       new TextEncoder().encode(i.Content),
-      {
-        createParents: true,
-        reader: "write_plan",
-      },
+      { action: "write", tool: "write_plan" },
     );
     const doc = { Name: path.slice(PLAN_DIR.length + 1), Content: i.Content };
     return { content: `Saved plan ${doc.Name} (${path}).`, structured: doc };

@@ -6,23 +6,16 @@
  */
 
 import { z } from "zod";
-import { defineTool, ToolError } from "../kernel/tool.ts";
-import { displayPath } from "../kernel/workspace.ts";
-import { checkFresh } from "../_core/freshness.ts";
+import { defineTool } from "../kernel/tool.ts";
+import { diffForModel } from "../_core/diff.ts";
+import { editBytes } from "../_core/edit.ts";
+import { fileRef, kindOf, requireUtf8Text } from "../_core/reader.ts";
 import {
-  diffable,
-  diffBytes,
-  diffTexts,
-  type FileDiff,
-} from "../_core/diff.ts";
-import { applyReplacement, applyReplacementToBytes } from "../_core/matcher.ts";
-import {
-  binaryError,
-  decodeText,
-  kindOf,
-  statForRead,
-} from "../_core/reader.ts";
-import { diffForModel, writeAndRecord } from "../_core/writer.ts";
+  commitWrite,
+  currentBytes,
+  openForWrite,
+} from "../_core/write_path.ts";
+import { WAVE_WRITES } from "./_dialect.ts";
 
 const description = `Replaces exact text in a file.
 
@@ -53,52 +46,28 @@ export default defineTool({
   scopes: { read: true, write: true },
   paths: (i) => [{ path: i.file_path, access: "write" }],
   async run(i, ctx) {
-    const file = ctx.path(i.file_path);
-    const shown = displayPath(ctx.workspace, file.abs);
-    const info = await statForRead(file.real, ctx.workspace, shown);
-    const fresh = await checkFresh(ctx, file.real, shown, info, {
+    const file = fileRef(ctx, i.file_path);
+    const target = await openForWrite(ctx, WAVE_WRITES, file, {
       action: "edit",
-      readTool: "Read",
+      mustExist: true,
     });
-    const kind = await kindOf(file.real);
-    if (kind.kind === "binary") {
-      throw binaryError(shown, kind.name, "Edit changes text files only.");
-    }
-    if (kind.kind === "text" && kind.encoding !== "utf-8") {
-      throw new ToolError(
-        `${shown} is ${kind.encoding.toUpperCase()} text; Edit changes UTF-8 files only, so it would re-encode it. Convert it (iconv in Bash) or rewrite it with Write.`,
-        { type: "unsupported_encoding" },
-      );
-    }
-    const bytes = fresh.bytes ?? await Deno.readFile(file.real);
-    const replacement = {
+    const shown = target.shown;
+    requireUtf8Text(await kindOf(file.real), shown, {
+      binary: "Edit changes text files only.",
+      encoding:
+        "Edit changes UTF-8 files only, so it would re-encode it. Convert it (iconv in Bash) or rewrite it with Write.",
+    });
+    const edited = editBytes(await currentBytes(target), {
       oldString: i.old_string,
       newString: i.new_string,
       replaceAll: i.replace_all,
-    };
-    // Large files are edited as bytes, without decoding them; CRLF files
-    // with multi-line strings, and every error, take the text path.
-    let content: Uint8Array | Uint8Array[];
-    let count: number;
-    let makeDiff: () => FileDiff;
-    const fast = applyReplacementToBytes(bytes, replacement);
-    if (fast) {
-      ({ chunks: content, count } = fast);
-      makeDiff = () => diffBytes(shown, bytes, fast.chunks, fast.change);
-    } else {
-      const original = decodeText(bytes, "utf-8");
-      const replaced = applyReplacement(original, replacement, shown);
-      content = new TextEncoder().encode(replaced.text);
-      count = replaced.count;
-      makeDiff = () =>
-        diffTexts(shown, diffable(original), diffable(replaced.text));
-    }
-    let diff: FileDiff | undefined;
-    await writeAndRecord(ctx, file.real, shown, content, {
-      reader: "Edit",
-      whileFlushing: () => diff = makeDiff(),
+    }, shown);
+    await commitWrite(ctx, WAVE_WRITES, target, edited.content, {
+      tool: "Edit",
+      whileFlushing: edited.diff,
     });
-    diff ??= makeDiff();
+    const diff = edited.diff();
+    const { count } = edited;
     return {
       content: `Edited ${shown}: ${count} replacement${
         count === 1 ? "" : "s"

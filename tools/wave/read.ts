@@ -14,7 +14,7 @@ import {
 } from "../kernel/tool.ts";
 import { displayPath, type ResolvedPath } from "../kernel/workspace.ts";
 import type { FileKind } from "../_core/file_type.ts";
-import { wholeRecord } from "../_core/freshness.ts";
+import { partialRecord, wholeRecord } from "../_core/freshness.ts";
 import { imageBlock } from "../_core/image.ts";
 import { renderNotebook } from "../_core/notebook.ts";
 import {
@@ -72,7 +72,12 @@ export default defineTool({
   async run(i, ctx) {
     const file = ctx.path(i.file_path);
     const shown = displayPath(ctx.workspace, file.abs);
-    const info = await statForRead(file.real, ctx.workspace, shown);
+    const info = await statForRead(
+      file.real,
+      ctx.workspace,
+      shown,
+      `${shown} is a directory, not a file; list it with Glob (pattern "*" and path "${shown}") or with ls in Bash.`,
+    );
     const range = { offset: i.offset ?? 1, limit: i.limit ?? DEFAULT_LIMIT };
 
     const last = ctx.readState.get(file.real);
@@ -277,13 +282,7 @@ async function readText(
   ctx.readState.record(
     file.real,
     ranged || !bytes
-      ? {
-        mtimeMs: info.mtime?.getTime() ?? 0,
-        size: info.size,
-        whole: false,
-        reader: "Read",
-        range,
-      }
+      ? { ...partialRecord(info, "Read"), range }
       : { ...await wholeRecord(file.real, bytes, "Read", info), range },
   );
   return {

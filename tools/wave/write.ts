@@ -6,18 +6,12 @@
  */
 
 import { z } from "zod";
-import { defineTool, ToolError } from "../kernel/tool.ts";
-import { displayPath } from "../kernel/workspace.ts";
-import { checkFresh } from "../_core/freshness.ts";
-import {
-  decodeText,
-  kindOf,
-  refuseSpecialFile,
-  statOrNull,
-} from "../_core/reader.ts";
-import { diffable, diffTexts } from "../_core/diff.ts";
+import { defineTool } from "../kernel/tool.ts";
+import { diffable, diffForModel, diffTexts } from "../_core/diff.ts";
 import { formatBytes } from "../_core/text.ts";
-import { diffForModel, writeAndRecord } from "../_core/writer.ts";
+import { fileRef } from "../_core/reader.ts";
+import { writeWhole } from "../_core/write_path.ts";
+import { WAVE_WRITES } from "./_dialect.ts";
 
 const description =
   `Writes a whole file: creates it (and missing parent directories), or replaces it.
@@ -41,37 +35,13 @@ export default defineTool({
   scopes: { read: true, write: true },
   paths: (i) => [{ path: i.file_path, access: "write" }],
   async run(i, ctx) {
-    const file = ctx.path(i.file_path);
-    const shown = displayPath(ctx.workspace, file.abs);
-    // Nothing there: a new file (a parent that is a file says so when the write fails).
-    const info = await statOrNull(file.real);
-    if (info?.isDirectory) {
-      throw new ToolError(
-        `${shown} is a directory; give a file path to write.`,
-        { type: "is_directory" },
-      );
-    }
-    if (info) refuseSpecialFile(info, shown);
-    let oldText: string | undefined;
-    if (info) {
-      const fresh = await checkFresh(ctx, file.real, shown, info, {
-        action: "overwrite",
-        readTool: "Read",
-      });
-      const kind = await kindOf(file.real);
-      if (kind.kind === "text" || kind.kind === "notebook") {
-        oldText = decodeText(
-          fresh.bytes ?? await Deno.readFile(file.real),
-          kind.kind === "text" ? kind.encoding : "utf-8",
-        );
-      }
-    }
-    const outcome = await writeAndRecord(
+    const file = fileRef(ctx, i.file_path);
+    const { outcome, oldText, shown } = await writeWhole(
       ctx,
-      file.real,
-      shown,
+      WAVE_WRITES,
+      file,
       new TextEncoder().encode(i.content),
-      { createParents: true, reader: "Write" },
+      { action: "overwrite", tool: "Write", oldText: true },
     );
     const diff = oldText === undefined
       ? undefined

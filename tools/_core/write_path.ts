@@ -1,0 +1,247 @@
+/**
+ * The write path: the one way every tool of every dialect changes a file
+ * (wave Write and Edit; sata write, edit and write_plan; devflow
+ * write_file, patch_file, append_file and restore_file).
+ *
+ * Resolution, approvals and the write queue happen before a tool runs, in
+ * the session. In the tool the path goes: what is there (a directory or a
+ * special file refused) → freshness → file history → atomic write, recorded
+ * as read → the diff, made while the new bytes are flushed to disk.
+ *
+ * A dialect declares once, as {@linkcode WriteRules}, what its spec asks:
+ * whether changing a file needs a read of it first, and whether changes
+ * are kept in file history. One rule holds in every dialect: a file this
+ * session read that changed on disk since is never overwritten blind.
+ *
+ * @module
+ */
+
+import { atomicWrite, describeFsError } from "../kernel/atomic_write.ts";
+import { type ToolContext, ToolError } from "../kernel/tool.ts";
+import { chunksLength } from "./bytes.ts";
+import { checkFresh } from "./freshness.ts";
+import { recordVersion } from "./history.ts";
+import { decodeText, type FileRef, kindOf, statFile } from "./reader.ts";
+import { sha256 } from "./text.ts";
+
+/**
+ * What a dialect's spec asks of a change to a file, and its words for the
+ * messages the path writes. Declared once per dialect.
+ */
+export interface WriteRules {
+  /**
+   * `"existing"`: a file that exists is changed only after this session
+   * read it (wave, spec 000 "编辑前读取", "写入前读取"); a new file needs no
+   * read. `"never"`: no read is needed (sata, devflow). Under both, a file
+   * this session did read that changed on disk since is refused as stale.
+   */
+  requireRead: "existing" | "never";
+  /** Keep what a file held before each change in file history, so it can be undone. */
+  history: boolean;
+  /** The dialect's read tool, named in messages ("Read", "read", "read_file"). */
+  readTool: string;
+  /** The message for a directory where a file is meant. */
+  directory(shown: string): string;
+  /** The error for a missing file a change needs (an edit). */
+  missing(file: FileRef, workspace: string): ToolError;
+}
+
+/** A file past the checks, about to be changed. */
+export interface WriteTarget extends FileRef {
+  /** What is there now; `null`: nothing, the write creates it. */
+  info: Deno.FileInfo | null;
+  /** Its bytes now, once read (by the freshness check or {@linkcode currentBytes}). */
+  bytes?: Uint8Array;
+}
+
+/** What a tool is about to do, for {@linkcode openForWrite}. */
+export interface WriteIntent {
+  /** The verb for messages: "edit", "overwrite", "append to", "restore". */
+  action: string;
+  /** The change needs the file to exist (an edit): nothing there is an error. */
+  mustExist?: boolean;
+}
+
+/**
+ * The checks before a change: a directory or special file is refused, a
+ * missing file when `intent.mustExist`; then freshness under the dialect's
+ * rules. Throws a {@linkcode ToolError} saying why; on success nothing has
+ * been written.
+ */
+export async function openForWrite(
+  ctx: ToolContext,
+  rules: WriteRules,
+  file: FileRef,
+  intent: WriteIntent,
+): Promise<WriteTarget> {
+  const info = await statFile(
+    file.real,
+    file.shown,
+    rules.directory(file.shown),
+  );
+  if (!info) {
+    if (intent.mustExist) throw rules.missing(file, ctx.workspace);
+    return { ...file, info: null };
+  }
+  const fresh = await checkFresh(ctx, file.real, file.shown, info, {
+    readRequired: rules.requireRead === "existing",
+    action: intent.action,
+    readTool: rules.readTool,
+  });
+  return { ...file, info, bytes: fresh.bytes };
+}
+
+/** The bytes the target holds now (empty for a new file), read at most once. */
+export async function currentBytes(target: WriteTarget): Promise<Uint8Array> {
+  target.bytes ??= target.info
+    ? await Deno.readFile(target.real)
+    : new Uint8Array();
+  return target.bytes;
+}
+
+/**
+ * The text the target holds now, for a diff: decoded when it is text (in
+ * its encoding) or a notebook; `undefined` for a new file or other content.
+ */
+export async function currentText(
+  target: WriteTarget,
+): Promise<string | undefined> {
+  if (!target.info) return undefined;
+  const kind = await kindOf(target.real);
+  if (kind.kind !== "text" && kind.kind !== "notebook") return undefined;
+  return decodeText(
+    await currentBytes(target),
+    kind.kind === "text" ? kind.encoding : "utf-8",
+  );
+}
+
+/** What a write did. */
+export interface WriteOutcome {
+  created: boolean;
+  previousSize?: number;
+  bytesWritten: number;
+}
+
+/** Options of {@linkcode commitWrite}. */
+export interface CommitOptions {
+  /** The tool whose change this is (for file history and the read-state). */
+  tool: string;
+  /** Create missing parent directories. */
+  createParents?: boolean;
+  /** Work to overlap with the flush to disk (a diff). */
+  whileFlushing?: () => void;
+}
+
+/**
+ * Writes `content` (bytes, or chunks in order) over the target: its old
+ * content into file history first when the dialect keeps one, then through
+ * the atomic writer; the new content is recorded as read, so the model can
+ * change the file again without reading it. Throws a {@linkcode ToolError}
+ * that says why a write failed; the file then keeps its old bytes.
+ */
+export async function commitWrite(
+  ctx: ToolContext,
+  rules: WriteRules,
+  target: WriteTarget,
+  content: Uint8Array | readonly Uint8Array[],
+  options: CommitOptions,
+): Promise<WriteOutcome> {
+  await keepHistory(ctx, rules, target, options.tool);
+  const chunks = content instanceof Uint8Array ? [content] : content;
+  let hash: string | undefined;
+  let result;
+  try {
+    result = await atomicWrite(target.real, chunks, {
+      createParents: options.createParents,
+      // Hashing and diffing a large file cost about what its fsync does: overlap them.
+      whileFlushing: () => {
+        hash = sha256(chunks);
+        options.whileFlushing?.();
+      },
+    });
+  } catch (error) {
+    throw new ToolError(
+      `Could not write ${target.shown}: ${
+        describeFsError(error, target.shown)
+      }.`,
+      { type: "write_failed" },
+    );
+  }
+  const info = await Deno.stat(target.real);
+  ctx.readState.record(target.real, {
+    mtimeMs: info.mtime?.getTime() ?? 0,
+    size: info.size,
+    hash: hash ?? sha256(chunks),
+    whole: true,
+    reader: options.tool,
+  });
+  return {
+    created: !result.existed,
+    previousSize: result.previousSize,
+    bytesWritten: chunksLength(chunks),
+  };
+}
+
+/** Options of {@linkcode writeWhole}. */
+export interface WholeWriteOptions {
+  /** The verb for refusals: "overwrite", "write". */
+  action: string;
+  /** The tool whose write this is. */
+  tool: string;
+  /** Return the text the file held before (for a diff). */
+  oldText?: boolean;
+}
+
+/**
+ * A whole-file write, creating the file (and missing parents) or replacing
+ * it: {@linkcode openForWrite}, then {@linkcode commitWrite}. With
+ * `options.oldText`, also the file's text before ({@linkcode currentText}).
+ */
+export async function writeWhole(
+  ctx: ToolContext,
+  rules: WriteRules,
+  file: FileRef,
+  content: Uint8Array,
+  options: WholeWriteOptions,
+): Promise<{ outcome: WriteOutcome; oldText?: string; shown: string }> {
+  const target = await openForWrite(ctx, rules, file, options);
+  const oldText = options.oldText ? await currentText(target) : undefined;
+  const outcome = await commitWrite(ctx, rules, target, content, {
+    tool: options.tool,
+    createParents: true,
+  });
+  return { outcome, oldText, shown: target.shown };
+}
+
+/**
+ * Removes the target (an undone create), its content kept in file history
+ * first when the dialect keeps one; the read-state forgets it. Nothing
+ * there is not an error.
+ */
+export async function removeFile(
+  ctx: ToolContext,
+  rules: WriteRules,
+  target: WriteTarget,
+  tool: string,
+): Promise<void> {
+  await keepHistory(ctx, rules, target, tool);
+  await Deno.remove(target.real).catch((error) => {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+  });
+  ctx.readState.forget(target.real);
+}
+
+async function keepHistory(
+  ctx: ToolContext,
+  rules: WriteRules,
+  target: WriteTarget,
+  tool: string,
+): Promise<void> {
+  if (!rules.history) return;
+  await recordVersion(
+    ctx,
+    target.real,
+    tool,
+    target.info ? await currentBytes(target) : null,
+  );
+}

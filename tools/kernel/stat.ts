@@ -1,0 +1,35 @@
+/**
+ * Stat calls that answer `null` where nothing is, for the resolver and
+ * every tool: one place decides what "nothing there" means.
+ *
+ * @module
+ */
+
+/**
+ * Whether a file-system error means nothing is at the path: it does not
+ * exist, or one of its parents is a file (so nothing can be below it).
+ */
+export function isAbsent(error: unknown): boolean {
+  return error instanceof Deno.errors.NotFound ||
+    error instanceof Deno.errors.NotADirectory;
+}
+
+/** Stats a path, following symlinks; `null` when nothing is there (see {@linkcode isAbsent}). Other errors are thrown. */
+export async function statOrNull(path: string): Promise<Deno.FileInfo | null> {
+  try {
+    return await Deno.stat(path);
+  } catch (error) {
+    if (isAbsent(error)) return null;
+    throw error;
+  }
+}
+
+/** Stats a path without following a final symlink, synchronously; `null` when nothing is there. Other errors are thrown. */
+export function lstatOrNullSync(path: string): Deno.FileInfo | null {
+  try {
+    return Deno.lstatSync(path);
+  } catch (error) {
+    if (isAbsent(error)) return null;
+    throw error;
+  }
+}
