@@ -7,6 +7,7 @@
  * @module
  */
 
+import { plural } from "../tools/_core/text.ts";
 import { waveArgs } from "./flags.ts";
 
 const root = new URL("..", import.meta.url).pathname;
@@ -50,7 +51,9 @@ const clip = (text: string, lines = 6) => {
   const all = text.split("\n");
   const shown = all.slice(0, lines).map((l) => `    ${l}`).join("\n");
   return all.length > lines
-    ? `${shown}\n    … (${all.length - lines} more lines)`
+    ? `${shown}\n    … (${
+      plural(all.length - lines, "more line", "more lines")
+    })`
     : shown;
 };
 
@@ -87,7 +90,9 @@ for await (const chunk of child.stdout.pipeThrough(new TextDecoderStream())) {
       );
     } else if (m.type === "result") {
       console.log(
-        `\n● ${m.subtype} after ${m.num_turns} turns in ${m.duration_ms} ms: ${m.result}`,
+        `\n● ${m.subtype} after ${
+          plural(m.num_turns, "turn")
+        } in ${m.duration_ms} ms: ${m.result}`,
       );
     }
   }

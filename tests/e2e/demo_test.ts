@@ -28,3 +28,22 @@ Deno.test("demo: the replayed session reads, greps, edits the bug and runs the t
   assert.equal(result.subtype, "success");
   assert.equal(result.num_turns, 6);
 });
+
+Deno.test("demo: the README shows exactly what `deno task demo` prints (times and temp paths elided)", async () => {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "--quiet", "--allow-all", `${ROOT}scripts/demo.ts`],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.ok(out.success, new TextDecoder().decode(out.stderr));
+  const elide = (text: string) =>
+    text.replace(/\/tmp\/wave-demo-[^/\s]+/g, "/tmp/wave-demo-…")
+      .replace(/\(\d+ ms\)/g, "(… ms)")
+      .replace(/in \d+ ms:/g, "in … ms:")
+      .replace(/replay:\S+demo-replay\.json/, "replay:…/demo-replay.json");
+  const printed = elide(new TextDecoder().decode(out.stdout)).trimEnd();
+  const readme = await Deno.readTextFile(`${ROOT}README.md`);
+  const shown = readme.match(/```\n(● wave [\s\S]*?)```/);
+  assert.ok(shown, "the README shows the demo's output");
+  assert.equal(elide(shown[1]).trimEnd(), printed);
+});

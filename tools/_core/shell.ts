@@ -8,6 +8,7 @@
  * @module
  */
 
+import { plural } from "./text.ts";
 import { COMMAND_MARKER } from "../kernel/processes.ts";
 import { BWRAP_ISOLATION } from "../kernel/programs.ts";
 import { type ToolContext, ToolError } from "../kernel/tool.ts";
@@ -248,7 +249,7 @@ export async function runShell(
 
   const spill = await capture.finish();
   const note = (omitted: number) =>
-    `[… ${omitted} bytes of output left out${
+    `[… ${plural(omitted, "byte")} of output left out${
       spill.fullPath ? `; the full output is in ${spill.fullPath}` : ""
     } …]`;
   return {

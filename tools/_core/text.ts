@@ -113,6 +113,18 @@ export function sha256(data: Uint8Array | readonly Uint8Array[]): string {
   return hash.digest("hex");
 }
 
+/**
+ * A count with its noun in the right number: "1 line", "2 lines",
+ * "0 matches" (give the plural when it is not the noun plus "s").
+ */
+export function plural(
+  count: number,
+  noun: string,
+  nouns = `${noun}s`,
+): string {
+  return `${count} ${count === 1 ? noun : nouns}`;
+}
+
 /** Human-readable size: 812 B, 12.3 KB, 4.5 MB. */
 export function formatBytes(n: number): string {
   if (n < 1024) return `${n} B`;

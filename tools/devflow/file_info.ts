@@ -9,7 +9,7 @@ import { z } from "zod";
 import { defineTool } from "../kernel/tool.ts";
 import { countNewlines } from "../_core/bytes.ts";
 import { kindOf } from "../_core/reader.ts";
-import { formatBytes } from "../_core/text.ts";
+import { formatBytes, plural } from "../_core/text.ts";
 import { devflowPath, existingTarget } from "./_dialect.ts";
 
 const description =
@@ -81,7 +81,7 @@ export default defineTool({
         : null,
     };
     const what = isText
-      ? `${structured.encoding} text, ${structured.lines} lines`
+      ? `${structured.encoding} text, ${plural(structured.lines ?? 0, "line")}`
       : `binary (${structured.format})`;
     return {
       content: `${shown}: ${what}, ${

@@ -10,7 +10,7 @@ import { defineTool, ToolError } from "../kernel/tool.ts";
 import { diffForModel } from "../_core/diff.ts";
 import { editBytes, type Edited, editedText } from "../_core/edit.ts";
 import { decodeText, kindOf, requireUtf8Text } from "../_core/reader.ts";
-import { layoutOf, linesWithEndings } from "../_core/text.ts";
+import { layoutOf, linesWithEndings, plural } from "../_core/text.ts";
 import {
   commitWrite,
   currentBytes,
@@ -64,7 +64,9 @@ function replaceLines(
   }
   if (start > lines.length + 1 || end > lines.length) {
     throw new ToolError(
-      `${shown} has ${lines.length} lines; the range ${start}-${end} is past its end.`,
+      `${shown} has ${
+        plural(lines.length, "line")
+      }; the range ${start}-${end} is past its end.`,
       {
         type: "bad_range",
       },

@@ -13,6 +13,7 @@ import {
   estimateTokens,
   formatBytes,
   linesWithEndings,
+  plural,
 } from "../_core/text.ts";
 import { devflowPath, existingTarget } from "./_dialect.ts";
 
@@ -90,7 +91,9 @@ export default defineTool({
     const tokens = estimateTokens(content);
     if (tokens > ctx.limits.maxReadTokens) {
       throw new ToolError(
-        `That is about ${tokens} tokens, over the ${ctx.limits.maxReadTokens}-token read budget; pass a smaller limit (the file has ${all.length} lines), or use search_in_file.`,
+        `That is about ${tokens} tokens, over the ${ctx.limits.maxReadTokens}-token read budget; pass a smaller limit (the file has ${
+          plural(all.length, "line")
+        }), or use search_in_file.`,
         { type: "over_budget", tokens },
       );
     }
@@ -105,7 +108,9 @@ export default defineTool({
     const note = !paged
       ? ""
       : page.length === 0
-      ? `[no lines: offset ${i.offset} is past the end; the file has ${all.length} lines]`
+      ? `[no lines: offset ${i.offset} is past the end; the file has ${
+        plural(all.length, "line")
+      }]`
       : `[lines ${i.offset}-${
         i.offset + page.length - 1
       } (0-based) of ${all.length}]`;

@@ -5,6 +5,7 @@
  * @module
  */
 
+import { plural } from "../_core/text.ts";
 import { z } from "zod";
 import { defineTool, ToolError } from "../kernel/tool.ts";
 import { listVersions, versionBytes } from "../_core/history.ts";
@@ -61,7 +62,9 @@ export default defineTool({
     return {
       content: bytes === null
         ? `Removed ${shown}: it did not exist before ${version.tool} (${version.at}).`
-        : `Restored ${shown} to its content before ${version.tool} (${version.at}): ${bytes.length} bytes.`,
+        : `Restored ${shown} to its content before ${version.tool} (${version.at}): ${
+          plural(bytes.length, "byte")
+        }.`,
       structured: {
         path: devflowPath(i.path),
         restored_version: version.id,

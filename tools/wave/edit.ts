@@ -5,6 +5,7 @@
  * @module
  */
 
+import { plural } from "../_core/text.ts";
 import { z } from "zod";
 import { defineTool } from "../kernel/tool.ts";
 import { diffForModel } from "../_core/diff.ts";
@@ -69,12 +70,14 @@ export default defineTool({
     const diff = edited.diff();
     const { count } = edited;
     return {
-      content: `Edited ${shown}: ${count} replacement${
-        count === 1 ? "" : "s"
+      content: `Edited ${shown}: ${
+        plural(count, "replacement")
       }, first change at line ${diff.firstChangedLine ?? 1}.\n${
         diff.complete
           ? diffForModel(diff.unified)
-          : `(No diff: the changes span ${diff.removed} lines, too many to diff. Read the file to check them.)\n`
+          : `(No diff: the changes span ${
+            plural(diff.removed, "line")
+          }, too many to diff. Read the file to check them.)\n`
       }`,
       structured: {
         type: "edit",

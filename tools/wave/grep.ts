@@ -5,6 +5,7 @@
  * @module
  */
 
+import { plural } from "../_core/text.ts";
 import { z } from "zod";
 import { defineTool } from "../kernel/tool.ts";
 import { searchRoot } from "../_core/reader.ts";
@@ -133,13 +134,11 @@ export default defineTool({
     }
     let text: string;
     if (mode === "files") {
-      text = `Found ${files} file${files === 1 ? "" : "s"}\n${
-        lines.join("\n")
-      }`;
+      text = `Found ${plural(files, "file")}\n${lines.join("\n")}`;
     } else if (mode === "count") {
-      text = `${lines.join("\n")}\n\nFound ${totalCount} match${
-        totalCount === 1 ? "" : "es"
-      } in ${files} file${files === 1 ? "" : "s"}.`;
+      text = `${lines.join("\n")}\n\nFound ${
+        plural(totalCount, "match", "matches")
+      } in ${plural(files, "file")}.`;
     } else {
       text = lines.join("\n");
     }

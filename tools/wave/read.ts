@@ -30,6 +30,7 @@ import {
   estimateTokens,
   formatBytes,
   numberLine,
+  plural,
 } from "../_core/text.ts";
 
 /** The largest file Read takes whole, without an explicit `limit`. */
@@ -252,8 +253,8 @@ async function readText(
   }
   if (start >= totalLines) {
     throw new ToolError(
-      `offset ${range.offset} is past the end of ${shown}, which has ${totalLines} line${
-        totalLines === 1 ? "" : "s"
+      `offset ${range.offset} is past the end of ${shown}, which has ${
+        plural(totalLines, "line")
       }. Use an offset from 1 to ${totalLines}.`,
       { type: "offset_past_end", totalLines },
     );

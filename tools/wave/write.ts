@@ -8,7 +8,7 @@
 import { z } from "zod";
 import { defineTool } from "../kernel/tool.ts";
 import { diffable, diffForModel, diffTexts } from "../_core/diff.ts";
-import { formatBytes } from "../_core/text.ts";
+import { formatBytes, plural } from "../_core/text.ts";
 import { fileRef } from "../_core/reader.ts";
 import { writeWhole } from "../_core/write_path.ts";
 import { WAVE_WRITES } from "./_dialect.ts";
@@ -49,11 +49,9 @@ export default defineTool({
     const lines = i.content === ""
       ? 0
       : i.content.split("\n").length - (i.content.endsWith("\n") ? 1 : 0);
-    const summary = `${
-      outcome.created ? "Created" : "Updated"
-    } ${shown} (${lines} line${lines === 1 ? "" : "s"}, ${
-      formatBytes(outcome.bytesWritten)
-    }).`;
+    const summary = `${outcome.created ? "Created" : "Updated"} ${shown} (${
+      plural(lines, "line")
+    }, ${formatBytes(outcome.bytesWritten)}).`;
     return {
       content: diff?.unified
         ? `${summary}\n${diffForModel(diff.unified)}`

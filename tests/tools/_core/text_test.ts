@@ -5,6 +5,7 @@ import {
   estimateTokens,
   layoutOf,
   numberLine,
+  plural,
   splitLines,
 } from "../../../tools/_core/text.ts";
 
@@ -37,4 +38,11 @@ Deno.test("text: cutting, tokens, distance", () => {
   assert.equal(estimateTokens("日本語"), 3);
   assert.equal(editDistance("kitten", "sitting"), 3);
   assert.equal(editDistance("abc", "abcdefgh", 2), 3);
+});
+
+Deno.test("plural: one noun for 1, the plural for every other count", () => {
+  assert.equal(plural(1, "line"), "1 line");
+  assert.equal(plural(0, "line"), "0 lines");
+  assert.equal(plural(2, "match", "matches"), "2 matches");
+  assert.equal(plural(1, "more line", "more lines"), "1 more line");
 });
