@@ -6,6 +6,7 @@
  * @module
  */
 
+import { API_KEY_VARIABLES } from "./models/model_id.ts";
 /** Variables a command gets when the parent environment has them. */
 export const ALLOWED_ENV: readonly string[] = [
   "PATH",
@@ -28,8 +29,8 @@ export const ALLOWED_ENV: readonly string[] = [
 
 /** The keys wave itself uses for models: never passed on, even when asked. */
 export const MODEL_KEYS: readonly string[] = [
-  "ANTHROPIC_API_KEY",
-  "OPENAI_API_KEY",
+  ...Object.values(API_KEY_VARIABLES),
+  // Claude Code's other credential, never read by wave but never passed on.
   "ANTHROPIC_AUTH_TOKEN",
 ];
 

@@ -25,7 +25,8 @@ export const INPUT_ERROR_CODES = [
 /** A `system/error` code. */
 export type InputErrorCode = typeof INPUT_ERROR_CODES[number];
 
-const RequestId = z.union([z.string().min(1), z.number()]);
+/** A `request_id`: a non-empty string or a number, in both directions. */
+export const RequestId = z.union([z.string().min(1), z.number()]);
 
 const TextBlock = z.object({ type: z.literal("text"), text: z.string() });
 

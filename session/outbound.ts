@@ -16,9 +16,7 @@
 import { z } from "zod";
 import { MODES } from "../tools/kernel/modes.ts";
 import { TASK_STATUSES } from "../tools/kernel/tasks.ts";
-import { describeIssues, INPUT_ERROR_CODES } from "./inbound.ts";
-
-const RequestId = z.union([z.string().min(1), z.number()]);
+import { describeIssues, INPUT_ERROR_CODES, RequestId } from "./inbound.ts";
 
 const TextBlock = z.strictObject({ type: z.literal("text"), text: z.string() });
 const ImageBlock = z.strictObject({
