@@ -22,8 +22,15 @@ export const MAX_TIMEOUT_MS = 600_000;
 const TIMEOUT_GRACE_MS = 2000;
 /** After SIGTERM on interrupt, how long the group has before SIGKILL (an interrupt must end within 1 s). */
 const INTERRUPT_GRACE_MS = 300;
-/** Once the shell has exited, how long to wait for children still holding its pipes. */
+/**
+ * Once the shell has exited, how long the pipes may stay quiet before wave
+ * stops waiting for children still holding them. Output still arriving
+ * extends it (a slow machine may take a while to drain what the shell
+ * wrote), up to PIPE_GRACE_MAX_MS.
+ */
 const PIPE_GRACE_MS = 2000;
+/** The longest wait for the pipes after the shell has exited. */
+const PIPE_GRACE_MAX_MS = 10_000;
 
 /** The programs a shell tool's `run` scope names. */
 export const SHELL_PROGRAMS = ["bash", "pwsh", "bwrap", "setsid"] as const;
@@ -207,6 +214,7 @@ export async function runShell(
   else ctx.signal.addEventListener("abort", onAbort, { once: true });
 
   const readers = [child.stdout.getReader(), child.stderr.getReader()];
+  let lastOutput = performance.now();
   const pump = async (
     reader: ReadableStreamDefaultReader<Uint8Array>,
     stream: "stdout" | "stderr",
@@ -215,6 +223,7 @@ export async function runShell(
       while (true) {
         const { value, done } = await reader.read();
         if (done) return;
+        lastOutput = performance.now();
         await capture.push(stream, value);
       }
     } catch {
@@ -229,12 +238,23 @@ export async function runShell(
   const status = await child.status;
   clearTimeout(timeout);
   // Children may still hold the pipes (a background job): give them a moment, then stop reading.
+  // Cancelling a reader drops what it has not delivered yet, so the wait
+  // ends only once the pipes have been quiet for the grace.
   let grace: ReturnType<typeof setTimeout> | undefined;
+  const exitedAt = performance.now();
   const pipesClosed = await Promise.race([
     pipes.then(() => true),
-    new Promise<boolean>((resolve) =>
-      grace = setTimeout(() => resolve(false), PIPE_GRACE_MS)
-    ),
+    new Promise<boolean>((resolve) => {
+      const check = () => {
+        const now = performance.now();
+        const quietFor = now - Math.max(lastOutput, exitedAt);
+        if (
+          quietFor >= PIPE_GRACE_MS || now - exitedAt >= PIPE_GRACE_MAX_MS
+        ) return resolve(false);
+        grace = setTimeout(check, PIPE_GRACE_MS - quietFor);
+      };
+      check();
+    }),
   ]);
   clearTimeout(grace);
   // Nothing of the command may outlive the call.

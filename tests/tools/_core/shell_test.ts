@@ -240,3 +240,19 @@ Deno.test({
     }
   },
 });
+
+Deno.test("001 shell: output a child still writes after the shell exits is kept while it keeps coming (nothing read is dropped)", async () => {
+  const s = await TestSession.create();
+  // The child outlives the shell by ~3 s, never quiet for the 2 s grace.
+  const r = await run(
+    s,
+    "(for i in $(seq 1 30); do echo line-$i; sleep 0.1; done) & echo started",
+  );
+  assert.equal(r.exitCode, 0);
+  const lines = r.stdout.trim().split("\n");
+  assert.equal(lines[0], "started");
+  assert.deepEqual(
+    lines.slice(1),
+    Array.from({ length: 30 }, (_, i) => `line-${i + 1}`),
+  );
+});
