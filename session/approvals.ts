@@ -37,7 +37,6 @@ export class ApprovalGate {
   #timeoutMs: number;
   #send: SendRequest;
   #pending = new Map<string, Pending>();
-  #next = 1;
   #closedReason: string | null = null;
 
   constructor(policy: ApprovalPolicy, timeoutMs: number, send: SendRequest) {
@@ -47,7 +46,8 @@ export class ApprovalGate {
   }
 
   /**
-   * Decides one request. Under `parent` it sends `can_use_tool` and waits
+   * Decides one request. Under `parent` it sends `can_use_tool`, with a
+   * request id no one can guess (`wave-approval-<random UUID>`), and waits
    * for the answer, at most the approval timeout, and no longer than
    * `signal` stays unaborted.
    */
@@ -76,7 +76,10 @@ export class ApprovalGate {
         message: `${req.toolName} was denied: the call was interrupted.`,
       });
     }
-    const requestId = `wave-approval-${this.#next++}`;
+    // Unguessable: an answer must name a request the parent was sent, so
+    // whatever reaches wave's stdin without reading its stdout (a forged
+    // line) cannot approve anything.
+    const requestId = `wave-approval-${crypto.randomUUID()}`;
     return new Promise<ApprovalDecision>((resolve) => {
       const finish = (decision: ApprovalDecision) => {
         clearTimeout(timer);

@@ -21,7 +21,8 @@ import {
   type ShellSandbox,
   usage,
 } from "./flags.ts";
-import { apiKeyFor, parseModelId } from "./models/model_id.ts";
+import { type ApiKey, readApiKey } from "./models/api_key.ts";
+import { parseModelId } from "./models/model_id.ts";
 import { VERSION } from "./version.ts";
 
 export { APPROVAL_POLICIES, SHELL_SANDBOXES };
@@ -71,6 +72,13 @@ export interface Config {
   model: string | null;
   /** The model API's base URL (`--base-url`). */
   baseUrl?: string;
+  /**
+   * The model API key, read at start (`--api-key-file`, `*_API_KEY_FILE`,
+   * `*_API_KEY`) for an `anthropic:` or `openai:` model. It prints as
+   * `[redacted]`. The CLI then deletes the key variables from its
+   * environment; a program embedding wave does that itself.
+   */
+  apiKey?: ApiKey;
   /** Model turns one user turn may take (`--max-turns`). */
   maxTurns: number;
   /** The session is a resumed one (`--resume`): its transcript is loaded. */
@@ -176,10 +184,19 @@ export function parseFlags(
   }
 
   let model: string | null = null;
+  let apiKey: ApiKey | undefined;
   if (flags.model !== undefined) {
-    const checked = checkModel(flags.model, env, flags["base-url"], cwd);
+    const checked = checkModel(flags.model, {
+      env,
+      file: flags["api-key-file"],
+      baseUrl: flags["base-url"],
+      cwd,
+    });
     if ("problem" in checked) return fail(checked.problem);
-    model = checked.model;
+    ({ model, apiKey } = checked);
+  }
+  if (flags["api-key-file"] !== undefined && apiKey === undefined) {
+    return fail("--api-key-file needs --model anthropic:… or openai:…");
   }
   if (resumeId) {
     try {
@@ -208,6 +225,7 @@ export function parseFlags(
       shellSandbox: flags["shell-sandbox"],
       model,
       baseUrl: flags["base-url"],
+      apiKey,
       maxTurns: flags["max-turns"],
       resume: resumeId !== undefined,
       taskListId,
@@ -218,19 +236,20 @@ export function parseFlags(
 /**
  * `--model` as the session uses it, or what is wrong with it: checked
  * before start-up so a parent learns it from the exit, not from its first
- * turn. The messages are `createProvider`'s (session/models/model_id.ts
- * states them). A replay script is read from the caller's directory.
+ * turn, and the key is read here, once. The messages are the ones
+ * `createProvider` throws (session/models/model_id.ts and api_key.ts state
+ * them). A replay script and a key file are read from the caller's
+ * directory.
  */
 function checkModel(
   model: string,
-  env: { get(name: string): string | undefined },
-  baseUrl: string | undefined,
-  cwd: string,
-): { model: string } | { problem: string } {
+  sources: { env: Env; file?: string; baseUrl?: string; cwd: string },
+): { model: string; apiKey?: ApiKey } | { problem: string } {
   const id = parseModelId(model);
   if ("problem" in id) return id;
+  let apiKey: ApiKey | undefined;
   if (id.provider === "replay") {
-    const file = absolutePath(id.name, cwd);
+    const file = absolutePath(id.name, sources.cwd);
     try {
       Deno.statSync(file);
     } catch {
@@ -238,11 +257,15 @@ function checkModel(
     }
     model = `replay:${file}`;
   } else {
-    const key = apiKeyFor(id.provider, env, baseUrl);
+    const key = readApiKey(id.provider, sources);
     if ("problem" in key) return key;
+    apiKey = key.key;
   }
+  const { baseUrl } = sources;
   if (baseUrl !== undefined && !/^https?:\/\/\S+$/.test(baseUrl)) {
     return { problem: `--base-url must be an http(s) URL, not "${baseUrl}"` };
   }
-  return { model };
+  return { model, apiKey };
 }
+
+type Env = { get(name: string): string | undefined };

@@ -34,6 +34,8 @@ export interface ControlRequestsDeps {
 /** Serves one session's control requests. */
 export class ControlRequests {
   #deps: ControlRequestsDeps;
+  /** The ids of requests still being served: their answers are yet to come. */
+  #open = new Set<string | number>();
 
   /** Serves requests with what `deps` gives. */
   constructor(deps: ControlRequestsDeps) {
@@ -42,9 +44,21 @@ export class ControlRequests {
 
   /**
    * Serves request `id`. Answers at once, or starts work that answers when
-   * it is done (tracked in flight, never awaited here).
+   * it is done (tracked in flight, never awaited here). A request whose id
+   * is one still being served is refused and not run: its answer could
+   * not be told from the first one's, which still comes.
    */
   serve(id: string | number, request: { subtype: string }): void {
+    if (this.#open.has(id)) {
+      return this.#refuse(
+        id,
+        `duplicate request_id ${
+          JSON.stringify(id)
+        }: a request with this id is still in flight, so this ${
+          request.subtype.slice(0, 100)
+        } request was not run; give each request its own id`,
+      );
+    }
     const body = decodeControlBody(request);
     if ("error" in body) return this.#refuse(id, body.error);
     const { mode, registry, inFlight } = this.#deps;
@@ -82,18 +96,23 @@ export class ControlRequests {
     const prepared = calls.prepare(name, input, toolUseId);
     if ("error" in prepared) return this.#refuse(id, prepared.error);
     const controller = inFlight.controller();
+    this.#open.add(id);
     inFlight.track(
       calls.run(prepared, controller.signal)
         .then((result) => this.#answer(id, result))
         .catch((error) =>
           this.#refuse(id, `internal error: ${(error as Error).message}`)
         )
-        .finally(() => inFlight.release(controller)),
+        .finally(() => {
+          this.#open.delete(id);
+          inFlight.release(controller);
+        }),
     );
   }
 
   /** Answers get_tasks, in the session's queue as a read: it sees every change requested before it. */
   async #getTasks(id: string | number): Promise<void> {
+    this.#open.add(id);
     const ticket = this.#deps.writeQueue.enter("read");
     try {
       await ticket.ready;
@@ -104,6 +123,7 @@ export class ControlRequests {
         `the task list cannot be read: ${(error as Error).message}`,
       );
     } finally {
+      this.#open.delete(id);
       ticket.release();
     }
   }

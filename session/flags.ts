@@ -115,6 +115,12 @@ export const FLAGS = {
     help:
       "the model API's base URL (OpenAI-compatible servers, proxies, tests)",
   },
+  "api-key-file": {
+    kind: "string",
+    arg: "FILE",
+    help:
+      "read the model API key from FILE (or a pipe: /dev/fd/N) instead of the environment",
+  },
   "max-turns": {
     kind: "integer",
     arg: "N",
@@ -151,7 +157,7 @@ export function usage(toolsets: readonly string[]): string {
     ...helpLines(FLAGS, 28),
     "",
     `toolsets: ${toolsets.join(", ")}`,
-    "environment: WAVE_HOME (state directory, default ~/.wave)",
+    "environment: WAVE_HOME (state directory, default ~/.wave); ANTHROPIC_API_KEY, OPENAI_API_KEY, or *_API_KEY_FILE naming a file that holds it",
     "protocol: see docs/protocol.md; stdout carries protocol lines only, logs go to stderr",
   ].join("\n") + "\n";
 }

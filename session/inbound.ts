@@ -25,8 +25,14 @@ export const INPUT_ERROR_CODES = [
 /** A `system/error` code. */
 export type InputErrorCode = typeof INPUT_ERROR_CODES[number];
 
-/** A `request_id`: a non-empty string or a number, in both directions. */
-export const RequestId = z.union([z.string().min(1), z.number()]);
+/** The longest string `request_id` (and `tool_use_id`) wave takes, in characters. */
+export const MAX_ID_LENGTH = 256;
+
+/** A `request_id`: a non-empty string of at most 256 characters or a number, in both directions. */
+export const RequestId = z.union([
+  z.string().min(1).max(MAX_ID_LENGTH),
+  z.number(),
+]);
 
 const TextBlock = z.object({ type: z.literal("text"), text: z.string() });
 
@@ -65,9 +71,9 @@ const ControlResponse = z.object({
 
 const CallTool = z.object({
   subtype: z.literal("call_tool"),
-  tool_name: z.string().min(1),
+  tool_name: z.string().min(1).max(MAX_ID_LENGTH),
   input: z.record(z.string(), z.unknown()),
-  tool_use_id: z.string().min(1).optional(),
+  tool_use_id: z.string().min(1).max(MAX_ID_LENGTH).optional(),
 });
 const Interrupt = z.object({ subtype: z.literal("interrupt") });
 const SetPermissionMode = z.object({
@@ -188,10 +194,24 @@ export function decodeLine(
   }
   const record = value as Record<string, unknown>;
   const rid = record.request_id;
-  const requestId =
-    (typeof rid === "string" && rid !== "") || typeof rid === "number"
-      ? rid
-      : undefined;
+  const tooLong = typeof rid === "string" && rid.length > MAX_ID_LENGTH;
+  if (tooLong && record.type === "control_request") {
+    // Not an id to answer with: echoing it would let a parent make wave
+    // write megabytes. Say how long it is and how it begins.
+    return {
+      code: "invalid_message",
+      line,
+      message: `line ${line} has a request_id of ${
+        (rid as string).length
+      } characters; at most ${MAX_ID_LENGTH} are allowed (it begins ${
+        JSON.stringify((rid as string).slice(0, 32))
+      }…)`,
+    };
+  }
+  const requestId = (typeof rid === "string" && rid !== "" && !tooLong) ||
+      typeof rid === "number"
+    ? rid
+    : undefined;
   if (typeof record.type !== "string") {
     return {
       code: "invalid_message",

@@ -179,6 +179,14 @@ export class ToolCalls {
       if (signal.aborted) {
         return fail(`${def.name} was interrupted before it started`);
       }
+      // The mode may have changed while the call waited (for an approval,
+      // for the queue): it runs only if it is still bound now.
+      const mode = deps.mode();
+      if (!boundIn(def.mode, mode)) {
+        return fail(
+          `${def.name} was not run: the session is in ${mode} mode now (set_permission_mode changed it while the call waited), and ${def.name} needs ${def.mode} mode or wider`,
+        );
+      }
       const programs = def.scopes.run?.length
         ? await resolvePrograms(def.scopes.run, config.waveHome)
         : {};

@@ -116,7 +116,7 @@ export class UserTurns {
       const provider = await createProvider({
         model: config.model!,
         baseUrl: config.baseUrl,
-        env: Deno.env,
+        apiKey: config.apiKey,
       });
       return new AgentLoop({
         config,

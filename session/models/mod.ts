@@ -8,15 +8,19 @@ import { AnthropicProvider } from "./anthropic.ts";
 import { OpenAIProvider } from "./openai.ts";
 import type { ModelProvider } from "./provider.ts";
 import { ReplayProvider } from "./replay.ts";
-import { apiKeyFor, parseModelId } from "./model_id.ts";
+import { type ApiKey, readApiKey } from "./api_key.ts";
+import { parseModelId } from "./model_id.ts";
 
 /** What picks a provider. */
 export interface ModelChoice {
   /** `PROVIDER:NAME`. */
   model: string;
   baseUrl?: string;
-  /** Where API keys come from; read here in the main thread only. */
-  env: { get(name: string): string | undefined };
+  /**
+   * The API key, read at start (`Config.apiKey`, `api_key.ts`): wave's
+   * environment no longer holds it when the first turn makes the provider.
+   */
+  apiKey?: ApiKey;
   maxRetries?: number;
 }
 
@@ -30,14 +34,23 @@ export async function createProvider(
   const id = parseModelId(choice.model);
   if ("problem" in id) throw new Error(id.problem);
   if (id.provider === "replay") return await ReplayProvider.load(id.name);
-  const key = apiKeyFor(id.provider, choice.env, choice.baseUrl);
-  if ("problem" in key) throw new Error(key.problem);
+  let apiKey = choice.apiKey;
+  if (!apiKey) {
+    // No key: "none" for a local server, else what the flag check says.
+    const found = readApiKey(id.provider, {
+      env: { get: () => undefined },
+      cwd: "/",
+      baseUrl: choice.baseUrl,
+    });
+    if ("problem" in found) throw new Error(found.problem);
+    apiKey = found.key;
+  }
   const Provider = id.provider === "anthropic"
     ? AnthropicProvider
     : OpenAIProvider;
   return new Provider({
     model: id.name,
-    apiKey: key.apiKey,
+    apiKey: apiKey.reveal(),
     baseUrl: choice.baseUrl,
     maxRetries: choice.maxRetries ?? 3,
   });

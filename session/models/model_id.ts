@@ -1,8 +1,8 @@
 /**
  * A model id, `PROVIDER:NAME`: the providers wave knows, how an id splits,
- * and the API key each provider needs. The flag check (before start-up) and
- * {@linkcode createProvider} (on the first turn) both ask here, so a person
- * reads the same message from either.
+ * and the variable holding each provider's API key (`api_key.ts` reads it).
+ * The flag check (before start-up) and `createProvider` (on the first turn)
+ * both ask here, so a person reads the same message from either.
  *
  * Imports nothing: the binary reads it before `system/init`.
  *
@@ -46,26 +46,4 @@ export function parseModelId(
     };
   }
   return { provider, name };
-}
-
-/**
- * The key to call `provider`'s API with. An OpenAI-compatible server given
- * by `--base-url` often needs none; the SDK wants one anyway, so it gets
- * `"none"`. Guarantees: a non-empty key, or the message saying which
- * variable to set.
- */
-export function apiKeyFor(
-  provider: ApiProvider,
-  env: { get(name: string): string | undefined },
-  baseUrl: string | undefined,
-): { apiKey: string } | { problem: string } {
-  const variable = API_KEY_VARIABLES[provider];
-  const apiKey = env.get(variable) ||
-    (provider === "openai" && baseUrl ? "none" : undefined);
-  if (apiKey) return { apiKey };
-  return {
-    problem: `--model ${provider}:… needs ${variable} in the environment${
-      provider === "openai" ? " (or --base-url for a local server)" : ""
-    }`,
-  };
 }

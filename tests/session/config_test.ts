@@ -26,6 +26,7 @@ Deno.test("defaults", async () => {
     shellSandbox: "none",
     model: null,
     baseUrl: undefined,
+    apiKey: undefined,
     maxTurns: 50,
     resume: false,
     taskListId: sessionId,

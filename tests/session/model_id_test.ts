@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { parseFlags } from "../../session/config.ts";
 import { createProvider } from "../../session/models/mod.ts";
-import { apiKeyFor, parseModelId } from "../../session/models/model_id.ts";
+import { ApiKey } from "../../session/models/api_key.ts";
+import { parseModelId } from "../../session/models/model_id.ts";
 
 const env = (vars: Record<string, string>) => ({ get: (k: string) => vars[k] });
 
@@ -26,32 +27,6 @@ Deno.test("model id: PROVIDER:NAME splits at the first colon", () => {
   }
 });
 
-Deno.test("model id: the key each API needs, and what to do without it", () => {
-  assert.deepEqual(
-    apiKeyFor("anthropic", env({ ANTHROPIC_API_KEY: "a" }), undefined),
-    { apiKey: "a" },
-  );
-  assert.deepEqual(apiKeyFor("anthropic", env({}), "http://x"), {
-    problem: "--model anthropic:… needs ANTHROPIC_API_KEY in the environment",
-  });
-  assert.deepEqual(
-    apiKeyFor("openai", env({ OPENAI_API_KEY: "o" }), "http://x"),
-    { apiKey: "o" },
-  );
-  // A local OpenAI-compatible server needs no key; an empty one counts as none.
-  assert.deepEqual(
-    apiKeyFor("openai", env({ OPENAI_API_KEY: "" }), "http://x"),
-    { apiKey: "none" },
-  );
-  assert.deepEqual(
-    apiKeyFor("openai", env({ OPENAI_API_KEY: "" }), undefined),
-    {
-      problem:
-        "--model openai:… needs OPENAI_API_KEY in the environment (or --base-url for a local server)",
-    },
-  );
-});
-
 Deno.test("model id: the flag check and createProvider say the same thing", async () => {
   const dir = await Deno.realPath(await Deno.makeTempDir());
   const cases: [string, Record<string, string>][] = [
@@ -67,7 +42,7 @@ Deno.test("model id: the flag check and createProvider say the same thing", asyn
       ["wave"],
     );
     assert.ok(out.kind === "exit", model);
-    const error = await createProvider({ model, env: env(vars) }).then(
+    const error = await createProvider({ model }).then(
       () => undefined,
       (e: Error) => e,
     );
@@ -79,13 +54,12 @@ Deno.test("model id: the flag check and createProvider say the same thing", asyn
 Deno.test("model id: createProvider names the provider and the model", async () => {
   const anthropic = await createProvider({
     model: "anthropic:claude-x",
-    env: env({ ANTHROPIC_API_KEY: "a" }),
+    apiKey: new ApiKey("a"),
   });
   assert.equal(anthropic.id, "anthropic:claude-x");
   const openai = await createProvider({
     model: "openai:ns/model:q4",
     baseUrl: "http://127.0.0.1:1/v1",
-    env: env({}),
   });
   assert.equal(openai.id, "openai:ns/model:q4");
 });

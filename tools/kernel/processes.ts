@@ -54,6 +54,32 @@ export function becomeSubreaper(): boolean {
   }
 }
 
+/**
+ * Makes this process non-dumpable (Linux `prctl(PR_SET_DUMPABLE, 0)`):
+ * its `/proc/<pid>/environ`, `mem` and `fd/` then belong to root, so a
+ * process of the same uid (a command wave runs) can neither read wave's
+ * environment or memory nor open its stdin or stdout to forge protocol
+ * lines. A process with `CAP_SYS_PTRACE` (root, in most containers) still
+ * can. wave's own threads are unaffected, and so are its children: exec
+ * makes them dumpable again. Returns whether it worked (not on other
+ * systems, nor without FFI).
+ */
+export function becomeNonDumpable(): boolean {
+  if (Deno.build.os !== "linux") return false;
+  try {
+    const libc = Deno.dlopen("libc.so.6", {
+      prctl: {
+        parameters: ["i32", "u64", "u64", "u64", "u64"],
+        result: "i32",
+      },
+    });
+    const PR_SET_DUMPABLE = 4;
+    return libc.symbols.prctl(PR_SET_DUMPABLE, 0n, 0n, 0n, 0n) === 0;
+  } catch {
+    return false;
+  }
+}
+
 /** This process's children, as /proc lists them per thread. */
 function children(): number[] {
   const pids: number[] = [];
