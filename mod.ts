@@ -37,6 +37,7 @@ export {
   SHELL_SANDBOXES,
   type ShellSandbox,
 } from "./session/config.ts";
+export { ApiKey } from "./session/models/api_key.ts";
 export type { LineSink } from "./session/output.ts";
 export { serve, type ServeOptions, type SessionIO } from "./session/server.ts";
 export {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { parseFlags } from "../../session/config.ts";
-import { ApiKey, readApiKey } from "../../session/models/api_key.ts";
+import { type ApiKey, readApiKey } from "../../session/models/api_key.ts";
 import { forgetModelKeys } from "../../session/environment.ts";
 
 const env = (vars: Record<string, string>) => ({ get: (k: string) => vars[k] });
