@@ -54,12 +54,15 @@ Deno.test("start-up: the modules run before system/init import only each other, 
     "session/_flag_parser.ts",
     "session/_paths.ts",
     "session/config.ts",
+    "session/environment.ts",
     "session/flags.ts",
     "session/init.ts",
+    "session/models/api_key.ts",
     "session/models/model_id.ts",
     "session/version.ts",
     "tools/toolsets.ts",
     "tools/kernel/modes.ts",
+    "tools/kernel/processes.ts",
   ];
   const root = new URL("../", import.meta.url);
   for (const file of preInit) {
