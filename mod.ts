@@ -79,6 +79,7 @@ export {
   atomicWrite,
   type AtomicWriteOptions,
   type AtomicWriteResult,
+  sweepLeftovers,
 } from "./tools/kernel/atomic_write.ts";
 export {
   builtinRef,

@@ -6,6 +6,7 @@
  * @module
  */
 
+import { WRITER_NAMES_EXCLUDE_GLOBS } from "../kernel/atomic_write.ts";
 import type { ToolContext } from "../kernel/tool.ts";
 import { ripgrepScope, runRipgrep } from "./ripgrep.ts";
 
@@ -41,6 +42,7 @@ export function findArgs(search: FileSearch): string[] {
     "--files",
     "--null",
     "--hidden",
+    // A file that vanishes or cannot be read is left out; rg says so on stderr, which is not read.
     "--no-messages",
     "--no-require-git",
     "--glob=!.git",
@@ -51,6 +53,8 @@ export function findArgs(search: FileSearch): string[] {
   for (const glob of search.globs) {
     args.push(search.ignoreCase ? `--iglob=${glob}` : `--glob=${glob}`);
   }
+  // Last, so no glob of the caller's lets them back in (the last match decides).
+  for (const glob of WRITER_NAMES_EXCLUDE_GLOBS) args.push(`--glob=${glob}`);
   return args;
 }
 

@@ -7,6 +7,7 @@
  */
 
 import { join } from "node:path";
+import { isWriterName } from "../kernel/atomic_write.ts";
 import type { ToolContext } from "../kernel/tool.ts";
 import { displayPath } from "../kernel/workspace.ts";
 
@@ -73,6 +74,8 @@ export async function listDirectory(
   ): Promise<void> => {
     const children: { name: string; isDir: boolean; isSymlink: boolean }[] = [];
     for await (const e of Deno.readDir(current)) {
+      // A write in flight, or a leftover of one killed: not the model's file.
+      if (e.isFile && isWriterName(e.name)) continue;
       let isDir = e.isDirectory;
       if (e.isSymlink) {
         try {

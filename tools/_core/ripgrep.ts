@@ -9,6 +9,37 @@
 import { type ToolContext, ToolError } from "../kernel/tool.ts";
 import { displayPath } from "../kernel/workspace.ts";
 
+/** How much of ripgrep's stderr is kept (a tree of unreadable files makes a line each). */
+const STDERR_KEPT = 64 * 1024;
+
+/** The first `max` bytes of a stream's text, cut after its last whole line when cut; the rest is read and dropped. */
+async function headOf(
+  stream: ReadableStream<Uint8Array>,
+  max: number,
+): Promise<string> {
+  const kept: Uint8Array[] = [];
+  let size = 0;
+  let cut = false;
+  for await (const chunk of stream) {
+    if (size >= max) {
+      cut = true;
+      continue;
+    }
+    const part = chunk.subarray(0, max - size);
+    if (part.length < chunk.length) cut = true;
+    kept.push(part);
+    size += part.length;
+  }
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const part of kept) {
+    bytes.set(part, at);
+    at += part.length;
+  }
+  const text = new TextDecoder().decode(bytes);
+  return cut ? text.slice(0, text.lastIndexOf("\n") + 1) : text;
+}
+
 /** How a ripgrep run ended. */
 export interface RipgrepRun {
   /** 0: matches, 1: none, 2: an error (see `stderr`); `null` when wave stopped it. */
@@ -124,7 +155,7 @@ export async function runRipgrep(
     stop();
   }, timeoutMs);
 
-  const stderrText = new Response(child.stderr).text();
+  const stderrText = headOf(child.stderr, STDERR_KEPT);
   const decoder = new TextDecoder();
   let carry = "";
   try {

@@ -15,6 +15,7 @@
  * @module
  */
 
+import { WRITER_NAMES_EXCLUDE_GLOBS } from "../kernel/atomic_write.ts";
 import { SENSITIVE_EXCLUDE_GLOBS } from "../kernel/sensitive.ts";
 import { type ToolContext, ToolError } from "../kernel/tool.ts";
 import { type RipgrepScope, ripgrepScope, runRipgrep } from "./ripgrep.ts";
@@ -73,11 +74,8 @@ export function ripgrepArgs(
     "--no-config",
     "--color=never",
     "--hidden",
-    "--no-messages",
     // .gitignore counts even in a workspace that is not a git repository.
     "--no-require-git",
-    "--glob=!.git",
-    ...SENSITIVE_EXCLUDE_GLOBS.map((g) => `--glob=${g}`),
     `--max-columns=${search.maxColumns ?? 500}`,
     "--max-columns-preview",
   ];
@@ -88,6 +86,12 @@ export function ripgrepArgs(
   if (search.multiline) args.push("--multiline", "--multiline-dotall");
   if (search.type) args.push(`--type=${search.type}`);
   for (const glob of search.globs ?? []) args.push(`--glob=${glob}`);
+  // After the caller's globs: in ripgrep the last glob that matches decides,
+  // and a glob such as ".env*" must not let a secret back in.
+  for (const glob of ["!.git", ...SENSITIVE_EXCLUDE_GLOBS]) {
+    args.push(`--glob=${glob}`);
+  }
+  for (const glob of WRITER_NAMES_EXCLUDE_GLOBS) args.push(`--glob=${glob}`);
   if (search.mode === "files") args.push("--files-with-matches", "--null");
   else if (search.mode === "count") {
     args.push("--count", "--with-filename", "--null");
@@ -283,12 +287,26 @@ async function sortedPage(
   return { entries, truncated, offset };
 }
 
+/**
+ * A problem ripgrep met with one file or directory, which it reports and
+ * walks on from: one that vanished while it walked (another process
+ * rewrites files), or one it may not read.
+ */
+const PER_FILE_PROBLEM = /\(os error \d+\)$/;
+
+/**
+ * Turns ripgrep's failures into errors; its result stands when all it
+ * reported were files it could not search (a file deleted during the walk
+ * is not an error: it is simply not in the result).
+ */
 function checkFailure(
   run: { code: number | null; stderr: string; stopped: boolean },
   search: ContentSearch,
 ): void {
-  if (run.code === 2 && !run.stopped && run.stderr.trim() === "") {
-    // ripgrep's only silent failure (its message is one --no-messages hides).
+  if (run.code !== 2 || run.stopped) return;
+  const problems = run.stderr.split("\n").map((line) => line.trim())
+    .filter((line) => line !== "");
+  if (problems.some((line) => line.includes("No files were searched"))) {
     const filters = [
       ...(search.globs ?? []).map((g) => `glob ${g}`),
       ...(search.type ? [`type ${search.type}`] : []),
@@ -296,15 +314,15 @@ function checkFailure(
     throw new ToolError(
       `No file was searched: ${
         filters.length ? filters.join(", ") : "the filters"
-      } left nothing to search. Globs match paths below the search path; to search elsewhere, set path.`,
+      } left nothing to search. Globs match paths below the search path, and sensitive files (.env*, keys, credentials) are never searched; to search elsewhere, set path.`,
       { type: "nothing_searched" },
     );
   }
-  if (run.code === 2 && !run.stopped) {
-    const message = run.stderr.trim().replace(/^rg: /, "");
-    throw new ToolError(
-      `The search failed: ${message.split("\n").slice(0, 6).join("\n")}`,
-      { type: "search_error" },
-    );
-  }
+  const failures = problems.filter((line) => !PER_FILE_PROBLEM.test(line));
+  if (failures.length === 0) return;
+  const message = failures.join("\n").replace(/^rg: /, "");
+  throw new ToolError(
+    `The search failed: ${message.split("\n").slice(0, 6).join("\n")}`,
+    { type: "search_error" },
+  );
 }
