@@ -7,7 +7,8 @@
  */
 
 import { type ToolContext, ToolError } from "../kernel/tool.ts";
-import { displayPath } from "../kernel/workspace.ts";
+import { relative } from "node:path";
+import { displayPath, isInside } from "../kernel/workspace.ts";
 
 /** How much of ripgrep's stderr is kept (a tree of unreadable files makes a line each). */
 const STDERR_KEPT = 64 * 1024;
@@ -74,6 +75,19 @@ export async function ripgrepScope(
     return { cwd: ctx.workspace, target: shown, prefix: "" };
   }
   return { cwd: root, prefix: shown === "." ? "" : `${shown}/` };
+}
+
+/**
+ * ripgrep globs that leave wave's state directory (`WAVE_HOME`: other
+ * sessions' transcripts, task lists) out of a search run in `cwd`, when it
+ * lies below `cwd` (a workspace that is the home directory). Put them
+ * after the caller's globs: in ripgrep the last glob that matches decides.
+ */
+export function stateDirGlobs(ctx: ToolContext, cwd: string): string[] {
+  const home = ctx.waveHome;
+  if (home === cwd || !isInside(cwd, home)) return [];
+  // Anchored at cwd by its leading slash; glob characters in the path escaped.
+  return [`!/${relative(cwd, home).replace(/[\\*?[\]{}]/g, "\\$&")}`];
 }
 
 /** The error when the platform's ripgrep package is not installed. */

@@ -17,8 +17,15 @@
 
 import { WRITER_NAMES_EXCLUDE_GLOBS } from "../kernel/atomic_write.ts";
 import { SENSITIVE_EXCLUDE_GLOBS } from "../kernel/sensitive.ts";
+import { resolve } from "node:path";
 import { type ToolContext, ToolError } from "../kernel/tool.ts";
-import { type RipgrepScope, ripgrepScope, runRipgrep } from "./ripgrep.ts";
+import { SensitiveLinks } from "../kernel/workspace.ts";
+import {
+  type RipgrepScope,
+  ripgrepScope,
+  runRipgrep,
+  stateDirGlobs,
+} from "./ripgrep.ts";
 
 /** The most entries collected from a parallel run before falling back to a sorted one. */
 export const COLLECT_CAP = 10_000;
@@ -46,6 +53,8 @@ export interface ContentSearch {
   includeIgnored?: boolean;
   /** Longest line shown; longer ones are cut by ripgrep with a preview. */
   maxColumns?: number;
+  /** Globs that leave paths out whatever the other globs say (wave's state directory; see {@linkcode stateDirGlobs}). */
+  leaveOut?: readonly string[];
 }
 
 /** One entry of a result. `line` is 1-based; `context` marks a context line. */
@@ -91,7 +100,11 @@ export function ripgrepArgs(
   for (const glob of ["!.git", ...SENSITIVE_EXCLUDE_GLOBS]) {
     args.push(`--glob=${glob}`);
   }
-  for (const glob of WRITER_NAMES_EXCLUDE_GLOBS) args.push(`--glob=${glob}`);
+  for (
+    const glob of [...WRITER_NAMES_EXCLUDE_GLOBS, ...search.leaveOut ?? []]
+  ) {
+    args.push(`--glob=${glob}`);
+  }
   if (search.mode === "files") args.push("--files-with-matches", "--null");
   else if (search.mode === "count") {
     args.push("--count", "--with-filename", "--null");
@@ -136,6 +149,25 @@ function parseLine(
   };
 }
 
+/**
+ * Whether a path of the result (relative to the workspace, or absolute) is
+ * a hard link to a sensitive file, as {@linkcode SensitiveLinks} finds
+ * them: its lines are left out, as the sensitive file's would be. Each
+ * path is judged once.
+ */
+function secretLinks(ctx: ToolContext): (path: string) => boolean {
+  const links = new SensitiveLinks(ctx.workspace);
+  const judged = new Map<string, boolean>();
+  return (path) => {
+    let secret = judged.get(path);
+    if (secret === undefined) {
+      secret = links.reason(resolve(ctx.workspace, path)) !== undefined;
+      judged.set(path, secret);
+    }
+    return secret;
+  };
+}
+
 /** Entries of one file, in ripgrep's order. */
 interface FileGroup {
   path: string;
@@ -152,6 +184,7 @@ export async function searchContent(
 ): Promise<SearchPage> {
   const offset = search.offset ?? 0;
   const scope = await ripgrepScope(ctx, search.root);
+  search = { ...search, leaveOut: stateDirGlobs(ctx, scope.cwd) };
   const wanted = offset + search.limit;
   if (wanted < COLLECT_CAP) {
     const groups = await collectParallel(ctx, search, scope);
@@ -170,6 +203,7 @@ async function collectParallel(
   let current: FileGroup | undefined;
   let count = 0;
   let overflow = false;
+  const secret = secretLinks(ctx);
   const run = await runRipgrep(
     ctx,
     ripgrepArgs(search, scope.target),
@@ -178,6 +212,7 @@ async function collectParallel(
     (line) => {
       const entry = parseLine(search.mode, line, scope.prefix);
       if (!entry || entry.kind === "separator") return true;
+      if (secret((entry as { path: string }).path)) return true;
       if (++count > COLLECT_CAP) {
         overflow = true;
         return false;
@@ -261,6 +296,7 @@ async function sortedPage(
   const entries: SearchEntry[] = [];
   let seen = 0;
   let truncated = false;
+  const secret = secretLinks(ctx);
   const run = await runRipgrep(
     ctx,
     ripgrepArgs(search, scope.target, true),
@@ -269,6 +305,7 @@ async function sortedPage(
     (line) => {
       const entry = parseLine(search.mode, line, scope.prefix);
       if (!entry) return true;
+      if (entry.kind !== "separator" && secret(entry.path)) return true;
       if (seen >= offset + search.limit) {
         truncated = true;
         return false;
