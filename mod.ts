@@ -80,6 +80,7 @@ export {
   atomicWrite,
   type AtomicWriteOptions,
   type AtomicWriteResult,
+  sweepLeftovers,
 } from "./tools/kernel/atomic_write.ts";
 export {
   builtinRef,

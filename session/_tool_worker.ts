@@ -100,7 +100,13 @@ function contextFor(
     path(raw) {
       return check(
         data.paths[raw] ??
-          resolveInWorkspace(data.workspace, raw, data.home, [data.spillDir]),
+          resolveInWorkspace(
+            data.workspace,
+            raw,
+            data.home,
+            [data.spillDir],
+            data.waveHome,
+          ),
       );
     },
     emit,

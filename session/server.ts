@@ -23,6 +23,7 @@ import { SandboxExecutor } from "./executor.ts";
 import { InboundDispatch } from "./inbound_dispatch.ts";
 import { InFlight } from "./in_flight.ts";
 import { initMessage } from "./init.ts";
+import { sweepLeftovers } from "../tools/kernel/atomic_write.ts";
 import { readLines } from "./line_reader.ts";
 import type { SystemInit } from "./outbound.ts";
 import { type LineSink, ProtocolWriter } from "./output.ts";
@@ -104,6 +105,8 @@ export async function serve(
     writer.send(initMessage(config, names) as SystemInit);
   }
   const session = openSession(config, writer, registry);
+  // A writer killed mid-write left its temp file: the workspace's top is swept now, in the background; deeper directories before a write there.
+  const sweeping = sweepLeftovers(config.workspace).catch(() => []);
 
   if (config.resume) await session.turns.resume();
   await session.taskList.announceIfAny();
@@ -154,6 +157,7 @@ export async function serve(
     await session.inFlight.settleWithin(1500);
   }
   session.close();
+  await sweeping;
   await writer.drain();
   return state.stopping === "signal" ? 1 : 0;
 }

@@ -126,16 +126,21 @@ export class ToolCalls {
       structured: structured ?? null,
     });
 
-    // The session's spill files are the model's own output: readable without approval.
+    // The session's spill files are the model's own output: readable without
+    // approval, never written; the rest of WAVE_HOME needs one.
     const spillDir = `${config.waveHome}/spill/${config.sessionId}`;
     // Layer 1: every declared path through the resolver.
     let uses: { use: PathUse; resolved: ResolvedPath }[];
     try {
       uses = (def.paths?.(input) ?? []).map((use) => ({
         use,
-        resolved: resolveInWorkspace(config.workspace, use.path, deps.home, [
-          spillDir,
-        ]),
+        resolved: resolveInWorkspace(
+          config.workspace,
+          use.path,
+          deps.home,
+          use.access === "read" ? [spillDir] : [],
+          config.waveHome,
+        ),
       }));
     } catch (error) {
       if (error instanceof ToolError) return fail(error.message);

@@ -6,8 +6,9 @@
  * @module
  */
 
+import { WRITER_NAMES_EXCLUDE_GLOBS } from "../kernel/atomic_write.ts";
 import type { ToolContext } from "../kernel/tool.ts";
-import { ripgrepScope, runRipgrep } from "./ripgrep.ts";
+import { ripgrepScope, runRipgrep, stateDirGlobs } from "./ripgrep.ts";
 
 /** A search by name. */
 export interface FileSearch {
@@ -25,6 +26,8 @@ export interface FileSearch {
   ignoreCase?: boolean;
   limit: number;
   offset?: number;
+  /** Globs that leave paths out whatever the other globs say (wave's state directory; see {@linkcode stateDirGlobs}). */
+  leaveOut?: readonly string[];
 }
 
 /** Files found: `files` are the page; `total` counts every match. */
@@ -41,6 +44,7 @@ export function findArgs(search: FileSearch): string[] {
     "--files",
     "--null",
     "--hidden",
+    // A file that vanishes or cannot be read is left out; rg says so on stderr, which is not read.
     "--no-messages",
     "--no-require-git",
     "--glob=!.git",
@@ -50,6 +54,12 @@ export function findArgs(search: FileSearch): string[] {
   for (const dir of search.excludeDirs ?? []) args.push(`--glob=!${dir}/`);
   for (const glob of search.globs) {
     args.push(search.ignoreCase ? `--iglob=${glob}` : `--glob=${glob}`);
+  }
+  // Last, so no glob of the caller's lets them back in (the last match decides).
+  for (
+    const glob of [...WRITER_NAMES_EXCLUDE_GLOBS, ...search.leaveOut ?? []]
+  ) {
+    args.push(`--glob=${glob}`);
   }
   return args;
 }
@@ -66,7 +76,8 @@ export async function findFiles(
   const offset = search.offset ?? 0;
   const files: string[] = [];
   let total = 0;
-  await runRipgrep(ctx, findArgs(search), cwd, "paths", (path) => {
+  const args = findArgs({ ...search, leaveOut: stateDirGlobs(ctx, cwd) });
+  await runRipgrep(ctx, args, cwd, "paths", (path) => {
     if (total >= offset && files.length < search.limit) {
       files.push(prefix + path);
     }

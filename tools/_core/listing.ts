@@ -1,14 +1,16 @@
 /**
  * Directory listings, for every dialect: one level or recursive, to a depth,
  * skipping noise directories on request, capped. Symlinked directories are
- * listed but never followed.
+ * listed but never followed; a symlink that leads out of the workspace (and
+ * of the listed directory) is shown as a file of size 0.
  *
  * @module
  */
 
 import { join } from "node:path";
+import { isWriterName } from "../kernel/atomic_write.ts";
 import type { ToolContext } from "../kernel/tool.ts";
-import { displayPath } from "../kernel/workspace.ts";
+import { displayPath, isInside, realPathOf } from "../kernel/workspace.ts";
 
 /** Directories that are build output, dependencies or caches: rarely what a model is looking for. */
 export const NOISE_DIRS: readonly string[] = [
@@ -71,17 +73,32 @@ export async function listDirectory(
     prefix: string,
     depth: number,
   ): Promise<void> => {
-    const children: { name: string; isDir: boolean; isSymlink: boolean }[] = [];
+    const children: {
+      name: string;
+      isDir: boolean;
+      isSymlink: boolean;
+      leadsOut: boolean;
+    }[] = [];
     for await (const e of Deno.readDir(current)) {
+      // A write in flight, or a leftover of one killed: not the model's file.
+      if (e.isFile && isWriterName(e.name)) continue;
+      // wave's state (other sessions' transcripts) when the workspace holds it.
+      if (join(current, e.name) === ctx.waveHome) continue;
       let isDir = e.isDirectory;
+      // A link whose target lies outside is shown as a file of size 0: its
+      // size and kind belong to a place the listing was not given.
+      let leadsOut = false;
       if (e.isSymlink) {
         try {
-          isDir = (await Deno.stat(join(current, e.name))).isDirectory;
+          const real = realPathOf(join(current, e.name));
+          leadsOut = !isInside(ctx.workspace, real) && !isInside(dir, real);
+          if (!leadsOut) isDir = (await Deno.stat(real)).isDirectory;
         } catch {
           /* dangling, or outside the sandbox: a file as far as listing goes */
+          leadsOut = true;
         }
       }
-      children.push({ name: e.name, isDir, isSymlink: e.isSymlink });
+      children.push({ name: e.name, isDir, isSymlink: e.isSymlink, leadsOut });
     }
     children.sort((a, b) =>
       a.isDir === b.isDir
@@ -98,7 +115,7 @@ export async function listDirectory(
       if (child.isDir && noise.has(child.name)) continue;
       const full = join(current, child.name);
       let size = 0;
-      if (!child.isDir) {
+      if (!child.isDir && !child.leadsOut) {
         try {
           size = (await Deno.stat(full)).size;
         } catch { /* unreadable: size 0 */ }

@@ -203,48 +203,88 @@ export function binaryError(
 
 /** A window of lines, and how many lines the file has. */
 export interface LineWindow {
+  /** The window's lines, without their line endings; each at most `maxLineChars` long. */
   lines: string[];
+  /** For each of `lines`, how many characters of it were left out (0: the line is whole). */
+  omitted: number[];
   totalLines: number;
 }
 
 /**
  * Lines `start` .. `start + count - 1` (0-based) of a UTF-8 file, read as a
- * stream: memory holds only the window, however large the file. Every line
- * is counted, so `totalLines` is exact.
+ * stream: memory holds only the window, and of a line longer than
+ * `maxLineChars` only its first `maxLineChars` characters (`omitted` says
+ * how many more it has). Every line is counted, so `totalLines` is exact.
+ * Time is linear in the file's size, however long its lines: each decoded
+ * chunk is scanned once, and a line's parts are joined once, at its end.
  */
 export async function readLineWindow(
   real: string,
   start: number,
   count: number,
+  maxLineChars = Infinity,
 ): Promise<LineWindow> {
   using file = await Deno.open(real, { read: true });
   const lines: string[] = [];
+  const omitted: number[] = [];
+  const end = start + count;
   let index = 0;
-  let carry = "";
-  let first = true;
-  const take = (line: string) => {
-    if (index >= start && index < start + count) {
-      lines.push(line.endsWith("\r") ? line.slice(0, -1) : line);
+  // The line being read: its kept head (only in the window), its length so far, its last character.
+  let pieces: string[] = [];
+  let kept = 0;
+  let length = 0;
+  let lastCode = -1;
+  const add = (part: string) => {
+    if (part === "") return;
+    length += part.length;
+    lastCode = part.charCodeAt(part.length - 1);
+    if (index < start || index >= end || kept >= maxLineChars) return;
+    const piece = part.length > maxLineChars - kept
+      ? part.slice(0, maxLineChars - kept)
+      : part;
+    pieces.push(piece);
+    kept += piece.length;
+  };
+  const finish = () => {
+    if (index >= start && index < end) {
+      const full = lastCode === 13 ? length - 1 : length; // a CRLF's \r is not part of the line
+      let line = pieces.length === 1 ? pieces[0] : pieces.join("");
+      if (line.length > full) line = line.slice(0, full);
+      lines.push(line);
+      omitted.push(full - line.length);
     }
     index++;
+    pieces = [];
+    kept = 0;
+    length = 0;
+    lastCode = -1;
   };
   const decoder = new TextDecoder("utf-8");
   const buffer = new Uint8Array(256 * 1024);
+  let first = true;
   while (true) {
     const n = await file.read(buffer);
     if (n === null) break;
     let chunk = decoder.decode(buffer.subarray(0, n), { stream: true });
-    if (first) {
+    if (first && chunk !== "") {
       if (chunk.startsWith(BOM)) chunk = chunk.slice(1);
       first = false;
     }
-    const parts = (carry + chunk).split("\n");
-    carry = parts.pop()!;
-    for (const part of parts) take(part);
+    let from = 0;
+    for (
+      let nl = chunk.indexOf("\n");
+      nl !== -1;
+      nl = chunk.indexOf("\n", from)
+    ) {
+      add(chunk.slice(from, nl));
+      finish();
+      from = nl + 1;
+    }
+    add(chunk.slice(from));
   }
-  carry += decoder.decode();
-  if (carry !== "") take(carry);
-  return { lines, totalLines: index };
+  add(decoder.decode());
+  if (length > 0) finish();
+  return { lines, omitted, totalLines: index };
 }
 
 /** Lines of a whole text, BOM dropped (for numbering). */

@@ -7,7 +7,39 @@
  */
 
 import { type ToolContext, ToolError } from "../kernel/tool.ts";
-import { displayPath } from "../kernel/workspace.ts";
+import { relative } from "node:path";
+import { displayPath, isInside } from "../kernel/workspace.ts";
+
+/** How much of ripgrep's stderr is kept (a tree of unreadable files makes a line each). */
+const STDERR_KEPT = 64 * 1024;
+
+/** The first `max` bytes of a stream's text, cut after its last whole line when cut; the rest is read and dropped. */
+async function headOf(
+  stream: ReadableStream<Uint8Array>,
+  max: number,
+): Promise<string> {
+  const kept: Uint8Array[] = [];
+  let size = 0;
+  let cut = false;
+  for await (const chunk of stream) {
+    if (size >= max) {
+      cut = true;
+      continue;
+    }
+    const part = chunk.subarray(0, max - size);
+    if (part.length < chunk.length) cut = true;
+    kept.push(part);
+    size += part.length;
+  }
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const part of kept) {
+    bytes.set(part, at);
+    at += part.length;
+  }
+  const text = new TextDecoder().decode(bytes);
+  return cut ? text.slice(0, text.lastIndexOf("\n") + 1) : text;
+}
 
 /** How a ripgrep run ended. */
 export interface RipgrepRun {
@@ -43,6 +75,19 @@ export async function ripgrepScope(
     return { cwd: ctx.workspace, target: shown, prefix: "" };
   }
   return { cwd: root, prefix: shown === "." ? "" : `${shown}/` };
+}
+
+/**
+ * ripgrep globs that leave wave's state directory (`WAVE_HOME`: other
+ * sessions' transcripts, task lists) out of a search run in `cwd`, when it
+ * lies below `cwd` (a workspace that is the home directory). Put them
+ * after the caller's globs: in ripgrep the last glob that matches decides.
+ */
+export function stateDirGlobs(ctx: ToolContext, cwd: string): string[] {
+  const home = ctx.waveHome;
+  if (home === cwd || !isInside(cwd, home)) return [];
+  // Anchored at cwd by its leading slash; glob characters in the path escaped.
+  return [`!/${relative(cwd, home).replace(/[\\*?[\]{}]/g, "\\$&")}`];
 }
 
 /** The error when the platform's ripgrep package is not installed. */
@@ -124,7 +169,7 @@ export async function runRipgrep(
     stop();
   }, timeoutMs);
 
-  const stderrText = new Response(child.stderr).text();
+  const stderrText = headOf(child.stderr, STDERR_KEPT);
   const decoder = new TextDecoder();
   let carry = "";
   try {

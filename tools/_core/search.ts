@@ -15,9 +15,17 @@
  * @module
  */
 
+import { WRITER_NAMES_EXCLUDE_GLOBS } from "../kernel/atomic_write.ts";
 import { SENSITIVE_EXCLUDE_GLOBS } from "../kernel/sensitive.ts";
+import { resolve } from "node:path";
 import { type ToolContext, ToolError } from "../kernel/tool.ts";
-import { type RipgrepScope, ripgrepScope, runRipgrep } from "./ripgrep.ts";
+import { SensitiveLinks } from "../kernel/workspace.ts";
+import {
+  type RipgrepScope,
+  ripgrepScope,
+  runRipgrep,
+  stateDirGlobs,
+} from "./ripgrep.ts";
 
 /** The most entries collected from a parallel run before falling back to a sorted one. */
 export const COLLECT_CAP = 10_000;
@@ -45,6 +53,8 @@ export interface ContentSearch {
   includeIgnored?: boolean;
   /** Longest line shown; longer ones are cut by ripgrep with a preview. */
   maxColumns?: number;
+  /** Globs that leave paths out whatever the other globs say (wave's state directory; see {@linkcode stateDirGlobs}). */
+  leaveOut?: readonly string[];
 }
 
 /** One entry of a result. `line` is 1-based; `context` marks a context line. */
@@ -73,11 +83,8 @@ export function ripgrepArgs(
     "--no-config",
     "--color=never",
     "--hidden",
-    "--no-messages",
     // .gitignore counts even in a workspace that is not a git repository.
     "--no-require-git",
-    "--glob=!.git",
-    ...SENSITIVE_EXCLUDE_GLOBS.map((g) => `--glob=${g}`),
     `--max-columns=${search.maxColumns ?? 500}`,
     "--max-columns-preview",
   ];
@@ -88,6 +95,16 @@ export function ripgrepArgs(
   if (search.multiline) args.push("--multiline", "--multiline-dotall");
   if (search.type) args.push(`--type=${search.type}`);
   for (const glob of search.globs ?? []) args.push(`--glob=${glob}`);
+  // After the caller's globs: in ripgrep the last glob that matches decides,
+  // and a glob such as ".env*" must not let a secret back in.
+  for (const glob of ["!.git", ...SENSITIVE_EXCLUDE_GLOBS]) {
+    args.push(`--glob=${glob}`);
+  }
+  for (
+    const glob of [...WRITER_NAMES_EXCLUDE_GLOBS, ...search.leaveOut ?? []]
+  ) {
+    args.push(`--glob=${glob}`);
+  }
   if (search.mode === "files") args.push("--files-with-matches", "--null");
   else if (search.mode === "count") {
     args.push("--count", "--with-filename", "--null");
@@ -132,6 +149,25 @@ function parseLine(
   };
 }
 
+/**
+ * Whether a path of the result (relative to the workspace, or absolute) is
+ * a hard link to a sensitive file, as {@linkcode SensitiveLinks} finds
+ * them: its lines are left out, as the sensitive file's would be. Each
+ * path is judged once.
+ */
+function secretLinks(ctx: ToolContext): (path: string) => boolean {
+  const links = new SensitiveLinks(ctx.workspace);
+  const judged = new Map<string, boolean>();
+  return (path) => {
+    let secret = judged.get(path);
+    if (secret === undefined) {
+      secret = links.reason(resolve(ctx.workspace, path)) !== undefined;
+      judged.set(path, secret);
+    }
+    return secret;
+  };
+}
+
 /** Entries of one file, in ripgrep's order. */
 interface FileGroup {
   path: string;
@@ -148,6 +184,7 @@ export async function searchContent(
 ): Promise<SearchPage> {
   const offset = search.offset ?? 0;
   const scope = await ripgrepScope(ctx, search.root);
+  search = { ...search, leaveOut: stateDirGlobs(ctx, scope.cwd) };
   const wanted = offset + search.limit;
   if (wanted < COLLECT_CAP) {
     const groups = await collectParallel(ctx, search, scope);
@@ -166,6 +203,7 @@ async function collectParallel(
   let current: FileGroup | undefined;
   let count = 0;
   let overflow = false;
+  const secret = secretLinks(ctx);
   const run = await runRipgrep(
     ctx,
     ripgrepArgs(search, scope.target),
@@ -174,6 +212,7 @@ async function collectParallel(
     (line) => {
       const entry = parseLine(search.mode, line, scope.prefix);
       if (!entry || entry.kind === "separator") return true;
+      if (secret((entry as { path: string }).path)) return true;
       if (++count > COLLECT_CAP) {
         overflow = true;
         return false;
@@ -257,6 +296,7 @@ async function sortedPage(
   const entries: SearchEntry[] = [];
   let seen = 0;
   let truncated = false;
+  const secret = secretLinks(ctx);
   const run = await runRipgrep(
     ctx,
     ripgrepArgs(search, scope.target, true),
@@ -265,6 +305,7 @@ async function sortedPage(
     (line) => {
       const entry = parseLine(search.mode, line, scope.prefix);
       if (!entry) return true;
+      if (entry.kind !== "separator" && secret(entry.path)) return true;
       if (seen >= offset + search.limit) {
         truncated = true;
         return false;
@@ -283,12 +324,26 @@ async function sortedPage(
   return { entries, truncated, offset };
 }
 
+/**
+ * A problem ripgrep met with one file or directory, which it reports and
+ * walks on from: one that vanished while it walked (another process
+ * rewrites files), or one it may not read.
+ */
+const PER_FILE_PROBLEM = /\(os error \d+\)$/;
+
+/**
+ * Turns ripgrep's failures into errors; its result stands when all it
+ * reported were files it could not search (a file deleted during the walk
+ * is not an error: it is simply not in the result).
+ */
 function checkFailure(
   run: { code: number | null; stderr: string; stopped: boolean },
   search: ContentSearch,
 ): void {
-  if (run.code === 2 && !run.stopped && run.stderr.trim() === "") {
-    // ripgrep's only silent failure (its message is one --no-messages hides).
+  if (run.code !== 2 || run.stopped) return;
+  const problems = run.stderr.split("\n").map((line) => line.trim())
+    .filter((line) => line !== "");
+  if (problems.some((line) => line.includes("No files were searched"))) {
     const filters = [
       ...(search.globs ?? []).map((g) => `glob ${g}`),
       ...(search.type ? [`type ${search.type}`] : []),
@@ -296,15 +351,15 @@ function checkFailure(
     throw new ToolError(
       `No file was searched: ${
         filters.length ? filters.join(", ") : "the filters"
-      } left nothing to search. Globs match paths below the search path; to search elsewhere, set path.`,
+      } left nothing to search. Globs match paths below the search path, and sensitive files (.env*, keys, credentials) are never searched; to search elsewhere, set path.`,
       { type: "nothing_searched" },
     );
   }
-  if (run.code === 2 && !run.stopped) {
-    const message = run.stderr.trim().replace(/^rg: /, "");
-    throw new ToolError(
-      `The search failed: ${message.split("\n").slice(0, 6).join("\n")}`,
-      { type: "search_error" },
-    );
-  }
+  const failures = problems.filter((line) => !PER_FILE_PROBLEM.test(line));
+  if (failures.length === 0) return;
+  const message = failures.join("\n").replace(/^rg: /, "");
+  throw new ToolError(
+    `The search failed: ${message.split("\n").slice(0, 6).join("\n")}`,
+    { type: "search_error" },
+  );
 }

@@ -71,16 +71,20 @@ export function splitLines(text: string): string[] {
 /** The longest line Read shows whole; longer ones are cut with a marker. */
 export const MAX_LINE_CHARS = 2000;
 
-/** Cuts a line over `max` characters, saying how much was left out. */
+/**
+ * Cuts a line over `max` characters, saying how much was left out.
+ * `omitted` is how many characters of the line were never read (a stream
+ * that kept only its head), counted as part of it.
+ */
 export function cutLine(
   line: string,
   max = MAX_LINE_CHARS,
+  omitted = 0,
 ): { text: string; cut: boolean } {
-  if (line.length <= max) return { text: line, cut: false };
+  const length = line.length + omitted;
+  if (length <= max) return { text: line, cut: false };
   return {
-    text: `${line.slice(0, max)}… [line cut: ${
-      line.length - max
-    } more characters]`,
+    text: `${line.slice(0, max)}… [line cut: ${length - max} more characters]`,
     cut: true,
   };
 }

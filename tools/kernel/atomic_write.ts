@@ -2,6 +2,15 @@
  * The atomic writer: every file wave writes, in the workspace or under
  * `WAVE_HOME`, goes through {@linkcode atomicWrite} (spec 000 "原子写").
  *
+ * Its second names, beside the target in the same directory:
+ * `.NAME.XXXXXXXX.wave-tmp` (the new bytes, until the rename) and
+ * `.NAME.XXXXXXXX.wave-old` (a large replaced file, until it is freed),
+ * `XXXXXXXX` being 8 random hex digits and NAME the target's name (cut to
+ * fit the file system's 255 bytes). A writer holds an exclusive `flock` on
+ * its temp file until the rename is done, and the kernel drops that lock
+ * when the writer dies, even by `kill -9`: a temp file no process holds is
+ * a leftover, which {@linkcode sweepLeftovers} removes.
+ *
  * @module
  */
 
@@ -115,13 +124,8 @@ export async function atomicWrite(
       ? previous.mode & 0o7777
       : undefined);
 
-  const suffix = crypto.randomUUID().slice(0, 8);
-  const temp = join(dir, `.${basename(path)}.${suffix}.wave-tmp`);
-  const file = await Deno.open(temp, {
-    write: true,
-    createNew: true,
-    mode: mode ?? 0o666,
-  });
+  await sweepNow(dir);
+  const { file, temp, suffix } = await createTemp(path, mode ?? 0o666);
   let open = true;
   let released = Promise.resolve();
   try {
@@ -139,22 +143,19 @@ export async function atomicWrite(
     } finally {
       await flushed;
     }
-    file.close();
-    open = false;
     // open()'s mode is narrowed by the umask; an existing file's mode is kept exactly.
     if (mode !== undefined) await Deno.chmod(temp, mode);
     const keeper = previous && previous.size >= RELEASE_IN_BACKGROUND
-      ? await keepAlive(
-        path,
-        join(dir, `.${basename(path)}.${suffix}.wave-old`),
-        fs,
-      )
+      ? await keepAlive(path, secondName(path, suffix, OLD_SUFFIX), fs)
       : undefined;
     try {
       await fs.rename(temp, path);
     } finally {
       released = keeper ? removeQuietly(keeper) : Promise.resolve();
     }
+    // Closed only now: the lock said "a live writer" until the rename.
+    file.close();
+    open = false;
   } catch (error) {
     if (open) {
       try {
@@ -171,6 +172,155 @@ export async function atomicWrite(
     previousSize: previous?.size,
     released,
   };
+}
+
+/** The end of a temp file's name. */
+const TEMP_SUFFIX = ".wave-tmp";
+/** The end of a kept old file's name. */
+const OLD_SUFFIX = ".wave-old";
+/** A name the atomic writer gives (see the module's doc). */
+const LEFTOVER_NAME = /^\..+\.[0-9a-f]{8}\.wave-(tmp|old)$/s;
+
+/**
+ * Whether `name` (a base name) is one of the atomic writer's second names,
+ * `.NAME.XXXXXXXX.wave-tmp` or `.NAME.XXXXXXXX.wave-old`.
+ */
+export function isWriterName(name: string): boolean {
+  return LEFTOVER_NAME.test(name);
+}
+
+/**
+ * ripgrep globs that leave the atomic writer's second names out of a
+ * search or a listing. They must come after any glob of the caller's: in
+ * ripgrep the last glob that matches a path decides.
+ */
+export const WRITER_NAMES_EXCLUDE_GLOBS: readonly string[] = [
+  "!.*.wave-tmp",
+  "!.*.wave-old",
+];
+
+/** The longest file name Linux file systems take, in bytes. */
+const NAME_MAX = 255;
+
+/** `.NAME.SUFFIX.wave-…` beside `path`, NAME cut (at a character) so the whole fits NAME_MAX bytes. */
+function secondName(path: string, suffix: string, end: string): string {
+  const encoder = new TextEncoder();
+  const room = NAME_MAX - encoder.encode(`..${suffix}${end}`).length;
+  let name = basename(path);
+  while (encoder.encode(name).length > room) {
+    name = [...name].slice(0, -1).join("");
+  }
+  return join(dirname(path), `.${name}.${suffix}${end}`);
+}
+
+/**
+ * Creates the temp file for `path` and takes its lock. A sweep that got
+ * the file between its creation and the lock has removed it: then another
+ * name is tried. Where the file system has no locks the file is used
+ * unlocked (a sweep there cannot take the lock either, so leaves it).
+ */
+async function createTemp(
+  path: string,
+  mode: number,
+): Promise<{ file: Deno.FsFile; temp: string; suffix: string }> {
+  for (let attempt = 0;; attempt++) {
+    const suffix = crypto.randomUUID().slice(0, 8);
+    const temp = secondName(path, suffix, TEMP_SUFFIX);
+    const file = await Deno.open(temp, { write: true, createNew: true, mode });
+    try {
+      await file.lock(true);
+    } catch {
+      return { file, temp, suffix };
+    }
+    if (attempt >= 8 || await sameFile(file, temp)) {
+      return { file, temp, suffix };
+    }
+    file.close();
+  }
+}
+
+/** Whether `path` still names the open `file`. */
+async function sameFile(file: Deno.FsFile, path: string): Promise<boolean> {
+  try {
+    const [opened, named] = await Promise.all([file.stat(), Deno.lstat(path)]);
+    return opened.ino === named.ino && opened.dev === named.dev;
+  } catch {
+    return false;
+  }
+}
+
+/** How long after a sweep of a directory the writer sweeps it again, at the soonest. */
+const SWEEP_INTERVAL_MS = 60_000;
+/** When each directory was last swept by this thread's writes. */
+const swept = new Map<string, number>();
+
+/** Sweeps `dir` before a write there, unless this thread did in the last minute; never fails the write. */
+async function sweepNow(dir: string): Promise<void> {
+  const now = Date.now();
+  if (now - (swept.get(dir) ?? -Infinity) < SWEEP_INTERVAL_MS) return;
+  if (swept.size >= 1024) swept.clear();
+  swept.set(dir, now);
+  try {
+    await sweepLeftovers(dir);
+  } catch { /* unreadable, gone: the write reports what matters */ }
+}
+
+/**
+ * Removes the atomic writer's leftovers in `dir` (not below it): every
+ * `.NAME.XXXXXXXX.wave-tmp` that no live process holds locked (its writer
+ * died before the rename), and every `.NAME.XXXXXXXX.wave-old` (a writer
+ * that dies keeps it forever; one that lives loses nothing by its going:
+ * its rename then frees the old file itself). Returns the names removed.
+ *
+ * Guarantees: a temp file whose writer is alive, in this process or
+ * another, is never removed; only regular files with these names are
+ * touched; a name that cannot be inspected or removed is left as it is.
+ *
+ * @example
+ * ```ts
+ * import { sweepLeftovers } from "@wave/wave";
+ *
+ * const dir = await Deno.makeTempDir();
+ * await Deno.writeTextFile(`${dir}/.a.txt.0123abcd.wave-tmp`, "half a wri");
+ * console.assert((await sweepLeftovers(dir)).length === 1);
+ * ```
+ */
+export async function sweepLeftovers(dir: string): Promise<string[]> {
+  const removed: string[] = [];
+  for await (const entry of Deno.readDir(dir)) {
+    if (!entry.isFile || !isWriterName(entry.name)) continue;
+    const path = join(dir, entry.name);
+    if (entry.name.endsWith(OLD_SUFFIX)) {
+      try {
+        await Deno.remove(path);
+        removed.push(entry.name);
+      } catch { /* gone already, or not ours to remove */ }
+      continue;
+    }
+    if (await removeIfUnlocked(path)) removed.push(entry.name);
+  }
+  return removed;
+}
+
+/** Removes a temp file when no process holds its lock; whether it did. */
+async function removeIfUnlocked(path: string): Promise<boolean> {
+  let file: Deno.FsFile;
+  try {
+    file = await Deno.open(path, { read: true });
+  } catch {
+    return false;
+  }
+  try {
+    if (!(await file.tryLock(true))) return false;
+    // Still this file under this name (not renamed into place meanwhile).
+    if (!(await sameFile(file, path))) return false;
+    await Deno.remove(path);
+    return true;
+  } catch {
+    return false;
+  } finally {
+    file.close();
+  }
 }
 
 /** Runs of small chunks are gathered into writes of up to this size, not one write per chunk. */

@@ -102,14 +102,98 @@ function readSmallText(path: string): string | undefined {
   }
 }
 
+/** Directories of the workspace's top whose files are all, or some, secret: looked in for hard links. */
+const SECRET_DIRS = [".ssh", ".gnupg", ".aws", ".docker", ".kube"];
+
+/** A file's identity on its file system. */
+function identity(info: Deno.FileInfo): string {
+  return `${info.dev}:${info.ino}`;
+}
+
+/**
+ * The sensitive files of a few directories, by identity (device and inode),
+ * each directory read once: what tells a hard link to a secret from an
+ * ordinary file.
+ *
+ * A hard link is judged against the sensitive files of the workspace's top,
+ * of the secret directories there (`.ssh/`, `.aws/` …), and of the file's
+ * own directory: a listing of two or three directories, and only for a file
+ * with more than one link. A link to a sensitive file elsewhere in the
+ * workspace is not found, and one to a file outside cannot be told from a
+ * file inside at all.
+ */
+export class SensitiveLinks {
+  readonly #root: string;
+  readonly #byDir = new Map<string, Map<string, string>>();
+
+  /** For the workspace `root` (real, absolute). */
+  constructor(root: string) {
+    this.#root = root;
+  }
+
+  /**
+   * Why the file at `real` (a real path, every link followed) is a
+   * sensitive file under another name, or `undefined`: it is when it has
+   * more than one link and shares its identity with a sensitive file found
+   * as the class says.
+   */
+  reason(real: string): string | undefined {
+    let info: Deno.FileInfo;
+    try {
+      info = Deno.statSync(real);
+    } catch {
+      return undefined;
+    }
+    if (!info.isFile || (info.nlink ?? 1) < 2) return undefined;
+    const dirs = new Set([
+      this.#root,
+      ...SECRET_DIRS.map((dir) => join(this.#root, dir)),
+      dirname(real),
+    ]);
+    const key = identity(info);
+    for (const dir of dirs) {
+      const name = this.#secretsOf(dir).get(key);
+      if (name !== undefined && name !== real) {
+        return `sensitive file (a hard link to ${
+          displayPath(this.#root, name)
+        })`;
+      }
+    }
+    return undefined;
+  }
+
+  /** The sensitive regular files directly in `dir`, by identity. */
+  #secretsOf(dir: string): Map<string, string> {
+    let secrets = this.#byDir.get(dir);
+    if (secrets) return secrets;
+    secrets = new Map();
+    this.#byDir.set(dir, secrets);
+    try {
+      for (const entry of Deno.readDirSync(dir)) {
+        if (!entry.isFile) continue;
+        const path = join(dir, entry.name);
+        if (sensitiveReason(path, readSmallText) === undefined) continue;
+        try {
+          secrets.set(identity(Deno.lstatSync(path)), path);
+        } catch { /* gone meanwhile */ }
+      }
+    } catch { /* no such directory, or not ours to read */ }
+    return secrets;
+  }
+}
+
 /**
  * Resolves `raw` against the workspace `root` (a real, absolute directory).
  *
  * Guarantees: `real` is what the kernel would open for `abs`; `outside` is
  * true exactly when `real` is not under `root` (nor under one of
- * `alsoInside`, wave's own directories such as the session's spill files); `sensitive` is set when
- * either the given name or the real target is a sensitive file. A path the
- * caller may not even inspect counts as outside.
+ * `alsoInside`, wave's own directories such as the session's spill files);
+ * `sensitive` is set when either the given name or the real target is a
+ * sensitive file, when the file is a hard link to a sensitive file (as
+ * {@linkcode SensitiveLinks} finds them), and when the path lies in wave's
+ * state directory `waveHome` (transcripts, task lists: a tool may read
+ * there only what `alsoInside` names). A path the caller may not even
+ * inspect counts as outside.
  *
  * @example
  * ```ts
@@ -126,6 +210,7 @@ export function resolveInWorkspace(
   raw: string,
   home?: string,
   alsoInside: readonly string[] = [],
+  waveHome?: string,
 ): ResolvedPath {
   if (raw.includes("\0")) {
     throw new ToolError(`path contains a NUL byte: ${JSON.stringify(raw)}`);
@@ -159,8 +244,15 @@ export function resolveInWorkspace(
     real = abs;
     outside = true;
   }
+  const ours = alsoInside.some((dir) => isInside(dir, real));
   const sensitive = sensitiveReason(abs, readSmallText) ??
-    (real !== abs ? sensitiveReason(real, readSmallText) : undefined);
+    (real !== abs ? sensitiveReason(real, readSmallText) : undefined) ??
+    (waveHome !== undefined && !ours &&
+        (isInside(waveHome, real) || isInside(waveHome, abs)) &&
+        !(isInside(waveHome, root) && isInside(root, real))
+      ? "wave's own state (WAVE_HOME)"
+      : undefined) ??
+    (outside ? undefined : new SensitiveLinks(root).reason(real));
   return { raw, abs, real, outside, sensitive };
 }
 

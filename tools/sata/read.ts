@@ -71,10 +71,13 @@ export default defineTool({
       lines = textLines(decodeText(bytes, "utf-8"));
       totalLines = lines.length;
     } else {
+      // The view holds at most MAX_VIEW_CHARS characters, a line costing at
+      // least one: one line and one character more than that tell a cut.
       ({ lines, totalLines } = await readLineWindow(
         file.real,
         start,
-        i.Limit || Number.MAX_SAFE_INTEGER,
+        Math.min(i.Limit || Infinity, MAX_VIEW_CHARS + 1),
+        MAX_VIEW_CHARS + 1,
       ));
     }
     const kept: string[] = [];

@@ -29,6 +29,7 @@ import {
   cutLine,
   estimateTokens,
   formatBytes,
+  MAX_LINE_CHARS,
   numberLine,
   plural,
 } from "../_core/text.ts";
@@ -213,14 +214,17 @@ async function readText(
   }
   const start = range.offset - 1;
   let lines: string[];
+  let omitted: number[] = [];
   let totalLines: number;
   let bytes: Uint8Array | undefined;
   if (info.size > MAX_WHOLE_READ_BYTES && kind.encoding === "utf-8") {
-    // Only with an explicit limit: stream the window, memory stays flat.
-    ({ lines, totalLines } = await readLineWindow(
+    // Only with an explicit limit: stream the window, memory stays flat
+    // (a long line keeps only the head that is shown).
+    ({ lines, omitted, totalLines } = await readLineWindow(
       file.real,
       start,
       range.limit,
+      MAX_LINE_CHARS,
     ));
   } else {
     bytes = await Deno.readFile(file.real);
@@ -262,7 +266,7 @@ async function readText(
 
   let cutCount = 0;
   const numbered = lines.map((line, k) => {
-    const cut = cutLine(line);
+    const cut = cutLine(line, MAX_LINE_CHARS, omitted[k]);
     if (cut.cut) cutCount++;
     return numberLine(range.offset + k, cut.text);
   });

@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import type { FileKind } from "../../../tools/_core/file_type.ts";
 import {
   isUtf8Text,
+  readLineWindow,
   requireUtf8Text,
   statFile,
   statForRead,
@@ -94,4 +95,36 @@ Deno.test("reader: statFile is null for nothing, says the dialect's words for a 
     ),
     "File does not exist: note.md. Did you mean notes.md?",
   );
+});
+
+Deno.test("reader: readLineWindow keeps a window of lines, each cut to its head, across chunk boundaries, CRLF and a BOM", async () => {
+  const dir = await Deno.makeTempDir();
+  const path = `${dir}/lines.txt`;
+  // Line 2 spans four 256 KiB read chunks; its \r ends the fourth, its \n starts the fifth.
+  const long = "é".repeat(300_000) + "x".repeat(448_565);
+  await Deno.writeTextFile(
+    path,
+    `\uFEFFfirst\r\n${long}\r\nthird\nfourth`,
+  );
+  assert.deepEqual(await readLineWindow(path, 0, 10, 8), {
+    lines: ["first", "éééééééé", "third", "fourth"],
+    omitted: [0, long.length - 8, 0, 0],
+    totalLines: 4,
+  });
+  assert.deepEqual(await readLineWindow(path, 2, 1), {
+    lines: ["third"],
+    omitted: [0],
+    totalLines: 4,
+  });
+  const whole = await readLineWindow(path, 1, 1);
+  assert.equal(whole.lines[0], long);
+  assert.deepEqual(whole.omitted, [0]);
+  // A line exactly as long as the cap is whole; a lone \r ends no line.
+  await Deno.writeTextFile(path, "abc\r\nab\rc\n\r");
+  assert.deepEqual(await readLineWindow(path, 0, 5, 3), {
+    lines: ["abc", "ab\r", ""],
+    omitted: [0, 1, 0],
+    totalLines: 3,
+  });
+  await Deno.remove(dir, { recursive: true });
 });

@@ -3,8 +3,10 @@ import {
   type AtomicFs,
   atomicWrite,
   describeFsError,
+  isWriterName,
   NotRegularFile,
   RELEASE_IN_BACKGROUND,
+  sweepLeftovers,
 } from "../../../tools/kernel/atomic_write.ts";
 
 async function dirWith(name: string, text: string, mode = 0o640) {
@@ -284,4 +286,137 @@ Deno.test("atomic: many small chunks are written in a few large writes, byte for
   }
   assert.deepEqual(await Deno.readFile(`${dir}/out`), expected);
   assert.ok(writes <= 4, `${writes} writes for ${chunks.length} chunks`);
+});
+
+Deno.test("atomic: its second names are .NAME.XXXXXXXX.wave-tmp and .wave-old, and nothing else", () => {
+  for (
+    const name of [
+      ".a.txt.0123abcd.wave-tmp",
+      ".a.txt.0123abcd.wave-old",
+      ".line\nbreak.0123abcd.wave-tmp",
+    ]
+  ) assert.ok(isWriterName(name), name);
+  for (
+    const name of [
+      "a.txt.0123abcd.wave-tmp",
+      ".a.txt.wave-tmp",
+      ".a.txt.0123ABCD.wave-tmp",
+      ".a.txt.0123abc.wave-old",
+      ".a.txt.0123abcd.wave-tmp.bak",
+    ]
+  ) assert.ok(!isWriterName(name), name);
+});
+
+Deno.test("atomic: a name of 255 bytes is written; its temp name is cut to fit", async () => {
+  const dir = await Deno.makeTempDir();
+  const name = "é".repeat(120) + "x".repeat(15); // 255 bytes
+  const temps: string[] = [];
+  await atomicWrite(`${dir}/${name}`, "fits", {
+    fs: {
+      write: (f, c) => f.write(c),
+      rename: (from, to) => {
+        temps.push(from.slice(dir.length + 1));
+        return Deno.rename(from, to);
+      },
+    },
+  });
+  assert.equal(await Deno.readTextFile(`${dir}/${name}`), "fits");
+  assert.equal(new TextEncoder().encode(temps[0]).length, 255);
+  assert.ok(isWriterName(temps[0]), temps[0]);
+  assert.ok(temps[0].startsWith(`.${"é".repeat(118)}.`), temps[0]);
+});
+
+Deno.test("atomic: a sweep removes leftovers no process holds, never a live writer's temp file, nor other names", async () => {
+  const dir = await Deno.makeTempDir();
+  const orphan = ".a.txt.0123abcd.wave-tmp";
+  const old = ".big.bin.89abcdef.wave-old";
+  const others = ["a.txt.0123abcd.wave-tmp", ".a.txt.wave-tmp"];
+
+  // A write of this process, stopped in the middle of its temp file.
+  let resume!: () => void;
+  const paused = new Promise<void>((resolve) => resume = resolve);
+  let started!: () => void;
+  const writing = new Promise<void>((resolve) => started = resolve);
+  const write = atomicWrite(`${dir}/live.txt`, "live bytes", {
+    fs: {
+      write: async (f, c) => {
+        started();
+        await paused;
+        return await f.write(c);
+      },
+      rename: (from, to) => Deno.rename(from, to),
+    },
+  });
+  await writing;
+  const live = await leftovers(dir);
+  assert.equal(live.length, 1);
+  assert.ok(live[0].startsWith(".live.txt."), live[0]);
+  // Made after the write's own sweep of the directory.
+  await Deno.writeTextFile(`${dir}/${orphan}`, "half a wri");
+  await Deno.writeTextFile(`${dir}/${old}`, "old bytes");
+  for (const name of others) await Deno.writeTextFile(`${dir}/${name}`, "x");
+  await Deno.mkdir(`${dir}/.d.0123abcd.wave-tmp`);
+  await Deno.symlink(`${dir}/${others[0]}`, `${dir}/.l.0123abcd.wave-tmp`);
+
+  assert.deepEqual((await sweepLeftovers(dir)).sort(), [orphan, old]);
+  const names = [];
+  for await (const e of Deno.readDir(dir)) names.push(e.name);
+  assert.deepEqual(
+    names.sort(),
+    [
+      ".a.txt.wave-tmp",
+      ".d.0123abcd.wave-tmp",
+      ".l.0123abcd.wave-tmp",
+      live[0],
+      "a.txt.0123abcd.wave-tmp",
+    ],
+  );
+  resume();
+  await write;
+  assert.equal(await Deno.readTextFile(`${dir}/live.txt`), "live bytes");
+  assert.ok(!(await leftovers(dir)).includes(live[0]), "renamed into place");
+});
+
+Deno.test("atomic: a writer killed with SIGKILL leaves a temp file the next sweep removes; alive, it kept it", async () => {
+  const dir = await Deno.makeTempDir();
+  const module =
+    new URL("../../../tools/kernel/atomic_write.ts", import.meta.url)
+      .href;
+  // Another process starts a write and stops in the middle of it.
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "eval",
+      `import { atomicWrite } from ${JSON.stringify(module)};
+       await atomicWrite(${JSON.stringify(`${dir}/a.txt`)}, "bytes", { fs: {
+         write: async () => {
+           console.log("writing");
+           await Deno.stdin.read(new Uint8Array(1)); // never written: waits
+           throw new Error("not reached");
+         },
+         rename: (a, b) => Deno.rename(a, b),
+       }});`,
+    ],
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  assert.equal((await lines.read()).value, "writing\n");
+  const [temp] = await leftovers(dir);
+  assert.match(temp, /^\.a\.txt\.[0-9a-f]{8}\.wave-tmp$/);
+  assert.deepEqual(await sweepLeftovers(dir), [], "its writer is alive");
+  child.kill("SIGKILL");
+  await child.status;
+  await lines.cancel();
+  await child.stdin.close().catch(() => {});
+  assert.deepEqual(await sweepLeftovers(dir), [temp]);
+  assert.deepEqual(await leftovers(dir), []);
+});
+
+Deno.test("atomic: a write sweeps its directory first", async () => {
+  const { dir, path } = await dirWith("c.txt", "old");
+  await Deno.writeTextFile(`${dir}/.gone.txt.0123abcd.wave-tmp`, "half");
+  await atomicWrite(path, "new");
+  assert.deepEqual(await leftovers(dir), []);
+  assert.equal(await Deno.readTextFile(path), "new");
 });

@@ -137,3 +137,81 @@ Deno.test("isInside and displayPath", () => {
   assert.equal(displayPath("/a/b", "/a/b"), ".");
   assert.equal(displayPath("/a/b", "/x/y"), "/x/y");
 });
+
+Deno.test("resolver: a hard link to a sensitive file at the top, in .ssh/ or beside it is sensitive; other linked files are not", async () => {
+  const { ws } = await tree();
+  await Deno.writeTextFile(`${ws}/.env`, "KEY=1\n");
+  await Deno.link(`${ws}/.env`, `${ws}/notes.txt`);
+  await Deno.mkdir(`${ws}/.ssh`);
+  await Deno.writeTextFile(`${ws}/.ssh/id_rsa`, "key");
+  await Deno.link(`${ws}/.ssh/id_rsa`, `${ws}/src/id.txt`);
+  await Deno.writeTextFile(`${ws}/src/server.pem`, "pem");
+  await Deno.link(`${ws}/src/server.pem`, `${ws}/src/cert.txt`);
+  await Deno.link(`${ws}/src/a.ts`, `${ws}/src/b.ts`);
+  assert.equal(
+    resolveInWorkspace(ws, "notes.txt").sensitive,
+    "sensitive file (a hard link to .env)",
+  );
+  assert.equal(
+    resolveInWorkspace(ws, "src/id.txt").sensitive,
+    "sensitive file (a hard link to .ssh/id_rsa)",
+  );
+  assert.equal(
+    resolveInWorkspace(ws, "src/cert.txt").sensitive,
+    "sensitive file (a hard link to src/server.pem)",
+  );
+  assert.equal(resolveInWorkspace(ws, "src/b.ts").sensitive, undefined);
+  assert.equal(resolveInWorkspace(ws, "src/a.ts").sensitive, undefined);
+  // What the cheap search does not cover: a secret in another directory.
+  await Deno.mkdir(`${ws}/deploy`);
+  await Deno.writeTextFile(`${ws}/deploy/.env.prod`, "KEY=2\n");
+  await Deno.link(`${ws}/deploy/.env.prod`, `${ws}/src/prod.txt`);
+  assert.equal(resolveInWorkspace(ws, "src/prod.txt").sensitive, undefined);
+});
+
+Deno.test("resolver: WAVE_HOME is wave's own state: sensitive wherever it lies, but for what alsoInside names", async () => {
+  const { base, ws } = await tree();
+  const home = `${ws}/.wave`;
+  await Deno.mkdir(`${home}/spill/s1`, { recursive: true });
+  const state = "wave's own state (WAVE_HOME)";
+  const spill = [`${home}/spill/s1`];
+  assert.equal(
+    resolveInWorkspace(ws, ".wave/sessions/x.jsonl", undefined, [], home)
+      .sensitive,
+    state,
+  );
+  assert.equal(
+    resolveInWorkspace(ws, ".wave", undefined, [], home).sensitive,
+    state,
+  );
+  assert.equal(
+    resolveInWorkspace(ws, ".wave/spill/s1/out.txt", undefined, spill, home)
+      .sensitive,
+    undefined,
+  );
+  assert.equal(
+    resolveInWorkspace(ws, ".wave/spill/s2/out.txt", undefined, spill, home)
+      .sensitive,
+    state,
+  );
+  // A symlink into it is judged by where it leads.
+  await Deno.symlink(`${home}`, `${ws}/src/state`);
+  assert.equal(
+    resolveInWorkspace(ws, "src/state/tasks/1.json", undefined, [], home)
+      .sensitive,
+    state,
+  );
+  assert.equal(
+    resolveInWorkspace(ws, "src/a.ts", undefined, [], home).sensitive,
+    undefined,
+  );
+  // A workspace inside WAVE_HOME is the workspace all the same.
+  assert.equal(
+    resolveInWorkspace(ws, "src/a.ts", undefined, [], base).sensitive,
+    undefined,
+  );
+  assert.equal(
+    resolveInWorkspace(ws, `${base}/out/f.txt`, undefined, [], base).sensitive,
+    state,
+  );
+});

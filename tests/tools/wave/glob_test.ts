@@ -97,3 +97,15 @@ Deno.test("000 Glob: a pattern with a slash is relative to path; an absolute one
     "The pattern /etc/*.conf is an absolute path outside the search path (pkg). Set path to the directory to search, and give a pattern relative to it.",
   );
 });
+
+Deno.test("000 Glob: the atomic writer's temp and old files are never listed, whatever the pattern", async () => {
+  const s = await TestSession.create();
+  await s.write("src/a.ts", "a");
+  await s.write("src/.a.ts.0123abcd.wave-tmp", "half a wri");
+  await s.write(".notes.md.89abcdef.wave-old", "old");
+  for (const pattern of ["**/*", "*", ".*", "**/*.wave-tmp", "**/.*"]) {
+    const r = await s.call(Glob, { pattern });
+    assert.ok(!/0123abcd|89abcdef/.test(text(r)), `${pattern}: ${text(r)}`);
+  }
+  assert.equal(text(await s.call(Glob, { pattern: "**/*" })), "src/a.ts");
+});

@@ -280,8 +280,60 @@ Deno.test("000 Grep: a glob that leaves nothing to search says so (it cannot rea
   assert.equal(r.isError, true);
   assert.equal(
     text(r),
-    "No file was searched: glob ../* left nothing to search. Globs match paths below the search path; to search elsewhere, set path.",
+    "No file was searched: glob ../* left nothing to search. Globs match paths below the search path, and sensitive files (.env*, keys, credentials) are never searched; to search elsewhere, set path.",
   );
+});
+
+Deno.test("000 Grep: a glob naming a sensitive file, or matching everything, never lets its contents in", async () => {
+  const s = await TestSession.create();
+  await s.write(".env", "API_KEY=hunter2\n");
+  await s.write("deploy/.env.production", "API_KEY=hunter2\n");
+  await s.write("keys/server.pem", "hunter2\n");
+  await s.write("notes.txt", "not the key\n");
+  for (const glob of [".env*", "**/.env*", "*.pem"]) {
+    const r = await s.call(Grep, { pattern: "hunter2", glob });
+    assert.equal(r.isError, true, glob);
+    assert.match(text(r), /^No file was searched: glob .* left nothing/);
+  }
+  for (const glob of ["*", "**", "**/*", "{.env,notes.txt}"]) {
+    const r = await s.call(Grep, { pattern: "hunter2|key", glob });
+    assert.equal(text(r), "Found 1 file\nnotes.txt", glob);
+  }
+});
+
+Deno.test("000 Grep: files that vanish and reappear while it searches are no error; the result stands", async () => {
+  const s = await TestSession.create();
+  const names = Array.from({ length: 300 }, (_, i) => `churn/f${i}.txt`);
+  for (const name of names) await s.write(name, "needle\n");
+  await s.write("stable.txt", "needle\n");
+  // Another writer deletes and recreates every file, round after round, until the searches end.
+  let searching = true;
+  const churn = (async () => {
+    for (let round = 0; searching && round < 10_000; round++) {
+      for (const name of names) {
+        const path = `${s.workspace}/${name}`;
+        await Deno.remove(path);
+        await Deno.writeTextFile(path, "needle\n");
+      }
+    }
+  })();
+  try {
+    for (let k = 0; k < 40; k++) {
+      const r = await s.call(Grep, { pattern: "needle", head_limit: 1000 });
+      assert.equal(r.isError, undefined, text(r));
+      assert.match(text(r), /\nstable\.txt$/);
+      const counted = await s.call(Grep, {
+        pattern: "needle",
+        output_mode: "count",
+        head_limit: 1000,
+      });
+      assert.equal(counted.isError, undefined, text(counted));
+      assert.match(text(counted), /\nstable\.txt:1\n/);
+    }
+  } finally {
+    searching = false;
+    await churn;
+  }
 });
 
 Deno.test("000 Grep: context separators are the same from the parallel run and the sorted one", async () => {
@@ -313,5 +365,25 @@ Deno.test("000 Grep: context separators are the same from the parallel run and t
   assert.equal(
     text(across).split("\n\n")[0],
     "a.txt-29-line 28\n--\nb.txt:1:hit\n--\nc.txt:1:hit",
+  );
+});
+
+Deno.test("000 Grep: the atomic writer's temp and old files are never searched, whatever the glob", async () => {
+  const s = await TestSession.create();
+  await s.write("src/a.ts", "needle\n");
+  await s.write("src/.a.ts.0123abcd.wave-tmp", "needle, half writ");
+  await s.write(".notes.md.89abcdef.wave-old", "needle\n");
+  for (const glob of [undefined, "*", ".*", "**/*.wave-tmp"]) {
+    const r = await s.call(
+      Grep,
+      glob ? { pattern: "needle", glob } : {
+        pattern: "needle",
+      },
+    );
+    assert.ok(!/0123abcd|89abcdef/.test(text(r)), `${glob}: ${text(r)}`);
+  }
+  assert.equal(
+    text(await s.call(Grep, { pattern: "needle" })),
+    "Found 1 file\nsrc/a.ts",
   );
 });

@@ -327,6 +327,20 @@ Deno.test("000 Read: lines over 2000 characters are cut with a visible marker", 
   assert.equal((r.structured as { truncated: boolean }).truncated, true);
 });
 
+Deno.test("000 Read: a long line of a large file, read with a limit, is cut with the same marker as a small file's", async () => {
+  const s = await TestSession.create();
+  // 3 MB on one line, streamed in 256 KiB chunks: only its shown head is kept.
+  await s.write("one-line.json", "é".repeat(1_500_000) + "\nend\n");
+  const r = await s.call(Read, { file_path: "one-line.json", limit: 2 });
+  assert.equal(
+    text(r),
+    `     1\t${
+      "é".repeat(2000)
+    }… [line cut: 1498000 more characters]\n     2\tend`,
+  );
+  assert.equal((r.structured as { linesCut: number }).linesCut, 1);
+});
+
 Deno.test("000 Read: a whole read records hash and whole; a ranged read records partial", async () => {
   const s = await TestSession.create();
   const path = await s.write("r.txt", "one\ntwo\n");
