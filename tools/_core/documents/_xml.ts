@@ -6,7 +6,7 @@
  */
 
 import { DOMParser, type Element } from "@xmldom/xmldom";
-import { corrupt } from "./_errors.ts";
+import { corrupt, messageOf } from "./_errors.ts";
 
 /** DrawingML: text runs and paragraphs (`a:p`, `a:t`), tables. */
 export const DML = "http://schemas.openxmlformats.org/drawingml/2006/main";
@@ -29,22 +29,24 @@ export function parseXml(
   shown: string,
   format: string,
 ): Element {
+  let first: string | undefined;
   try {
     const document = new DOMParser({
       locator: false,
       onError(level, message) {
-        if (level !== "warning") throw new Error(message);
+        if (level === "warning") return;
+        first ??= message;
+        throw new Error(message);
       },
     }).parseFromString(text.replace(/^\uFEFF/, ""), "application/xml");
     const root = document.documentElement;
     if (!root) throw new Error("no root element");
     return root;
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
     throw corrupt(
       shown,
       format,
-      `its part ${part} is not well-formed XML: ${message.split("\n", 1)[0]}`,
+      `its part ${part} is not well-formed XML: ${first ?? messageOf(error)}`,
     );
   }
 }

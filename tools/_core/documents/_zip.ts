@@ -7,6 +7,7 @@
  */
 
 import { strFromU8, unzipSync } from "fflate";
+import { formatBytes } from "../text.ts";
 import { corrupt, encrypted, messageOf } from "./_errors.ts";
 
 /** The largest part (decompressed) a reader will parse: a guard against ZIP bombs. */
@@ -115,7 +116,9 @@ export class OfficePackage {
         throw corrupt(
           this.#shown,
           this.#format,
-          `its part ${name} unpacks to ${size} bytes, over the ${MAX_PART_BYTES} a document part may have`,
+          `its part ${name} unpacks to ${
+            formatBytes(size)
+          }, over the 128 MiB a document part may have`,
         );
       }
     }

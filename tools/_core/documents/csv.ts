@@ -72,13 +72,32 @@ export async function readDelimited(
   } catch (error) {
     if (signal.aborted) throw interrupted(shown);
     if (error instanceof ToolError) throw error;
-    throw corrupt(shown, format, messageOf(error));
+    throw corrupt(shown, format, detailOf(error));
   }
   const first = range ? Math.max(1, Math.floor(range.offset)) : 1;
   return { total, first, parts, ...(header !== undefined ? { header } : {}) };
 }
 
-/** A row's source text: its line ending cut, CRLF inside quoted fields as "\n". */
+/**
+ * A row's source text: the blank lines skipped before it and its line
+ * ending cut, CRLF inside quoted fields as "\n". (A row cannot start with a
+ * newline: a newline in its first field is inside quotes.)
+ */
 function rowText(raw: string): string {
-  return raw.replace(/\r?\n?$/, "").replace(/\r\n/g, "\n");
+  return raw.replace(/^[\r\n]+/, "").replace(/\r?\n?$/, "").replace(
+    /\r\n/g,
+    "\n",
+  );
+}
+
+/** What csv-parse found wrong, in words a model can act on. */
+function detailOf(error: unknown): string {
+  const message = messageOf(error);
+  if ((error as { code?: string }).code === "CSV_MAX_RECORD_SIZE") {
+    const line = message.match(/at line (\d+)/)?.[1];
+    return `a row runs past 1 MiB${
+      line ? ` by line ${line}` : ""
+    }: a quote may be left open`;
+  }
+  return message;
 }

@@ -1,7 +1,7 @@
 /**
  * DOCX as Markdown text: npm:mammoth turns the document into HTML (headings,
  * lists, tables, emphasis kept; images reduced to their alt text), and
- * npm:node-html-markdown writes that as Markdown, as mammoth's README
+ * npm:turndown writes that as Markdown (`_markdown.ts`), as mammoth's README
  * advises over its own deprecated Markdown writer.
  *
  * @module
@@ -14,7 +14,7 @@ import mammoth from "mammoth";
 // "ExternalPromise.resolve is not a function"). The external promise only
 // adds a `.done()` this module does not use, so the native one is returned.
 import promises from "mammoth/lib/promises.js";
-import { NodeHtmlMarkdown } from "node-html-markdown";
+import { htmlToMarkdown } from "./_markdown.ts";
 import { checkAborted, corrupt, messageOf } from "./_errors.ts";
 import { OfficePackage } from "./_zip.ts";
 import { windowOf } from "./_window.ts";
@@ -25,16 +25,6 @@ import { splitLines } from "../text.ts";
   .toExternalPromise = (promise) => promise;
 
 const FORMAT = "DOCX document";
-
-const markdown = new NodeHtmlMarkdown(
-  { bulletMarker: "-", keepDataImages: false },
-  {
-    img: ({ node }) => {
-      const alt = node.getAttribute("alt")?.trim();
-      return { content: alt ? `[image: ${alt}]` : "[image]" };
-    },
-  },
-);
 
 /**
  * The document's text as Markdown lines, those `range` takes (every line
@@ -78,7 +68,7 @@ export async function readDocx(
     throw corrupt(shown, FORMAT, messageOf(error));
   }
   checkAborted(signal, shown);
-  const lines = splitLines(markdown.translate(html).trimEnd());
+  const lines = splitLines(htmlToMarkdown(html));
   const { start, end } = windowOf(lines.length, range);
   return {
     total: lines.length,

@@ -61,3 +61,51 @@ export function abortsAfter(after: number): AbortSignal {
   Object.defineProperty(signal, "aborted", { get: () => ++looks > after });
   return signal;
 }
+
+/**
+ * A copy of a ZIP archive whose central directory declares `size` as the
+ * unpacked size of `name`: a ZIP bomb's header without its bulk.
+ */
+export function withDeclaredSize(
+  zip: Uint8Array,
+  name: string,
+  size: number,
+): Uint8Array {
+  const out = zip.slice();
+  const view = new DataView(out.buffer);
+  const encoded = new TextEncoder().encode(name);
+  for (let i = 0; i + 46 <= out.length; i++) {
+    if (view.getUint32(i, true) !== 0x02014b50) continue;
+    const length = view.getUint16(i + 28, true);
+    const entry = out.subarray(i + 46, i + 46 + length);
+    if (length === encoded.length && entry.every((b, j) => b === encoded[j])) {
+      view.setUint32(i + 24, size, true);
+      return out;
+    }
+  }
+  throw new Error(`${name} is not in the archive`);
+}
+
+/** A CFB (OLE2) container's first bytes, as a legacy or encrypted Office file starts. */
+export function cfb(streamName?: string): Uint8Array {
+  const magic = [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1];
+  const name = streamName
+    ? [...streamName].flatMap((c) => [c.charCodeAt(0), 0])
+    : [];
+  const out = new Uint8Array(1536);
+  out.set(magic);
+  out.set(name, 1024);
+  return out;
+}
+
+/** Runs `fn` with a fresh temporary folder, removed afterwards. */
+export async function withTempDir(
+  fn: (dir: string) => Promise<void>,
+): Promise<void> {
+  const dir = await Deno.makeTempDir();
+  try {
+    await fn(dir);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
