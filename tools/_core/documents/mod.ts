@@ -26,10 +26,6 @@ import { extname } from "node:path";
 import { ToolError } from "../../kernel/tool_error.ts";
 import { formatBytes } from "../text.ts";
 import { checkAborted } from "./_errors.ts";
-import { readPdf } from "./pdf.ts";
-import { readDocx } from "./docx.ts";
-import { readPptx } from "./pptx.ts";
-import { readDelimited } from "./csv.ts";
 
 /** The documents this module reads. */
 export type DocumentKind = "pdf" | "docx" | "pptx" | "csv" | "tsv";
@@ -91,7 +87,10 @@ export async function readDocument(
       { type: "document_too_large", size, limit: MAX_WHOLE_BYTES, unit },
     );
   }
+  // Each reader loads its libraries when first needed: PDF.js alone takes
+  // half a second to load, which a session that reads no PDF never pays.
   if (kind === "csv" || kind === "tsv") {
+    const { readDelimited } = await import("./csv.ts");
     const delimiter = kind === "csv" ? "," : "\t";
     return {
       unit,
@@ -100,12 +99,16 @@ export async function readDocument(
   }
   const bytes = await Deno.readFile(real, { signal });
   checkAborted(signal, shown);
-  const read = kind === "pdf"
-    ? await readPdf(bytes, shown, range, signal)
-    : kind === "docx"
-    ? await readDocx(bytes, shown, range, signal)
-    : readPptx(bytes, shown, range, signal);
-  return { unit, ...read };
+  if (kind === "pdf") {
+    const { readPdf } = await import("./pdf.ts");
+    return { unit, ...await readPdf(bytes, shown, range, signal) };
+  }
+  if (kind === "docx") {
+    const { readDocx } = await import("./docx.ts");
+    return { unit, ...await readDocx(bytes, shown, range, signal) };
+  }
+  const { readPptx } = await import("./pptx.ts");
+  return { unit, ...readPptx(bytes, shown, range, signal) };
 }
 
 const EXTENSIONS: Record<string, DocumentKind> = {
