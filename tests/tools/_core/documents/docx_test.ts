@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { zipSync } from "fflate";
+import { strToU8, zipSync } from "fflate";
 import {
   assertToolError,
   cfb,
@@ -112,5 +112,33 @@ Deno.test("docx: a part that claims to unpack past the limit is refused before a
       "bomb.docx is not a readable DOCX document (its part word/document.xml unpacks to 4.0 GB, over the 128 MiB a document part may have); the file may be corrupt or truncated.",
       "corrupt_document",
     );
+  });
+});
+
+Deno.test("docx: broken document XML is a clear error; an empty body is no lines", async () => {
+  await withTempDir(async (dir) => {
+    await Deno.writeFile(
+      `${dir}/broken.docx`,
+      zipSync({ "word/document.xml": strToU8("<w:document><w:body><w:p") }),
+    );
+    await assertToolError(
+      read(`${dir}/broken.docx`, "docx"),
+      "broken.docx is not a readable DOCX document (error: [xmldom error]\telement parse error: Error: Hierarchy request error: Only one element can be added and only after doctype); the file may be corrupt or truncated.",
+      "corrupt_document",
+    );
+    await Deno.writeFile(
+      `${dir}/empty.docx`,
+      zipSync({
+        "word/document.xml": strToU8(
+          '<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body/></w:document>',
+        ),
+      }),
+    );
+    assert.deepEqual(await read(`${dir}/empty.docx`, "docx"), {
+      unit: "line",
+      total: 0,
+      first: 1,
+      parts: [],
+    });
   });
 });
