@@ -25,6 +25,8 @@ export interface FileSearch {
   ignoreCase?: boolean;
   limit: number;
   offset?: number;
+  /** How deep to descend (1: the root's own files); unlimited when absent. */
+  maxDepth?: number;
 }
 
 /** Files found: `files` are the page; `total` counts every match. */
@@ -47,6 +49,9 @@ export function findArgs(search: FileSearch): string[] {
     search.order === "newest" ? "--sortr=modified" : "--sort=path",
   ];
   if (search.includeIgnored) args.push("--no-ignore");
+  if (search.maxDepth !== undefined) {
+    args.push(`--max-depth=${search.maxDepth}`);
+  }
   for (const dir of search.excludeDirs ?? []) args.push(`--glob=!${dir}/`);
   for (const glob of search.globs) {
     args.push(search.ignoreCase ? `--iglob=${glob}` : `--glob=${glob}`);

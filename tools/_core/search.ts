@@ -45,6 +45,8 @@ export interface ContentSearch {
   includeIgnored?: boolean;
   /** Longest line shown; longer ones are cut by ripgrep with a preview. */
   maxColumns?: number;
+  /** How deep to descend (1: the root's own files); unlimited when absent. */
+  maxDepth?: number;
 }
 
 /** One entry of a result. `line` is 1-based; `context` marks a context line. */
@@ -86,6 +88,9 @@ export function ripgrepArgs(
   if (search.ignoreCase) args.push("--ignore-case");
   if (search.literal) args.push("--fixed-strings");
   if (search.multiline) args.push("--multiline", "--multiline-dotall");
+  if (search.maxDepth !== undefined) {
+    args.push(`--max-depth=${search.maxDepth}`);
+  }
   if (search.type) args.push(`--type=${search.type}`);
   for (const glob of search.globs ?? []) args.push(`--glob=${glob}`);
   if (search.mode === "files") args.push("--files-with-matches", "--null");
@@ -110,7 +115,7 @@ export function ripgrepArgs(
 const CONTENT_LINE = /^(\d+)([:-])(.*)$/s;
 
 /** Parses one output record into an entry, its path prefixed with `prefix`; `undefined` for one it does not know. */
-function parseLine(
+export function parseLine(
   mode: ContentSearch["mode"],
   line: string,
   prefix: string,
