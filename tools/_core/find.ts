@@ -45,7 +45,6 @@ export function findArgs(search: FileSearch): string[] {
     "--hidden",
     "--no-messages",
     "--no-require-git",
-    "--glob=!.git",
     search.order === "newest" ? "--sortr=modified" : "--sort=path",
   ];
   if (search.includeIgnored) args.push("--no-ignore");
@@ -56,6 +55,9 @@ export function findArgs(search: FileSearch): string[] {
   for (const glob of search.globs) {
     args.push(search.ignoreCase ? `--iglob=${glob}` : `--glob=${glob}`);
   }
+  // Last: of the globs that match a path, ripgrep obeys the last one, so a
+  // pattern that matches ".git" itself (".git*") cannot bring it back.
+  args.push("--glob=!.git");
   return args;
 }
 

@@ -17,6 +17,8 @@
  * @module
  */
 
+import { basename } from "node:path";
+import picomatch from "picomatch";
 import { type ToolContext, ToolError } from "../kernel/tool.ts";
 import { ripgrepScope, runRipgrep } from "./ripgrep.ts";
 import { parseLine, ripgrepArgs } from "./search.ts";
@@ -35,8 +37,13 @@ export interface PagedQuery {
   root: string;
   /** The regex (RE2 syntax). */
   pattern: string;
-  /** File-name globs the files must match (gitignore style). */
-  globs?: string[];
+  /**
+   * A glob the files' paths (relative to `root`) must match, gitignore
+   * style: one without a slash matches names at any depth. Unlike a
+   * ripgrep `--glob`, it never brings back a file or directory that
+   * .gitignore, `.git/` or the sensitive-file rules leave out.
+   */
+  filePattern?: string;
   /** How deep to descend (1: the root's own files); unlimited when absent. */
   maxDepth?: number;
 }
@@ -84,7 +91,7 @@ export interface PageSpan {
   count: number;
   /** The offset of the next page, when there is one. */
   next?: number;
-  /** The indexes of the queries for which ripgrep searched no file at all (their globs or depth left nothing). */
+  /** The indexes of the queries for which ripgrep searched no file at all (their file pattern or depth left nothing). */
   nothingSearched: number[];
 }
 
@@ -102,7 +109,7 @@ export function searchId(search: PagedSearch): string {
   const what = search.queries.map((q) => [
     q.root,
     q.pattern,
-    q.globs ?? [],
+    q.filePattern ?? null,
     q.maxDepth ?? null,
   ]);
   return sha256(
@@ -110,6 +117,19 @@ export function searchId(search: PagedSearch): string {
       JSON.stringify([what, search.output, !!search.multiline]),
     ),
   ).slice(0, 8);
+}
+
+/** The ripgrep file type a name pattern becomes (`--type-add`). */
+const NAME_TYPE = "wavefilepattern";
+
+/**
+ * Whether a file pattern goes to ripgrep as a file type: a pattern with
+ * no slash (ripgrep matches a type on file names only, so it cannot
+ * bring in an ignored directory as a `--glob` that matches the directory
+ * would). Others are matched here, on each path.
+ */
+function isNamePattern(pattern: string): boolean {
+  return !/[/:]/.test(pattern) && !pattern.startsWith("!");
 }
 
 /** ripgrep's arguments for one query (the bench runs rg with exactly these); `targets` replace the query's root. */
@@ -124,16 +144,38 @@ export function pagedArgs(
     pattern: query.pattern,
     root: query.root,
     mode: "content",
-    globs: query.globs,
     multiline: search.multiline,
     before: context,
     after: context,
     maxColumns: MAX_MATCH_LINE_BYTES,
     maxDepth: query.maxDepth,
     limit: 0,
-  }, target);
-  if (targets.length) args.push("--", ...targets);
+  }, undefined);
+  if (query.filePattern && isNamePattern(query.filePattern)) {
+    args.push(
+      `--type-add=${NAME_TYPE}:${query.filePattern}`,
+      `--type=${NAME_TYPE}`,
+    );
+  }
+  const paths = target !== undefined ? [target] : targets;
+  if (paths.length) args.push("--", ...paths);
   return args;
+}
+
+/** The paths (as ripgrep prints them, relative to where it runs) a query keeps, when its file pattern is matched here. */
+function pathFilter(
+  query: PagedQuery,
+  target: string | undefined,
+): ((path: string) => boolean) | undefined {
+  const pattern = query.filePattern;
+  if (!pattern) return undefined;
+  if (target !== undefined) {
+    // One file: its name is what a pattern can match.
+    const matches = picomatch(pattern, { dot: true, basename: true });
+    return (path) => matches(basename(path));
+  }
+  if (isNamePattern(pattern)) return undefined;
+  return picomatch(pattern, { dot: true });
 }
 
 /** A line's text, and whether it is a match (not context). */
@@ -172,8 +214,10 @@ export async function pagedSearch(
 
   for (const [index, query] of search.queries.entries()) {
     const scope = await ripgrepScope(ctx, query.root);
+    const keep = pathFilter(query, scope.target);
     const found: FileMatches[] = [];
     let current: FileMatches | undefined;
+    let skipped: string | undefined;
     const run = await runRipgrep(
       ctx,
       pagedArgs(query, search, scope.target),
@@ -181,8 +225,12 @@ export async function pagedSearch(
       "path-lines",
       (record) => {
         const entry = parseLine("content", record, scope.prefix);
-        if (entry?.kind !== "line") return;
+        if (entry?.kind !== "line" || entry.path === skipped) return;
         if (current?.path !== entry.path) {
+          if (keep && !keep(entry.path.slice(scope.prefix.length))) {
+            skipped = entry.path;
+            return;
+          }
           current = { path: entry.path, lines: [], queries: new Set([index]) };
           if (holding) current.held = new Map();
           found.push(current);

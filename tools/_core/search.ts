@@ -78,8 +78,6 @@ export function ripgrepArgs(
     "--no-messages",
     // .gitignore counts even in a workspace that is not a git repository.
     "--no-require-git",
-    "--glob=!.git",
-    ...SENSITIVE_EXCLUDE_GLOBS.map((g) => `--glob=${g}`),
     `--max-columns=${search.maxColumns ?? 500}`,
     "--max-columns-preview",
   ];
@@ -93,6 +91,12 @@ export function ripgrepArgs(
   }
   if (search.type) args.push(`--type=${search.type}`);
   for (const glob of search.globs ?? []) args.push(`--glob=${glob}`);
+  // Last: of the globs that match a path, ripgrep obeys the last one, so a
+  // glob such as "*" cannot bring back .git/ or a sensitive file.
+  args.push(
+    "--glob=!.git",
+    ...SENSITIVE_EXCLUDE_GLOBS.map((g) => `--glob=${g}`),
+  );
   if (search.mode === "files") args.push("--files-with-matches", "--null");
   else if (search.mode === "count") {
     args.push("--count", "--with-filename", "--null");

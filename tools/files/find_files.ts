@@ -183,6 +183,7 @@ function capped(
   lines: string[],
   dropped: number,
   noun: string,
+  nouns: string,
 ): { text: string; shown: number; dropped: number } {
   const encoder = new TextEncoder();
   let bytes = 0;
@@ -197,7 +198,7 @@ function capped(
   let text = lines.slice(0, shown).join("\n");
   if (gone > 0) {
     text += `\n[output limit of 128 KiB reached: ${
-      plural(gone, `more ${noun}`, `more ${noun}s`)
+      plural(gone, `more ${noun}`, `more ${nouns}`)
     } dropped; narrow dir or pattern to see them]`;
   }
   return { text, shown, dropped: gone };
@@ -223,7 +224,7 @@ async function list(queries: Query[], ctx: ToolContext) {
   }
   const entries = [...found.values()].sort((a, b) => treeOrder(a.path, b.path));
   const lines = entries.map((e) => e.isDir ? `${e.path}/` : e.path);
-  const out = capped(lines, beyond, "entry");
+  const out = capped(lines, beyond, "entry", "entries");
   const structured = {
     type: "find_files",
     mode: "list",
@@ -274,7 +275,7 @@ async function glob(queries: Query[], ctx: ToolContext) {
   }
   let files = [...seen];
   if (queries.length > 1) files = await newestFirst(ctx.workspace, files);
-  const out = capped(files, beyond, "file");
+  const out = capped(files, beyond, "file", "files");
   const structured = {
     type: "find_files",
     mode: "glob",
@@ -321,8 +322,8 @@ async function search(i: Input, ctx: ToolContext) {
     queries.push({
       root: root.real,
       pattern: q.pattern!,
-      globs: q.file_pattern
-        ? [relativePattern(q.file_pattern, root, "dir")]
+      filePattern: q.file_pattern
+        ? relativePattern(q.file_pattern, root, "dir")
         : undefined,
       maxDepth: q.recursive === false ? 1 : undefined,
     });
