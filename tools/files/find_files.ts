@@ -20,7 +20,7 @@ import {
   pagedSearch,
   searchId,
 } from "../_core/paged_search.ts";
-import { searchRoot } from "../_core/reader.ts";
+import { type SearchRoot, searchRoot } from "../_core/reader.ts";
 import { plural } from "../_core/text.ts";
 import { refuseGitDir } from "./_dialect.ts";
 
@@ -168,6 +168,22 @@ function modeOf(i: Input): Mode {
   return i.mode;
 }
 
+/** The directory a list or glob query names (the workspace by default), checked. */
+async function directory(
+  ctx: ToolContext,
+  dir: string | undefined,
+): Promise<SearchRoot> {
+  const root = await searchRoot(ctx, dir, false);
+  refuseGitDir(root, ctx.workspace);
+  if (!(await Deno.stat(root.real)).isDirectory) {
+    throw new ToolError(
+      `${root.shown} is a file, not a directory; dir must be a directory. To read the file, use read_files.`,
+      { type: "not_a_directory" },
+    );
+  }
+  return root;
+}
+
 /** Code-unit order of paths, segment by segment: a directory's entries right after it. */
 function treeOrder(a: string, b: string): number {
   const as = a.split("/");
@@ -209,8 +225,7 @@ async function list(queries: Query[], ctx: ToolContext) {
   let beyond = 0;
   const places: string[] = [];
   for (const q of queries) {
-    const root = await searchRoot(ctx, q.dir, true);
-    refuseGitDir(root, ctx.workspace);
+    const root = await directory(ctx, q.dir);
     places.push(root.shown);
     const listing = await listDirectory(ctx, root.real, {
       recursive: q.recursive ?? false,
@@ -248,8 +263,7 @@ async function glob(queries: Query[], ctx: ToolContext) {
   const patterns: string[] = [];
   for (const q of queries) {
     const given = (q.pattern ?? q.file_pattern)!;
-    const root = await searchRoot(ctx, q.dir, true);
-    refuseGitDir(root, ctx.workspace);
+    const root = await directory(ctx, q.dir);
     const pattern = relativePattern(given, root, "dir");
     if (!hasLiteral(pattern)) {
       throw new ToolError(

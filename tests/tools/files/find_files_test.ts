@@ -381,3 +381,38 @@ Deno.test("004 find_files search: no match says so, and that it is the last page
     'No matches for "absent" in src (files matching *.ts). (search respects .gitignore and never looks in .git/ or sensitive files; glob mode lists ignored files.)\n[0 files; last page]',
   );
 });
+
+Deno.test("004 find_files: list and glob need a directory; search may name a file", async () => {
+  const s = await TestSession.create();
+  await tree(s);
+  for (const q of [{ dir: "Z.md" }, { dir: "Z.md", pattern: "*.md" }]) {
+    const r = await s.call(FindFiles, { queries: [q] });
+    assert.equal(
+      text(r),
+      "Z.md is a file, not a directory; dir must be a directory. To read the file, use read_files.",
+    );
+  }
+  const missing = await s.call(FindFiles, { queries: [{ dir: "nope" }] });
+  assert.equal(text(missing), "Path does not exist: nope.");
+  const one = await s.call(FindFiles, {
+    queries: [{ dir: "src/a.ts", pattern: "needle" }],
+    mode: "search",
+  });
+  assert.equal(
+    text(one),
+    '{"path":"src/a.ts","count":1,"lines":[2]}\n[files 1-1 of 1; last page]',
+  );
+});
+
+Deno.test("004 find_files: search recursive: false searches only the directory's own files", async () => {
+  const s = await TestSession.create();
+  await s.write("top.txt", "needle\n");
+  await s.write("sub/deep.txt", "needle\n");
+  const r = await s.call(FindFiles, {
+    queries: [{ pattern: "needle", file_pattern: "*.txt", recursive: false }],
+  });
+  assert.equal(
+    text(r),
+    '{"path":"top.txt","count":1,"lines":[1]}\n[files 1-1 of 1; last page]',
+  );
+});
