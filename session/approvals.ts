@@ -16,6 +16,11 @@ export interface ApprovalRequest {
   toolUseId: string;
   /** Why, for the parent and for the denial message: "path outside the workspace: /etc/hosts". */
   reason: string;
+  /**
+   * Ask the parent even under `--approvals allow` (a sensitive file of a
+   * tool that declares `sensitive: "always_ask"`); `deny` still refuses.
+   */
+  alwaysAsk?: boolean;
 }
 
 /** The decision. A denial says why, in words a model can act on. */
@@ -46,16 +51,19 @@ export class ApprovalGate {
   }
 
   /**
-   * Decides one request. Under `parent` it sends `can_use_tool`, with a
-   * request id no one can guess (`wave-approval-<random UUID>`), and waits
-   * for the answer, at most the approval timeout, and no longer than
-   * `signal` stays unaborted.
+   * Decides one request. Under `parent` (and under `allow` when the
+   * request is `alwaysAsk`) it sends `can_use_tool`, with a request id no
+   * one can guess (`wave-approval-<random UUID>`), and waits for the
+   * answer, at most the approval timeout, and no longer than `signal`
+   * stays unaborted.
    */
   request(
     req: ApprovalRequest,
     signal: AbortSignal,
   ): Promise<ApprovalDecision> {
-    if (this.#policy === "allow") return Promise.resolve({ allowed: true });
+    if (this.#policy === "allow" && !req.alwaysAsk) {
+      return Promise.resolve({ allowed: true });
+    }
     if (this.#policy === "deny") {
       return Promise.resolve({
         allowed: false,

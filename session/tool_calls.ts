@@ -158,8 +158,10 @@ export class ToolCalls {
           ? `path outside the workspace: ${resolved.real}`
           : `${resolved.sensitive}: ${resolved.abs}`
       ).join("; ");
+      const alwaysAsk = def.sensitive === "always_ask" &&
+        needing.some(({ resolved }) => resolved.sensitive);
       const decision = await deps.approvals.request(
-        { toolName: def.name, input, toolUseId, reason },
+        { toolName: def.name, input, toolUseId, reason, alwaysAsk },
         signal,
       );
       if (!decision.allowed) {

@@ -48,6 +48,8 @@ export const TOOL_MODULES: Readonly<
   "devflow/search_files.ts": () => import("./devflow/search_files.ts"),
   "devflow/diff_file.ts": () => import("./devflow/diff_file.ts"),
   "devflow/restore_file.ts": () => import("./devflow/restore_file.ts"),
+  "files/find_files.ts": () => import("./files/find_files.ts"),
+  "files/read_files.ts": () => import("./files/read_files.ts"),
 };
 
 /**

@@ -81,6 +81,10 @@ export const TOOLSETS: Readonly<Record<string, readonly ToolEntry[]>> = {
     { name: "diff_file", module: "devflow/diff_file.ts", mode: "ask" },
     { name: "restore_file", module: "devflow/restore_file.ts", mode: "agent" },
   ],
+  files: [
+    { name: "find_files", module: "files/find_files.ts", mode: "ask" },
+    { name: "read_files", module: "files/read_files.ts", mode: "ask" },
+  ],
 };
 
 /**

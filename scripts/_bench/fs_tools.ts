@@ -8,6 +8,7 @@
 
 import { findRipgrep } from "../../tools/kernel/programs.ts";
 import { findArgs } from "../../tools/_core/find.ts";
+import { pagedArgs } from "../../tools/_core/paged_search.ts";
 import { ripgrepArgs } from "../../tools/_core/search.ts";
 import { BenchWave, type Figure, median, time } from "./measure.ts";
 
@@ -189,6 +190,35 @@ export async function fsTools(runs = 9): Promise<Figure[]> {
       "(200 of 50,000 files match)",
     ),
   );
+
+  // find_files (toolset files, spec 004) counts every match, so rg runs to the end on both sides.
+  const filesWave = new BenchWave(["--workspace", root, "--toolset", "files"], {
+    WAVE_HOME: `${root}/.wave-home`,
+  });
+  await filesWave.ready();
+  for (const output of ["files", "content"] as const) {
+    const args = pagedArgs({ root, pattern: "needle" }, { output }, undefined);
+    const [ff, rf] = await paired(
+      runs,
+      () =>
+        waveTime(filesWave, `f${id++}`, "find_files", {
+          queries: [{ pattern: "needle" }],
+          mode: "search",
+          output,
+        }),
+      () => rgTime(rg, args, root),
+    );
+    figures.push(
+      ratio(
+        `find_files search, ${output} output ÷ rg (same arguments)`,
+        ff,
+        rf,
+        1.2,
+        "(200 matching lines in 50,000 files, all counted)",
+      ),
+    );
+  }
+  await filesWave.close();
 
   const globArgs = findArgs({
     root,

@@ -97,3 +97,33 @@ Deno.test("timeout, abort and close deny", async () => {
   const later = await gate2.request(req, new AbortController().signal);
   assert.equal(later.allowed, false);
 });
+
+Deno.test("004: an alwaysAsk request is asked of the parent even under allow, and denied under deny", async () => {
+  const sent: [string, Record<string, unknown>][] = [];
+  const sensitive = {
+    ...req,
+    reason: "sensitive file (.env): /ws/.env",
+    alwaysAsk: true,
+  };
+  const allow = new ApprovalGate(
+    "allow",
+    10_000,
+    (id, r) => sent.push([id, r]),
+  );
+  const pending = allow.request(sensitive, new AbortController().signal);
+  assert.equal(sent.length, 1);
+  assert.equal(sent[0][1].subtype, "can_use_tool");
+  assert.equal(sent[0][1].reason, "sensitive file (.env): /ws/.env");
+  allow.answer(sent[0][0], {
+    subtype: "success",
+    response: { behavior: "deny", message: "no" },
+  });
+  assert.deepEqual(await pending, {
+    allowed: false,
+    message: "Read was denied by the user: no",
+  });
+  const deny = new ApprovalGate("deny", 1000, (id, r) => sent.push([id, r]));
+  const d = await deny.request(sensitive, new AbortController().signal);
+  assert.equal(d.allowed, false);
+  assert.equal(sent.length, 1);
+});

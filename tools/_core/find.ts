@@ -28,6 +28,8 @@ export interface FileSearch {
   offset?: number;
   /** Globs that leave paths out whatever the other globs say (wave's state directory; see {@linkcode stateDirGlobs}). */
   leaveOut?: readonly string[];
+  /** How deep to descend (1: the root's own files); unlimited when absent. */
+  maxDepth?: number;
 }
 
 /** Files found: `files` are the page; `total` counts every match. */
@@ -47,17 +49,24 @@ export function findArgs(search: FileSearch): string[] {
     // A file that vanishes or cannot be read is left out; rg says so on stderr, which is not read.
     "--no-messages",
     "--no-require-git",
-    "--glob=!.git",
     search.order === "newest" ? "--sortr=modified" : "--sort=path",
   ];
   if (search.includeIgnored) args.push("--no-ignore");
+  if (search.maxDepth !== undefined) {
+    args.push(`--max-depth=${search.maxDepth}`);
+  }
   for (const dir of search.excludeDirs ?? []) args.push(`--glob=!${dir}/`);
   for (const glob of search.globs) {
     args.push(search.ignoreCase ? `--iglob=${glob}` : `--glob=${glob}`);
   }
-  // Last, so no glob of the caller's lets them back in (the last match decides).
+  // Last: of the globs that match a path, ripgrep obeys the last one, so no
+  // glob of the caller's (".git*", "*") lets these back in.
   for (
-    const glob of [...WRITER_NAMES_EXCLUDE_GLOBS, ...search.leaveOut ?? []]
+    const glob of [
+      "!.git",
+      ...WRITER_NAMES_EXCLUDE_GLOBS,
+      ...search.leaveOut ?? [],
+    ]
   ) {
     args.push(`--glob=${glob}`);
   }

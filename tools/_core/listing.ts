@@ -53,20 +53,37 @@ export interface ListOptions {
   maxDepth?: number;
   skipNoise?: boolean;
   maxEntries: number;
+  /**
+   * `"dirs-first"` (the default): directories, then files, each by name.
+   * `"name"`: every entry by name alone (code-unit order).
+   */
+  order?: "dirs-first" | "name";
+  /** Directory names listed but never descended into (`.git`). */
+  opaque?: readonly string[];
+  /**
+   * Past `maxEntries`, keep walking to count what was left out (in
+   * `total`) instead of stopping.
+   */
+  countAll?: boolean;
 }
 
 /**
- * Lists `dir` (a real path): directories first, then files, each by name;
- * a directory's contents right after it. Stops at `maxEntries`.
+ * Lists `dir` (a real path): directories first, then files, each by name
+ * (or every entry by name, `order: "name"`); a directory's contents right
+ * after it. Stops at `maxEntries`; with `countAll`, `total` counts every
+ * entry the walk would have listed.
  */
 export async function listDirectory(
   ctx: ToolContext,
   dir: string,
   options: ListOptions,
-): Promise<{ entries: ListEntry[]; truncated: boolean }> {
+): Promise<{ entries: ListEntry[]; truncated: boolean; total: number }> {
   const entries: ListEntry[] = [];
   let truncated = false;
+  let total = 0;
   const noise = new Set(options.skipNoise ? NOISE_DIRS : []);
+  const opaque = new Set(options.opaque ?? []);
+  const byName = options.order === "name";
 
   const walk = async (
     current: string,
@@ -101,40 +118,47 @@ export async function listDirectory(
       children.push({ name: e.name, isDir, isSymlink: e.isSymlink, leadsOut });
     }
     children.sort((a, b) =>
-      a.isDir === b.isDir
+      a.isDir === b.isDir || byName
         ? (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)
         : a.isDir
         ? -1
         : 1
     );
     for (const child of children) {
-      if (entries.length >= options.maxEntries) {
+      if (entries.length >= options.maxEntries && !options.countAll) {
         truncated = true;
         return;
       }
       if (child.isDir && noise.has(child.name)) continue;
       const full = join(current, child.name);
-      let size = 0;
-      if (!child.isDir && !child.leadsOut) {
-        try {
-          size = (await Deno.stat(full)).size;
-        } catch { /* unreadable: size 0 */ }
-      }
       const name = prefix ? `${prefix}/${child.name}` : child.name;
-      entries.push({
-        path: displayPath(ctx.workspace, full),
-        name,
-        isDir: child.isDir,
-        size,
-        depth,
-      });
+      total++;
+      if (entries.length >= options.maxEntries) truncated = true;
+      else {
+        let size = 0;
+        if (!child.isDir && !child.leadsOut) {
+          try {
+            size = (await Deno.stat(full)).size;
+          } catch { /* unreadable: size 0 */ }
+        }
+        entries.push({
+          path: displayPath(ctx.workspace, full),
+          name,
+          isDir: child.isDir,
+          size,
+          depth,
+        });
+      }
       const deeper = options.maxDepth === undefined || depth < options.maxDepth;
-      if (options.recursive && child.isDir && !child.isSymlink && deeper) {
+      if (
+        options.recursive && child.isDir && !child.isSymlink && deeper &&
+        !opaque.has(child.name)
+      ) {
         await walk(full, name, depth + 1);
-        if (truncated) return;
+        if (truncated && !options.countAll) return;
       }
     }
   };
   await walk(dir, "", 0);
-  return { entries, truncated };
+  return { entries, truncated, total };
 }

@@ -55,6 +55,8 @@ export interface ContentSearch {
   maxColumns?: number;
   /** Globs that leave paths out whatever the other globs say (wave's state directory; see {@linkcode stateDirGlobs}). */
   leaveOut?: readonly string[];
+  /** How deep to descend (1: the root's own files); unlimited when absent. */
+  maxDepth?: number;
 }
 
 /** One entry of a result. `line` is 1-based; `context` marks a context line. */
@@ -93,15 +95,21 @@ export function ripgrepArgs(
   if (search.ignoreCase) args.push("--ignore-case");
   if (search.literal) args.push("--fixed-strings");
   if (search.multiline) args.push("--multiline", "--multiline-dotall");
+  if (search.maxDepth !== undefined) {
+    args.push(`--max-depth=${search.maxDepth}`);
+  }
   if (search.type) args.push(`--type=${search.type}`);
   for (const glob of search.globs ?? []) args.push(`--glob=${glob}`);
   // After the caller's globs: in ripgrep the last glob that matches decides,
-  // and a glob such as ".env*" must not let a secret back in.
-  for (const glob of ["!.git", ...SENSITIVE_EXCLUDE_GLOBS]) {
-    args.push(`--glob=${glob}`);
-  }
+  // so a glob such as "*" or ".env*" cannot bring back .git/, a secret, a
+  // writer's temp file or wave's state.
   for (
-    const glob of [...WRITER_NAMES_EXCLUDE_GLOBS, ...search.leaveOut ?? []]
+    const glob of [
+      "!.git",
+      ...SENSITIVE_EXCLUDE_GLOBS,
+      ...WRITER_NAMES_EXCLUDE_GLOBS,
+      ...search.leaveOut ?? [],
+    ]
   ) {
     args.push(`--glob=${glob}`);
   }
@@ -127,7 +135,7 @@ export function ripgrepArgs(
 const CONTENT_LINE = /^(\d+)([:-])(.*)$/s;
 
 /** Parses one output record into an entry, its path prefixed with `prefix`; `undefined` for one it does not know. */
-function parseLine(
+export function parseLine(
   mode: ContentSearch["mode"],
   line: string,
   prefix: string,

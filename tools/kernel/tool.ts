@@ -200,6 +200,15 @@ export interface ToolSpec<S extends InputSchema> {
    * need not be listed.
    */
   emits?: readonly ToolEventType[];
+  /**
+   * How a sensitive file among its paths is approved (the kernel's
+   * `sensitive.ts`: SSH keys, `*.pem`, `*.key`, `.env*` …). `"policy"`
+   * (the default): as `--approvals` says, like a path outside the
+   * workspace. `"always_ask"`: the parent is asked through `can_use_tool`
+   * even under `--approvals allow`, and `deny` refuses it (spec 004
+   * read_files); paths outside the workspace still follow the policy.
+   */
+  sensitive?: "policy" | "always_ask";
   /** The paths the input names; each is resolved and approved before the tool runs. */
   paths?(input: InputOf<S>): PathUse[];
   /** Does the work. May throw {@linkcode ToolError} for an expected failure. */

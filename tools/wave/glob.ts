@@ -5,11 +5,11 @@
  * @module
  */
 
-import { isAbsolute, relative } from "node:path";
 import { z } from "zod";
-import { defineTool, ToolError } from "../kernel/tool.ts";
+import { defineTool } from "../kernel/tool.ts";
 import { findFiles } from "../_core/find.ts";
-import { type SearchRoot, searchRoot } from "../_core/reader.ts";
+import { relativePattern } from "../_core/glob_pattern.ts";
+import { searchRoot } from "../_core/reader.ts";
 
 const description =
   `Finds files by name with a glob pattern, such as "**/*.ts" or "src/**/test_*.py".
@@ -44,7 +44,7 @@ export default defineTool({
     const root = await searchRoot(ctx, i.path, true);
     const found = await findFiles(ctx, {
       root: root.real,
-      globs: [relativePattern(i.pattern, root)],
+      globs: [relativePattern(i.pattern, root, "path")],
       includeIgnored: true,
       order: "newest",
       limit: i.limit,
@@ -74,23 +74,3 @@ export default defineTool({
     return { content: text, structured };
   },
 });
-
-/**
- * The pattern relative to the search path. Models often send an absolute
- * one ("/repo/src/**\/*.ts"); inside the search path it is made relative,
- * outside it is an error that says what to do.
- */
-function relativePattern(
-  pattern: string,
-  root: SearchRoot,
-): string {
-  if (!isAbsolute(pattern)) return pattern;
-  for (const base of [root.abs, root.real]) {
-    const rest = relative(base, pattern);
-    if (rest && !rest.startsWith("..") && !isAbsolute(rest)) return rest;
-  }
-  throw new ToolError(
-    `The pattern ${pattern} is an absolute path outside the search path (${root.place}). Set path to the directory to search, and give a pattern relative to it.`,
-    { type: "pattern_outside" },
-  );
-}

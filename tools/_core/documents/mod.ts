@@ -81,9 +81,9 @@ export async function readDocument(
   const { size } = await Deno.stat(real);
   if (!range && size > MAX_WHOLE_BYTES) {
     throw new ToolError(
-      `${shown} is ${
+      `${shown} is ${NAMES[kind]} of ${
         formatBytes(size)
-      }, over the 1 MiB limit for reading a document whole; read it in pages: offset/limit (${unit}s)`,
+      }, over the 1 MiB limit of a document read whole; read it in pages: offset/limit (in ${unit}s, e.g. offset 1, limit 20).`,
       { type: "document_too_large", size, limit: MAX_WHOLE_BYTES, unit },
     );
   }
@@ -109,6 +109,23 @@ export async function readDocument(
   }
   const { readPptx } = await import("./pptx.ts");
   return { unit, ...readPptx(bytes, shown, range, signal) };
+}
+
+/** What each kind is called in a message. */
+const NAMES: Record<DocumentKind, string> = {
+  pdf: "a PDF document",
+  docx: "a Word document (DOCX)",
+  pptx: "a PowerPoint presentation (PPTX)",
+  csv: "a CSV table",
+  tsv: "a TSV table",
+};
+
+/**
+ * The kind a path's extension names (case-insensitive), before any byte is
+ * read; {@linkcode documentKind} also looks at the bytes.
+ */
+export function documentKindOfName(path: string): DocumentKind | undefined {
+  return EXTENSIONS[extname(path).toLowerCase()];
 }
 
 const EXTENSIONS: Record<string, DocumentKind> = {

@@ -87,7 +87,7 @@ Deno.test("readDocument: over 1 MiB, a whole read is refused with the size, the 
     await Deno.writeFile(`${dir}/big.pdf`, bytes);
     await assertToolError(
       read(`${dir}/big.pdf`, "pdf"),
-      "big.pdf is 1.6 MB, over the 1 MiB limit for reading a document whole; read it in pages: offset/limit (pages)",
+      "big.pdf is a PDF document of 1.6 MB, over the 1 MiB limit of a document read whole; read it in pages: offset/limit (in pages, e.g. offset 1, limit 20).",
       "document_too_large",
     );
     const part = await read(`${dir}/big.pdf`, "pdf", { offset: 400, limit: 1 });
@@ -108,7 +108,7 @@ Deno.test("readDocument: a file of exactly 1 MiB is read whole, one byte more is
     await Deno.writeTextFile(`${dir}/over.csv`, body + "z");
     await assertToolError(
       read(`${dir}/over.csv`, "csv"),
-      "over.csv is 1.0 MB, over the 1 MiB limit for reading a document whole; read it in pages: offset/limit (rows)",
+      "over.csv is a CSV table of 1.0 MB, over the 1 MiB limit of a document read whole; read it in pages: offset/limit (in rows, e.g. offset 1, limit 20).",
       "document_too_large",
     );
   });
