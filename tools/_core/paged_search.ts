@@ -21,7 +21,7 @@ import { basename } from "node:path";
 import picomatch from "picomatch";
 import { type ToolContext, ToolError } from "../kernel/tool.ts";
 import { ripgrepScope, runRipgrep, stateDirGlobs } from "./ripgrep.ts";
-import { parseLine, ripgrepArgs } from "./search.ts";
+import { parseLine, ripgrepArgs, ripgrepProblems } from "./search.ts";
 import { sha256 } from "./text.ts";
 
 /** A matching line longer than this many bytes is cut. */
@@ -438,8 +438,9 @@ function checkRun(
   query: PagedQuery,
 ): void {
   if (run.code !== 2) return;
-  const message = run.stderr.trim().replace(/^rg: /, "");
-  if (message === "") return; // nothing searched, or files it could not read
+  // Nothing searched is said on the page; one file's problem is no failure.
+  const message = ripgrepProblems(run.stderr).failures.join("\n");
+  if (message === "") return;
   if (message.startsWith("regex parse error")) {
     const why = message.split("\n").find((l) => l.startsWith("error: "))
       ?.slice("error: ".length) ?? message.split("\n")[0];

@@ -338,6 +338,30 @@ async function sortedPage(
  * rewrites files), or one it may not read.
  */
 const PER_FILE_PROBLEM = /\(os error \d+\)$/;
+/** ripgrep's two lines for a run whose filters left no file to search. */
+const NOTHING_SEARCHED =
+  /No files were searched|^Running with --debug will show why/;
+
+/**
+ * What ripgrep's stderr says, for a run that exited 2: whether it searched
+ * no file at all, and the failures that are not one file's (a file deleted
+ * during the walk, or one wave may not read, is no failure: it is simply
+ * not in the result).
+ */
+export function ripgrepProblems(
+  stderr: string,
+): { nothingSearched: boolean; failures: string[] } {
+  const problems = stderr.split("\n").map((line) => line.trim())
+    .filter((line) => line !== "");
+  return {
+    nothingSearched: problems.some((line) =>
+      line.includes("No files were searched")
+    ),
+    failures: problems.filter((line) =>
+      !PER_FILE_PROBLEM.test(line) && !NOTHING_SEARCHED.test(line)
+    ).map((line) => line.replace(/^rg: /, "")),
+  };
+}
 
 /**
  * Turns ripgrep's failures into errors; its result stands when all it
@@ -349,9 +373,8 @@ function checkFailure(
   search: ContentSearch,
 ): void {
   if (run.code !== 2 || run.stopped) return;
-  const problems = run.stderr.split("\n").map((line) => line.trim())
-    .filter((line) => line !== "");
-  if (problems.some((line) => line.includes("No files were searched"))) {
+  const { nothingSearched, failures } = ripgrepProblems(run.stderr);
+  if (nothingSearched) {
     const filters = [
       ...(search.globs ?? []).map((g) => `glob ${g}`),
       ...(search.type ? [`type ${search.type}`] : []),
@@ -363,9 +386,8 @@ function checkFailure(
       { type: "nothing_searched" },
     );
   }
-  const failures = problems.filter((line) => !PER_FILE_PROBLEM.test(line));
   if (failures.length === 0) return;
-  const message = failures.join("\n").replace(/^rg: /, "");
+  const message = failures.join("\n");
   throw new ToolError(
     `The search failed: ${message.split("\n").slice(0, 6).join("\n")}`,
     { type: "search_error" },
