@@ -16,6 +16,7 @@
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ApprovalGate } from "./approvals.ts";
+import { CommandSandbox } from "./command_sandbox.ts";
 import type { Config } from "./config.ts";
 import { ControlRequests } from "./control_requests.ts";
 import { commandEnvironment } from "./environment.ts";
@@ -104,6 +105,11 @@ export async function serve(
     writer.send(initMessage(config, names) as SystemInit);
   }
   const session = openSession(config, writer, registry);
+  // Commands not confined as asked or as hoped: said before anything else.
+  const { warning } = await CommandSandbox.for(config).decided();
+  if (warning) {
+    writer.send({ type: "system", subtype: "warning", message: warning });
+  }
 
   if (config.resume) await session.turns.resume();
   await session.taskList.announceIfAny();
