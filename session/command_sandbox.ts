@@ -196,6 +196,8 @@ export class CommandSandbox {
   }
 
   async #probe(bwrap: string): Promise<SandboxDecision> {
+    // Spawning takes a while: after the caller has written system/init.
+    await null;
     const check = await checkBwrap(bwrap);
     if (check.works) return { report: this.planned };
     if (this.#settings.shellSandbox === "bwrap") {

@@ -424,3 +424,48 @@ for (const [ending, end] of ENDINGS) {
     },
   );
 }
+
+Deno.test("where commands cannot be confined, system/init says so and a system/warning says what they can reach", async () => {
+  // A PATH with bash and without bubblewrap.
+  const bin = await Deno.makeTempDir({ prefix: "wave-nobwrap-" });
+  for (const program of ["bash", "setsid", "env", "sleep"]) {
+    const path = (await new Deno.Command("bash", {
+      args: ["-c", `command -v ${program}`],
+      stdout: "piped",
+    }).output()).stdout;
+    await Deno.symlink(
+      new TextDecoder().decode(path).trim(),
+      `${bin}/${program}`,
+    );
+  }
+  const wave = await startWave({ env: { PATH: bin } });
+  try {
+    assert.deepEqual(wave.messages[0].sandbox, {
+      commands: "none",
+      orphans: "marker",
+      network: true,
+    });
+    const warning = await wave.waitFor((m) => m.subtype === "warning");
+    assert.equal(
+      warning.message,
+      "No confinement for commands: bubblewrap (bwrap) is not installed, so commands run unconfined, as wave's user: they can read and write every file that user can (its home directory, WAVE_HOME with other sessions' transcripts), reach the network, and reach wave's own process (its environment, model API keys included, and its stdin); a process a command starts is killed when the command ends only while it keeps the WAVE_COMMAND marker in its environment. Install bubblewrap where user namespaces are allowed (or run wave as root) to confine them; --shell-sandbox none says this is intended.",
+    );
+    // The warning comes right after system/init.
+    assert.equal(wave.messages[1], warning);
+    assert.equal(
+      (await wave.callTool("Bash", { command: "echo unconfined" })).structured
+        .sandboxed,
+      false,
+    );
+  } finally {
+    await wave.kill();
+  }
+  // Chosen explicitly, none is not warned about.
+  const chosen = await startWave({ args: ["--shell-sandbox", "none"] });
+  try {
+    await chosen.callTool("Bash", { command: "true" });
+    assert.ok(!chosen.messages.some((m) => m.subtype === "warning"));
+  } finally {
+    await chosen.kill();
+  }
+});
