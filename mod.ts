@@ -69,6 +69,10 @@ export {
   type ToolSpec,
 } from "./tools/kernel/tool.ts";
 export type { ReadRecord } from "./tools/kernel/read_state.ts";
+export type {
+  BwrapConfinement,
+  CommandConfinement,
+} from "./tools/kernel/bwrap.ts";
 export { TASK_STATUSES } from "./tools/kernel/tasks.ts";
 export {
   isInside,

@@ -5,6 +5,7 @@
  * @module
  */
 
+import type { CommandConfinement } from "../tools/kernel/bwrap.ts";
 import type {
   ReadRecord,
   ReadStateChanges,
@@ -21,7 +22,7 @@ export interface CallContextData {
   spillDir: string;
   home?: string;
   limits: { maxReadTokens: number };
-  shellSandbox: "none" | "bwrap";
+  shellSandbox: CommandConfinement;
   /** The session's task list; the worker opens its store (`ctx.tasks`). */
   taskListId: string;
   env: Record<string, string>;

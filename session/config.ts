@@ -68,6 +68,8 @@ export interface Config {
   envAllow: string[];
   /** How commands are confined (`--shell-sandbox`). */
   shellSandbox: ShellSandbox;
+  /** Confined commands may reach the network (`--allow-net`). */
+  allowNet: boolean;
   /** `PROVIDER:NAME`, or null when the parent drives the tools itself. */
   model: string | null;
   /** The model API's base URL (`--base-url`). */
@@ -223,6 +225,7 @@ export function parseFlags(
       maxReadTokens: flags["max-read-tokens"],
       envAllow: flags["env-allow"],
       shellSandbox: flags["shell-sandbox"],
+      allowNet: flags["allow-net"],
       model,
       baseUrl: flags["base-url"],
       apiKey,

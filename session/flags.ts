@@ -100,8 +100,13 @@ export const FLAGS = {
     kind: "string",
     arg: "KIND",
     choices: SHELL_SANDBOXES,
-    default: "none",
-    help: "run commands under bubblewrap; auto: where it works",
+    default: "auto",
+    help:
+      "confine commands with bubblewrap; auto: wherever this machine allows it; none: unconfined",
+  },
+  "allow-net": {
+    kind: "boolean",
+    help: "let confined commands reach the network (by default they have none)",
   },
   "model": {
     kind: "string",

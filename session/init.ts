@@ -5,10 +5,15 @@
  * @module
  */
 
+import { CommandSandbox } from "./command_sandbox.ts";
 import type { Config } from "./config.ts";
 import { PROTOCOL_VERSION, VERSION } from "./version.ts";
 
-/** The first line wave writes: who it is and what it serves. */
+/**
+ * The first line wave writes: who it is, what it serves, and how its
+ * commands are confined (planned without starting a process; bubblewrap's
+ * probe starts here and runs while the session loads).
+ */
 export function initMessage(
   config: Config,
   tools: readonly string[],
@@ -22,7 +27,7 @@ export function initMessage(
     toolset: config.toolset,
     mode: config.mode,
     model: config.model,
-
+    sandbox: CommandSandbox.for(config).planned,
     wave_version: VERSION,
     protocol: PROTOCOL_VERSION,
   };

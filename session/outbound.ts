@@ -67,6 +67,11 @@ const SystemInit = z.strictObject({
   toolset: z.string(),
   mode: z.enum(MODES),
   model: z.string().nullable(),
+  sandbox: z.strictObject({
+    commands: z.enum(["bwrap", "none"]),
+    orphans: z.enum(["pid_namespace", "cgroup", "marker"]),
+    network: z.boolean(),
+  }),
   wave_version: z.string(),
   protocol: z.number(),
 });

@@ -16,6 +16,7 @@
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ApprovalGate } from "./approvals.ts";
+import { CommandSandbox } from "./command_sandbox.ts";
 import type { Config } from "./config.ts";
 import { ControlRequests } from "./control_requests.ts";
 import { commandEnvironment } from "./environment.ts";
@@ -107,6 +108,11 @@ export async function serve(
   const session = openSession(config, writer, registry);
   // A writer killed mid-write left its temp file: the workspace's top is swept now, in the background; deeper directories before a write there.
   const sweeping = sweepLeftovers(config.workspace).catch(() => []);
+  // Commands not confined as asked or as hoped: said before anything else.
+  const { warning } = await CommandSandbox.for(config).decided();
+  if (warning) {
+    writer.send({ type: "system", subtype: "warning", message: warning });
+  }
 
   if (config.resume) await session.turns.resume();
   await session.taskList.announceIfAny();

@@ -8,6 +8,7 @@
 
 import { dirname } from "node:path";
 import type { ApprovalGate } from "./approvals.ts";
+import { CommandSandbox } from "./command_sandbox.ts";
 import type { Config, Mode } from "./config.ts";
 import type { Grants, SandboxExecutor } from "./executor.ts";
 import { describeIssues } from "./inbound.ts";
@@ -15,7 +16,7 @@ import type { CallToolAnswer } from "./outbound.ts";
 import type { ReadState } from "../tools/kernel/read_state.ts";
 import type { RegisteredTool, ToolRegistry } from "./registry.ts";
 import { boundIn } from "../tools/kernel/modes.ts";
-import { bwrapWorks, resolvePrograms } from "../tools/kernel/programs.ts";
+import { resolvePrograms } from "../tools/kernel/programs.ts";
 import {
   type PathUse,
   ToolError,
@@ -220,8 +221,14 @@ export class ToolCalls {
           home: deps.home,
           limits: { maxReadTokens: config.maxReadTokens },
           shellSandbox: def.scopes.run?.length
-            ? await shellSandbox(config, programs)
-            : "none",
+            ? await CommandSandbox.for(config).confinement({
+              workspace: config.workspace,
+              waveHome: config.waveHome,
+              spillDir,
+              home: deps.home,
+              programs,
+            })
+            : { kind: "none" },
           taskListId: config.taskListId,
           env: deps.env,
           programs,
@@ -243,14 +250,4 @@ export class ToolCalls {
       ticket.release();
     }
   }
-}
-
-/** The confinement for commands: `auto` means bubblewrap where it works here. */
-async function shellSandbox(
-  config: Config,
-  programs: Record<string, string>,
-): Promise<"none" | "bwrap"> {
-  if (config.shellSandbox === "none") return "none";
-  if (config.shellSandbox === "bwrap") return "bwrap";
-  return programs.bwrap && await bwrapWorks(programs.bwrap) ? "bwrap" : "none";
 }

@@ -5,6 +5,7 @@
  * @module
  */
 
+import type { CommandConfinement } from "../tools/kernel/bwrap.ts";
 import type { ReadRecord } from "../tools/kernel/read_state.ts";
 import { signalGroup } from "../tools/kernel/processes.ts";
 import { resolvePrograms } from "../tools/kernel/programs.ts";
@@ -34,7 +35,7 @@ export class TestSession {
     PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
   };
   maxReadTokens = 25_000;
-  shellSandbox: "none" | "bwrap" = "none";
+  shellSandbox: CommandConfinement = { kind: "none" };
   taskListId = "test-list";
 
   controller = new AbortController();

@@ -1,18 +1,32 @@
 /**
  * Shell figures: the overhead of a command through wave against a bare
- * `bash -c true` spawn, and wave's peak RSS while a command prints 1 GB.
+ * `bash -c true` spawn, under the default sandbox (`auto`: bubblewrap where
+ * it works) and unconfined (`none`), and wave's peak RSS while a command
+ * prints 1 GB.
  *
  * @module
  */
 
 import { BenchWave, type Figure, median, time } from "./measure.ts";
 
+/** The speed issue's target for `Bash true` ÷ `bash -c true`. */
+const TRUE_TARGET = 1.5;
+
 /** The shell figures. */
 export async function shell(runs = 21): Promise<Figure[]> {
+  return [
+    await trueRatio("auto", runs),
+    await trueRatio("none", runs),
+    await bigOutput(),
+  ];
+}
+
+/** A wave on a new workspace, and a `Bash` call through it. */
+async function benchWave(args: string[]) {
   const dir = await Deno.realPath(
     await Deno.makeTempDir({ prefix: "wave-bench-shell-" }),
   );
-  const wave = new BenchWave(["--workspace", dir], {
+  const wave = new BenchWave(["--workspace", dir, ...args], {
     WAVE_HOME: `${dir}/.home`,
     PATH: Deno.env.get("PATH")!,
   });
@@ -24,7 +38,19 @@ export async function shell(runs = 21): Promise<Figure[]> {
       tool_name: "Bash",
       input: { command, timeout: 600_000 },
     });
-  await call("true");
+  const close = async () => {
+    await wave.close();
+    await Deno.remove(dir, { recursive: true });
+  };
+  return { wave, call, close };
+}
+
+/** `Bash true` through wave ÷ a bare `bash -c true` spawn, under `--shell-sandbox sandbox`. */
+async function trueRatio(sandbox: string, runs: number): Promise<Figure> {
+  const { call, close } = await benchWave(["--shell-sandbox", sandbox]);
+  // deno-lint-ignore no-explicit-any
+  const first = await call("true") as any;
+  const confined = first.response?.structured?.sandboxed === true;
   const ours: number[] = [];
   const bare: number[] = [];
   for (let i = 0; i < runs; i++) {
@@ -35,29 +61,35 @@ export async function shell(runs = 21): Promise<Figure[]> {
       ),
     );
   }
+  await close();
   const o = median(ours);
   const b = median(bare);
+  return {
+    name: `Bash \`true\` through wave ÷ bare \`bash -c true\` (${sandbox}: ${
+      confined ? "bwrap" : "unconfined"
+    })`,
+    value: o / b,
+    unit: "×",
+    target: `≤ ${TRUE_TARGET}`,
+    ok: o / b <= TRUE_TARGET,
+    detail: `${o.toFixed(1)} ms vs ${b.toFixed(1)} ms (median of ${runs})`,
+  };
+}
 
+/** wave's peak RSS while a command prints 1 GB. */
+async function bigOutput(): Promise<Figure> {
+  const { wave, call, close } = await benchWave([]);
   await call(
     "yes 0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXY | head -c 1073741824",
   );
   const status = await Deno.readTextFile(`/proc/${wave.child.pid}/status`);
   const peakMb = Number(/VmHWM:\s+(\d+) kB/.exec(status)![1]) / 1024;
-  await wave.close();
-  await Deno.remove(dir, { recursive: true });
-  return [
-    {
-      name: "Bash `true` through wave ÷ bare `bash -c true`",
-      value: o / b,
-      unit: "×",
-      detail: `${o.toFixed(1)} ms vs ${b.toFixed(1)} ms (median of ${runs})`,
-    },
-    {
-      name: "peak RSS of wave while a command prints 1 GB",
-      value: peakMb,
-      unit: "MB",
-      target: "< 200",
-      ok: peakMb < 200,
-    },
-  ];
+  await close();
+  return {
+    name: "peak RSS of wave while a command prints 1 GB",
+    value: peakMb,
+    unit: "MB",
+    target: "< 200",
+    ok: peakMb < 200,
+  };
 }

@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { TINY_PNG } from "../_images.ts";
 import { MockModel } from "../_mock_model.ts";
+import { processesLeft, processesStarted } from "../_processes.ts";
 import { type Message, startWave, type WaveProcess } from "../_wave.ts";
 import { INTERRUPT_WITHIN_MS, WAIT_MS, within } from "../_waiting.ts";
 
@@ -433,20 +434,22 @@ Deno.test("loop: interrupt mid-stream ends the turn with error_interrupted withi
 
 Deno.test("loop: interrupt during a tool kills the command and ends the turn within 1 s", () =>
   withModel("openai", async (wave, mock) => {
+    // A sleep no other test runs, found by its command line (also inside a sandbox's pid namespace).
+    const sleep = `sleep 60.${crypto.getRandomValues(new Uint32Array(1))[0]}`;
     mock.script({
       reply: [{
         type: "tool_use",
         id: "sleepy",
         name: "Bash",
-        input: { command: "echo pid $$; sleep 60" },
+        input: { command: `echo started; ${sleep}` },
       }],
     });
     await userTurn(wave, "wait");
-    const progress = await wave.waitFor(
-      (m) => m.subtype === "tool_progress" && /pid \d+/.test(m.text),
-      { what: "the command's start (tool_progress 'pid N')" },
+    await wave.waitFor(
+      (m) => m.subtype === "tool_progress" && m.text.includes("started"),
+      { what: "the command's start (tool_progress 'started')" },
     );
-    const pid = Number(/pid (\d+)/.exec(progress.text)![1]);
+    await processesStarted(sleep);
     const started = performance.now();
     await wave.request({ subtype: "interrupt" });
     const result = await resultOf(wave);
@@ -454,14 +457,7 @@ Deno.test("loop: interrupt during a tool kills the command and ends the turn wit
     // README: "interrupt ends a turn within a second", killing running commands.
     assert.ok(took < INTERRUPT_WITHIN_MS, `the interrupt took ${took} ms`);
     assert.equal(result.subtype, "error_interrupted");
-    let alive = true;
-    try {
-      alive =
-        Deno.readTextFileSync(`/proc/${pid}/stat`).split(") ")[1][0] !== "Z";
-    } catch {
-      alive = false;
-    }
-    assert.equal(alive, false, "the command was killed");
+    assert.deepEqual(await processesLeft(sleep), [], "the command was killed");
     // The tool_use got its tool_result, so the conversation stays valid.
     const toolResult = wave.messages.find((m) => m.type === "user")!;
     assert.equal(toolResult.message.content[0].tool_use_id, "sleepy");

@@ -21,7 +21,7 @@ import {
   WaveProcess,
 } from "../_wave.ts";
 import { capabilityBound } from "../../session/environment.ts";
-import { bwrapWorks } from "../../tools/kernel/programs.ts";
+import { checkBwrap } from "../../tools/kernel/bwrap.ts";
 
 /** The key as a command may carry it: not as itself. */
 const encodeBase64 = (text: string) => btoa(text);
@@ -288,7 +288,7 @@ Deno.test({
 Deno.test({
   name:
     "secrets: under bubblewrap even a root command finds no process of wave's, nor its pipes",
-  ignore: !rootCanTrace || !await bwrapWorks("bwrap").catch(() => false),
+  ignore: !rootCanTrace || !(await checkBwrap("bwrap")).works,
   async fn() {
     const key = newKey();
     const { env } = modelArgs(key);

@@ -9,6 +9,13 @@ import { processesLeft, processesStarted } from "../_processes.ts";
 import { INTERRUPT_WITHIN_MS, waitUntil } from "../_waiting.ts";
 import { startWave, type WaveProcess } from "../_wave.ts";
 
+/**
+ * The tests of process groups and of the marker run commands unconfined:
+ * that is what they test (the default confines commands in a pid
+ * namespace, whose `$$` means nothing outside; tests/e2e/containment_test.ts).
+ */
+const UNCONFINED = ["--shell-sandbox", "none"];
+
 /** Live (non-zombie) processes in process group `pgid`. */
 function groupMembers(pgid: number): number[] {
   const pids: number[] = [];
@@ -62,7 +69,7 @@ async function startSleeper(
 }
 
 Deno.test("e2e 001: a command with a background child, interrupted: no process of its group is left", async () => {
-  const wave = await startWave();
+  const wave = await startWave({ args: UNCONFINED });
   try {
     const pgid = await startSleeper(wave, "bg");
     assert.ok(
@@ -133,7 +140,7 @@ Deno.test("e2e 001: env inside a command shows nothing outside the allow-list; -
 });
 
 Deno.test("e2e 001: timeout kills the command's whole group", async () => {
-  const wave = await startWave();
+  const wave = await startWave({ args: UNCONFINED });
   try {
     const r = await wave.callTool("Bash", {
       command: "echo pgid $$; sleep 50 & sleep 50",
@@ -275,7 +282,7 @@ Deno.test({
 });
 
 Deno.test("e2e 001: SIGTERM during a command kills its group and exits", async () => {
-  const wave = await startWave();
+  const wave = await startWave({ args: UNCONFINED });
   const pgid = await startSleeper(wave, "long");
   wave.child.kill("SIGTERM");
   const status = await wave.wait();
@@ -284,7 +291,7 @@ Deno.test("e2e 001: SIGTERM during a command kills its group and exits", async (
 });
 
 Deno.test("e2e 001: what a command detaches from its group (setsid, a double fork) does not outlive it", async () => {
-  const wave = await startWave();
+  const wave = await startWave({ args: UNCONFINED });
   try {
     const n = 5000 + Math.floor(Math.random() * 1000);
     const detached = [
@@ -317,7 +324,7 @@ Deno.test("e2e 001: what a command detaches from its group (setsid, a double for
 });
 
 Deno.test("e2e 001: a detached process lives as long as its command; shutdown takes the rest", async () => {
-  const wave = await startWave();
+  const wave = await startWave({ args: UNCONFINED });
   try {
     const n = 6000 + Math.floor(Math.random() * 1000);
     // A command that detaches a sleeper and keeps running until the test lets it end.

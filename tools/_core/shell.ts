@@ -1,16 +1,17 @@
 /**
  * The shell runner, for every dialect's command tool (docs/design.md "The
  * sandbox", layer 3): bash or PowerShell in its own process group, stdin
- * from /dev/null, an allow-listed environment, optionally confined by
- * bubblewrap; killed as a group on timeout, interrupt or shutdown, and
- * never leaving a process behind.
+ * from /dev/null, an allow-listed environment, confined by bubblewrap
+ * when the session says so (`tools/kernel/bwrap.ts`: then its own pid
+ * namespace, which dies with it); killed as a group on timeout, interrupt
+ * or shutdown, and never leaving a process behind.
  *
  * @module
  */
 
 import { plural } from "./text.ts";
 import { COMMAND_MARKER } from "../kernel/processes.ts";
-import { BWRAP_ISOLATION } from "../kernel/programs.ts";
+import { bwrapArgs } from "../kernel/bwrap.ts";
 import { type ToolContext, ToolError } from "../kernel/tool.ts";
 import { MAX_VIEW_CHARS, OutputCapture } from "./capture.ts";
 
@@ -103,32 +104,20 @@ function argv(
       request.script,
     ];
   }
-  if (ctx.shellSandbox !== "bwrap") {
+  const sandbox = ctx.shellSandbox;
+  if (sandbox.kind !== "bwrap") {
     return { command: inner[0], args: inner.slice(1), sandboxed: false };
   }
   const bwrap = ctx.programs.bwrap;
   if (!bwrap) {
     throw new ToolError(
       "bubblewrap (bwrap) is not available, and wave runs with --shell-sandbox bwrap.",
-      {
-        type: "sandbox_missing",
-      },
+      { type: "sandbox_missing" },
     );
   }
   return {
     command: bwrap,
-    args: [
-      ...BWRAP_ISOLATION,
-      "--tmpfs",
-      "/tmp",
-      "--bind",
-      ctx.workspace,
-      ctx.workspace,
-      "--chdir",
-      request.cwd,
-      "--",
-      ...inner,
-    ],
+    args: [...bwrapArgs(sandbox, ctx.workspace, request.cwd), ...inner],
     sandboxed: true,
   };
 }

@@ -149,39 +149,3 @@ export async function resolvePrograms(
   }
   return out;
 }
-
-/**
- * bubblewrap's isolation, shared by the probe below and the shell runner:
- * the whole file system read-only, fresh /dev and /proc, no network, a new
- * pid namespace, and death with its parent.
- */
-export const BWRAP_ISOLATION: readonly string[] = [
-  "--ro-bind",
-  "/",
-  "/",
-  "--dev",
-  "/dev",
-  "--proc",
-  "/proc",
-  "--unshare-net",
-  "--unshare-pid",
-  "--die-with-parent",
-];
-
-const bwrapChecks = new Map<string, Promise<boolean>>();
-
-/** Whether bubblewrap can make the sandbox wave uses on this machine (checked once). */
-export function bwrapWorks(bwrap: string): Promise<boolean> {
-  let check = bwrapChecks.get(bwrap);
-  if (!check) {
-    check = new Deno.Command(bwrap, {
-      args: [...BWRAP_ISOLATION, "true"],
-      stdin: "null",
-      stdout: "null",
-      stderr: "null",
-      clearEnv: true,
-    }).output().then((out) => out.success, () => false);
-    bwrapChecks.set(bwrap, check);
-  }
-  return check;
-}

@@ -11,6 +11,7 @@
  * @module
  */
 
+import type { CommandConfinement } from "./bwrap.ts";
 import type { z } from "zod";
 import type {
   OutputEvent,
@@ -138,8 +139,8 @@ export interface ToolContext {
   readonly spillDir: string;
   /** Limits the session was configured with. */
   readonly limits: { readonly maxReadTokens: number };
-  /** How commands are confined: `bwrap` runs them under bubblewrap. */
-  readonly shellSandbox: "none" | "bwrap";
+  /** How commands are confined: `bwrap` runs them under bubblewrap, hiding what it lists. */
+  readonly shellSandbox: CommandConfinement;
   /** The task list this session works on (`--task-list`, else the session's own). */
   readonly tasks: TaskList;
   /** The allow-listed environment for commands the tool runs (never API keys). */

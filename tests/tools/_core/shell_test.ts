@@ -216,7 +216,13 @@ Deno.test({
   ignore: !hasBwrap,
   fn: async () => {
     const s = await TestSession.create();
-    s.shellSandbox = "bwrap";
+    s.shellSandbox = {
+      kind: "bwrap",
+      hideDirs: [],
+      hideFiles: [],
+      showReadOnly: [],
+      network: false,
+    };
     const outside = await Deno.makeTempDir({ dir: "/var/tmp" });
     const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
     const port = (listener.addr as Deno.NetAddr).port;

@@ -1,0 +1,322 @@
+/**
+ * How this session's commands are confined (`--shell-sandbox`,
+ * `--allow-net`; docs/design.md "The sandbox", layer 3): decided without
+ * starting a process for `system/init`, confirmed by running bubblewrap
+ * once, and, for each command, what it must not see.
+ *
+ * Runs before `system/init`: it imports nothing that imports anything
+ * heavy (no `node:`, no zod).
+ *
+ * @module
+ */
+
+import {
+  type BwrapConfinement,
+  checkBwrap,
+  type CommandConfinement,
+} from "../tools/kernel/bwrap.ts";
+import type { ShellSandbox } from "./flags.ts";
+
+/** What `system/init` says about commands (docs/protocol.md "Startup"). */
+export interface SandboxReport {
+  /** `bwrap`: commands run confined by bubblewrap; `none`: unconfined. */
+  commands: "bwrap" | "none";
+  /** How wave makes sure nothing a command starts outlives it. */
+  orphans: "pid_namespace" | "cgroup" | "marker";
+  /** Whether commands can reach the network. */
+  network: boolean;
+}
+
+/** The settings the choice depends on. */
+export interface SandboxSettings {
+  shellSandbox: ShellSandbox;
+  allowNet: boolean;
+}
+
+/** The confirmed choice, and what a parent should be told about it. */
+export interface SandboxDecision {
+  report: SandboxReport;
+  /** The `system/warning` to send, when commands are not confined as asked or as hoped. */
+  warning?: string;
+}
+
+/** Directories whose every secret a command must not see, besides home directories. */
+const HIDDEN_DIRS = ["/root", "/home", "/run", "/var/run", "/etc/ssl/private"];
+/** Files a command must not read, even as root. */
+const HIDDEN_FILES = [
+  "/etc/shadow",
+  "/etc/gshadow",
+  "/etc/shadow-",
+  "/etc/gshadow-",
+];
+/** Credentials under a home directory, hidden when the workspace is that home. */
+const HOME_SECRETS = [
+  ".ssh",
+  ".aws",
+  ".gnupg",
+  ".kube",
+  ".docker",
+  ".azure",
+  ".config/gcloud",
+  ".config/gh",
+  ".netrc",
+  ".git-credentials",
+  ".npmrc",
+  ".pypirc",
+];
+
+function onPath(name: string, path: string): string | undefined {
+  for (const dir of path.split(":")) {
+    if (!dir) continue;
+    const candidate = `${dir.replace(/\/+$/, "")}/${name}`;
+    try {
+      const info = Deno.statSync(candidate);
+      if (info.isFile && ((info.mode ?? 0o755) & 0o111) !== 0) {
+        return candidate;
+      }
+    } catch { /* not here */ }
+  }
+  return undefined;
+}
+
+function readText(path: string): string | undefined {
+  try {
+    return Deno.readTextFileSync(path).trim();
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether bubblewrap can probably make its sandbox, without running it:
+ * as root, or with a setuid bwrap, or where the kernel lets this user make
+ * user namespaces. A container's seccomp filter can still refuse; the
+ * probe ({@linkcode checkBwrap}) has the last word.
+ */
+function namespacesLikely(bwrap: string): boolean {
+  try {
+    if (Deno.uid() === 0) return true;
+    if (((Deno.statSync(bwrap).mode ?? 0) & 0o4000) !== 0) return true;
+  } catch { /* no uid here: judge by the sysctls */ }
+  if (readText("/proc/sys/kernel/unprivileged_userns_clone") === "0") {
+    return false;
+  }
+  return readText("/proc/sys/user/max_user_namespaces") !== "0";
+}
+
+const NONE_REPORT: SandboxReport = {
+  commands: "none",
+  orphans: "marker",
+  network: true,
+};
+
+/** What a command can reach when it is not confined. */
+const UNCONFINED_REACH =
+  "commands run unconfined, as wave's user: they can read and write every file that user can (its home directory, WAVE_HOME with other sessions' transcripts), reach the network, and reach wave's own process (its environment, model API keys included, and its stdin); a process a command starts is killed when the command ends only while it keeps the WAVE_COMMAND marker in its environment";
+
+const planned = new Map<string, CommandSandbox>();
+
+/**
+ * The session's command confinement. {@linkcode CommandSandbox.for} plans it
+ * from the flags and a few stats, and starts bubblewrap's probe at once;
+ * {@linkcode CommandSandbox.decided} is the probe's verdict.
+ */
+export class CommandSandbox {
+  /** What `system/init` says: the plan, before the probe. */
+  readonly planned: SandboxReport;
+  readonly #settings: SandboxSettings;
+  readonly #bwrap?: string;
+  #decided?: Promise<SandboxDecision>;
+  #passwdHomes?: string[];
+
+  private constructor(settings: SandboxSettings, path: string) {
+    this.#settings = settings;
+    const bwrap = settings.shellSandbox === "none"
+      ? undefined
+      : onPath("bwrap", path);
+    this.#bwrap = bwrap;
+    const confined = settings.shellSandbox === "bwrap" ||
+      (settings.shellSandbox === "auto" && bwrap !== undefined &&
+        namespacesLikely(bwrap));
+    this.planned = confined
+      ? {
+        commands: "bwrap",
+        orphans: "pid_namespace",
+        network: settings.allowNet,
+      }
+      : NONE_REPORT;
+    // The probe runs while the session loads.
+    if (confined && bwrap) this.#decided = this.#probe(bwrap);
+  }
+
+  /**
+   * The plan for these settings and `PATH`, made once per process: cheap
+   * (no process is started before it returns), so `system/init` can say it.
+   */
+  static for(
+    settings: SandboxSettings,
+    path = Deno.env.get("PATH") ?? "",
+  ): CommandSandbox {
+    const key = `${settings.shellSandbox}\0${settings.allowNet}\0${path}`;
+    let sandbox = planned.get(key);
+    if (!sandbox) {
+      sandbox = new CommandSandbox(settings, path);
+      planned.set(key, sandbox);
+    }
+    return sandbox;
+  }
+
+  /**
+   * The choice once bubblewrap has been tried: as planned, or, when it
+   * cannot make its sandbox here, unconfined under `auto` (with a warning
+   * saying so) and failing commands under `bwrap`.
+   */
+  decided(): Promise<SandboxDecision> {
+    return this.#decided ??= Promise.resolve(this.#unconfined());
+  }
+
+  #unconfined(): SandboxDecision {
+    const { shellSandbox } = this.#settings;
+    if (shellSandbox === "none") return { report: NONE_REPORT };
+    if (shellSandbox === "bwrap") {
+      return {
+        report: this.planned,
+        warning:
+          "bubblewrap (bwrap) is not installed, so every command will fail (--shell-sandbox bwrap); install bubblewrap, or choose --shell-sandbox none",
+      };
+    }
+    const why = this.#bwrap
+      ? "this user cannot make the namespaces bubblewrap needs (user namespaces are disabled)"
+      : "bubblewrap (bwrap) is not installed";
+    return {
+      report: NONE_REPORT,
+      warning:
+        `No confinement for commands: ${why}, so ${UNCONFINED_REACH}. Install bubblewrap where user namespaces are allowed (or run wave as root) to confine them; --shell-sandbox none says this is intended.`,
+    };
+  }
+
+  async #probe(bwrap: string): Promise<SandboxDecision> {
+    // Spawning takes a while: after the caller has written system/init.
+    await null;
+    const check = await checkBwrap(bwrap);
+    if (check.works) return { report: this.planned };
+    if (this.#settings.shellSandbox === "bwrap") {
+      return {
+        report: this.planned,
+        warning:
+          `bubblewrap cannot make its sandbox here (${check.error}), so every command will fail (--shell-sandbox bwrap); choose --shell-sandbox none to run them unconfined`,
+      };
+    }
+    return {
+      report: NONE_REPORT,
+      warning:
+        `No confinement for commands: bubblewrap cannot make its sandbox here (${check.error}), so ${UNCONFINED_REACH}. --shell-sandbox none says this is intended.`,
+    };
+  }
+
+  /**
+   * How one command is confined. Under bubblewrap it hides, as they are
+   * now: every home directory (`HOME`, `/root`, `/home`, and those of root
+   * and of users from uid 1000 in /etc/passwd), `WAVE_HOME`, `/run` (service
+   * sockets, container secrets), private keys and password hashes, and,
+   * when the workspace is the home directory, the credentials in it. It
+   * never hides the workspace (which shows through a hidden directory
+   * holding it) nor the shell's own program. The session's spill directory
+   * is shown again, read-only.
+   */
+  async confinement(
+    place: {
+      workspace: string;
+      waveHome: string;
+      spillDir: string;
+      home?: string;
+      programs: Record<string, string>;
+    },
+  ): Promise<CommandConfinement> {
+    const { report } = await this.decided();
+    if (report.commands !== "bwrap") return { kind: "none" };
+    const real = (path: string) => {
+      try {
+        return Deno.realPathSync(path);
+      } catch {
+        return undefined;
+      }
+    };
+    const dirs = new Set<string>();
+    const files = new Set<string>();
+    const programs = Object.values(place.programs).map((p) => real(p) ?? p);
+    const hide = (path: string) => {
+      const abs = real(path);
+      if (!abs || abs === "/" || abs === place.workspace) return;
+      if (abs.split("/").length < 3 && !HIDDEN_DIRS.includes(abs)) return;
+      if (programs.some((p) => isWithin(p, abs))) return;
+      try {
+        const info = Deno.statSync(abs);
+        if (info.isDirectory) dirs.add(abs);
+        else files.add(abs);
+      } catch { /* gone */ }
+    };
+    const homes = [
+      ...(place.home ? [place.home] : []),
+      ...HIDDEN_DIRS,
+      ...this.#homes(),
+      place.waveHome,
+    ];
+    for (const path of homes) hide(path);
+    for (const file of [...HIDDEN_FILES, ...sshHostKeys()]) hide(file);
+    // A workspace that is the home directory shows it, but not its credentials.
+    const home = place.home && real(place.home);
+    if (home && home === place.workspace) {
+      for (const secret of HOME_SECRETS) {
+        const abs = real(`${home}/${secret}`);
+        if (!abs || !isWithin(abs, home)) continue;
+        try {
+          if (Deno.statSync(abs).isDirectory) dirs.add(abs);
+          else files.add(abs);
+        } catch { /* gone */ }
+      }
+    }
+    // What a hidden directory already hides needs no mount of its own (an
+    // empty mount point would show its name), unless the workspace shows it again.
+    const needed = (path: string) =>
+      isWithin(path, place.workspace) ||
+      ![...dirs].some((dir) => dir !== path && isWithin(path, dir));
+    const confinement: BwrapConfinement = {
+      kind: "bwrap",
+      hideDirs: [...dirs].filter(needed),
+      hideFiles: [...files].filter(needed),
+      showReadOnly: [real(place.spillDir) ?? place.spillDir],
+      network: this.#settings.allowNet,
+    };
+    return confinement;
+  }
+
+  /** Home directories of root and of people (uid 1000 and up) in /etc/passwd. */
+  #homes(): string[] {
+    return this.#passwdHomes ??= (readText("/etc/passwd") ?? "").split("\n")
+      .flatMap((line) => {
+        const fields = line.split(":");
+        const uid = Number(fields[2]);
+        const home = fields[5];
+        return home && (uid === 0 || (uid >= 1000 && uid < 65534))
+          ? [home]
+          : [];
+      });
+  }
+}
+
+/** Whether `path` is `dir` or inside it. */
+function isWithin(path: string, dir: string): boolean {
+  return path === dir || path.startsWith(dir === "/" ? "/" : `${dir}/`);
+}
+
+/** The SSH server's private host keys. */
+function sshHostKeys(): string[] {
+  try {
+    return [...Deno.readDirSync("/etc/ssh")]
+      .filter((e) => /^ssh_host_.*_key$/.test(e.name))
+      .map((e) => `/etc/ssh/${e.name}`);
+  } catch {
+    return [];
+  }
+}

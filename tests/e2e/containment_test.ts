@@ -1,0 +1,471 @@
+/**
+ * End-to-end: a command tries to break out, under the default
+ * configuration (`--shell-sandbox auto`), as an attacker would (issue 13):
+ * wave's environment, memory and stdin, writes outside the workspace, the
+ * network, mounts and namespaces as root, the home directory; and every
+ * kind of process that tries to outlive its command, at every way a call
+ * can end. Run as root, and again as `nobody` where the tests run as root.
+ */
+
+import assert from "node:assert/strict";
+import { processesLeft, processesStarted } from "../_processes.ts";
+import {
+  type Message,
+  type StartOptions,
+  startWave,
+  type WaveProcess,
+} from "../_wave.ts";
+import { nobodyRuntime, startWaveAsNobody } from "./_unprivileged.ts";
+
+const SECRET = `sk-ant-contain-${crypto.randomUUID()}`;
+
+/** bubblewrap makes its sandbox here (as this user); else the tests say why they cannot run. */
+const bwrapWorks = (await new Deno.Command("bash", {
+  args: ["-c", "bwrap --ro-bind / / --unshare-all --cap-drop ALL true"],
+  stdout: "null",
+  stderr: "null",
+}).output().catch(() => ({ success: false }))).success;
+const noBwrap = bwrapWorks
+  ? false
+  : "bubblewrap is missing or cannot make namespaces here";
+
+/** Who wave runs as in a test: root (this process), or nobody. */
+interface Runner {
+  name: string;
+  /** Why it cannot run here, if it cannot. */
+  skip(): Promise<string | false>;
+  start(options?: StartOptions): Promise<WaveProcess>;
+}
+
+const asThisUser: Runner = {
+  name: Deno.uid() === 0 ? "root" : "this user",
+  skip: () => Promise.resolve(noBwrap),
+  start: (options = {}) =>
+    startWave({
+      ...options,
+      env: { ANTHROPIC_API_KEY: SECRET, ...options.env },
+    }),
+};
+
+const asNobody: Runner = {
+  name: "nobody",
+  skip: async () => {
+    const rt = await nobodyRuntime();
+    if (typeof rt === "string") return rt;
+    const ok = (await new Deno.Command("setpriv", {
+      args: [
+        "--reuid=65534",
+        "--regid=65534",
+        "--clear-groups",
+        "bwrap",
+        "--ro-bind",
+        "/",
+        "/",
+        "--unshare-all",
+        "true",
+      ],
+      stdout: "null",
+      stderr: "null",
+    }).output()).success;
+    return ok ? false : "nobody cannot make user namespaces here";
+  },
+  start: async (options = {}) => {
+    const rt = await nobodyRuntime();
+    if (typeof rt === "string") throw new Error(rt);
+    const env = { ANTHROPIC_API_KEY: SECRET, ...options.env };
+    return await startWaveAsNobody(rt, options.args ?? [], env);
+  },
+};
+
+/** A test under each runner; skipped with a message where it cannot run. */
+function attack(
+  name: string,
+  fn: (runner: Runner) => Promise<void>,
+): void {
+  for (const runner of [asThisUser, asNobody]) {
+    Deno.test(`containment as ${runner.name}: ${name}`, async () => {
+      const why = await runner.skip();
+      if (why) {
+        console.error(`skipped (${why})`);
+        return;
+      }
+      await fn(runner);
+    });
+  }
+}
+
+/** A Bash call's answer, and its stdout and stderr together as `all`. */
+async function bash(wave: WaveProcess, command: string): Promise<Message> {
+  const r = await wave.callTool("Bash", { command });
+  return { ...r, all: `${r.structured?.stdout}${r.structured?.stderr}` };
+}
+
+attack("system/init says how commands are confined", async (runner) => {
+  const wave = await runner.start();
+  try {
+    const init = wave.messages[0];
+    assert.deepEqual(init.sandbox, {
+      commands: "bwrap",
+      orphans: "pid_namespace",
+      network: false,
+    });
+    assert.ok(
+      !wave.messages.some((m) => m.subtype === "warning"),
+      "no warning where commands are confined",
+    );
+  } finally {
+    await wave.kill();
+  }
+});
+
+attack(
+  "wave's environment, memory and descriptors are out of reach",
+  async (runner) => {
+    const wave = await runner.start();
+    try {
+      const pid = wave.child.pid;
+      const r = await bash(
+        wave,
+        [
+          `cat /proc/${pid}/environ /proc/$PPID/environ`,
+          `cat /proc/[0-9]*/environ`,
+          `head -c 4096 /proc/${pid}/mem`,
+          `ls -l /proc/${pid}/fd/`,
+          `ls /proc/${pid} >/dev/null && echo WAVE-VISIBLE`,
+          `grep -c . /proc/${pid}/maps && echo WAVE-MAPS`,
+          `kill -9 ${pid} && echo KILLED`,
+          "true",
+        ].join("; "),
+      );
+      assert.equal(r.structured.sandboxed, true);
+      assert.ok(!r.all.includes(SECRET), "the API key leaked");
+      assert.ok(!r.all.includes("WAVE-VISIBLE"), r.all);
+      assert.ok(!r.all.includes("WAVE-MAPS"), r.all);
+      assert.ok(!r.all.includes("KILLED"), r.all);
+      // wave is alive and serving.
+      assert.equal((await bash(wave, "echo alive")).content, "alive");
+    } finally {
+      await wave.kill();
+    }
+  },
+);
+
+attack("a command cannot inject lines into wave's stdin", async (runner) => {
+  const wave = await runner.start();
+  try {
+    const pid = wave.child.pid;
+    const line = JSON.stringify({
+      type: "control_request",
+      request_id: "injected",
+      request: { subtype: "list_tools" },
+    });
+    const r = await bash(
+      wave,
+      `for fd in /proc/${pid}/fd/0 /proc/$PPID/fd/0 /proc/1/fd/0 /dev/tty; do ` +
+        `printf '%s\\n' '${line}' > $fd && echo "wrote $fd"; done; true`,
+    );
+    assert.equal(r.structured.sandboxed, true);
+    assert.doesNotMatch(r.all, new RegExp(`wrote /proc/${pid}/`));
+    // A request sent after the command: anything injected would be read before it.
+    await wave.request({ subtype: "list_tools" }, "after");
+    assert.deepEqual(
+      wave.messages.filter((m) => m.response?.request_id === "injected"),
+      [],
+    );
+  } finally {
+    await wave.kill();
+  }
+});
+
+attack(
+  "a command cannot write outside the workspace; inside it can",
+  async (runner) => {
+    const wave = await runner.start();
+    const marker = `pwned-${crypto.randomUUID()}`;
+    try {
+      const targets = ["/tmp", "/var/tmp", "/", wave.waveHome];
+      const r = await bash(
+        wave,
+        `${targets.map((t) => `echo x > ${t}/${marker}`).join("; ")}; ` +
+          "echo ok > inside.txt",
+      );
+      assert.equal(r.is_error, false, r.all);
+      for (const target of targets) {
+        await assert.rejects(
+          Deno.stat(`${target}/${marker}`),
+          `${target}/${marker} was written`,
+        );
+      }
+      assert.equal(
+        await Deno.readTextFile(`${wave.workspace}/inside.txt`),
+        "ok\n",
+      );
+    } finally {
+      await wave.kill();
+    }
+  },
+);
+
+attack(
+  "a command cannot reach a 127.0.0.1 listener; with --allow-net it can",
+  async (runner) => {
+    const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+    const port = (listener.addr as Deno.NetAddr).port;
+    let accepted = 0;
+    const accepting = (async () => {
+      for await (const conn of listener) {
+        accepted++;
+        conn.close();
+      }
+    })();
+    const probe =
+      `(exec 3<>/dev/tcp/127.0.0.1/${port}) 2>/dev/null && echo connected || echo no-network`;
+    try {
+      const wave = await runner.start();
+      try {
+        assert.equal((await bash(wave, probe)).content, "no-network");
+        assert.equal(accepted, 0);
+      } finally {
+        await wave.kill();
+      }
+      const open = await runner.start({ args: ["--allow-net"] });
+      try {
+        assert.equal(open.messages[0].sandbox.network, true);
+        assert.equal((await bash(open, probe)).content, "connected");
+      } finally {
+        await open.kill();
+      }
+    } finally {
+      listener.close();
+      await accepting.catch(() => {});
+    }
+  },
+);
+
+attack(
+  "mounts and namespaces: no capabilities, no remount, no way into wave's namespaces",
+  async (runner) => {
+    const wave = await runner.start();
+    const marker = `/pwned-${crypto.randomUUID()}`;
+    try {
+      const pid = wave.child.pid;
+      const r = await bash(
+        wave,
+        [
+          "grep CapEff /proc/self/status",
+          "umount /tmp && echo UMOUNTED-TMP",
+          `mount -o remount,bind,rw / && touch ${marker} && echo REMOUNTED`,
+          "umount /proc && echo UMOUNTED-PROC",
+          `cat /proc/[0-9]*/environ`,
+          `nsenter --net=/proc/${pid}/ns/net true && echo NSENTER`,
+          `nsenter -t 1 -a true && echo NSENTER-INIT`,
+          "unshare -r true && echo UNSHARED",
+          "true",
+        ].join("; "),
+      );
+      assert.match(r.all, /CapEff:\s+0000000000000000/);
+      for (const escape of ["UMOUNTED", "REMOUNTED", "NSENTER", "UNSHARED"]) {
+        assert.ok(!r.all.includes(escape), `${escape}:\n${r.all}`);
+      }
+      assert.ok(!r.all.includes(SECRET), "the API key leaked");
+      await assert.rejects(Deno.stat(marker), `${marker} was written`);
+    } finally {
+      await wave.kill();
+    }
+  },
+);
+
+attack(
+  "the home directory, WAVE_HOME and password hashes are absent; a workspace under HOME is not",
+  async (runner) => {
+    // A home with credentials, and a workspace inside it (as nobody, its own).
+    const fake = runner === asNobody ? undefined : await fakeHome();
+    const wave = await runner.start(
+      fake ? { env: { HOME: fake }, workspace: `${fake}/proj` } : {},
+    );
+    try {
+      const home = (await bash(wave, "echo $HOME")).content;
+      await Deno.mkdir(`${home}/.ssh`, { recursive: true });
+      await Deno.writeTextFile(`${home}/.ssh/id_ed25519`, "PRIVATE KEY");
+      await wave.callTool("Write", { file_path: "x", content: "x" });
+      await Deno.mkdir(`${wave.waveHome}/sessions`, { recursive: true });
+      await Deno.writeTextFile(
+        `${wave.waveHome}/sessions/other.jsonl`,
+        "OTHER SESSION",
+      );
+      const r = await bash(
+        wave,
+        `ls -a $HOME/.ssh; cat $HOME/.ssh/id_ed25519; ls -a $HOME; ` +
+          `cat ${wave.waveHome}/sessions/*; ls -a /root; cat /root/.bashrc; ` +
+          "cat /etc/shadow; cat /etc/passwd | head -1; true",
+      );
+      assert.equal(r.structured.sandboxed, true);
+      for (
+        const secret of ["PRIVATE KEY", "OTHER SESSION", "root:$", "root:*"]
+      ) {
+        assert.ok(!r.all.includes(secret), `${secret} is visible:\n${r.all}`);
+      }
+      assert.match(r.all, /^root:x:0:0:/m, "/etc/passwd is readable");
+      assert.match(r.all, /\.ssh': No such file or directory/);
+      const mine = await bash(wave, "echo made > made.txt; cat x; ls");
+      assert.equal(mine.content, "xmade.txt\nx");
+    } finally {
+      await wave.kill();
+    }
+  },
+);
+
+async function fakeHome(): Promise<string> {
+  const home = await Deno.realPath(
+    await Deno.makeTempDir({ prefix: "wave-fakehome-" }),
+  );
+  await Deno.mkdir(`${home}/proj`);
+  return home;
+}
+
+// Orphans: every kind of process that tries to outlive its command.
+
+/** Each kind, as a line of bash that starts `sleep <n>.<k>` and returns at once. */
+const KINDS: [string, (n: number) => string][] = [
+  ["plain &", (n) => `sleep ${n}.1 &`],
+  ["setsid", (n) => `setsid sleep ${n}.2 >/dev/null 2>&1 </dev/null &`],
+  ["nohup", (n) => `nohup sleep ${n}.3 >/dev/null 2>&1 </dev/null &`],
+  ["double fork", (n) => `(sleep ${n}.4 >/dev/null 2>&1 </dev/null &)`],
+  [
+    "env -i + setsid",
+    (n) => `env -i setsid sleep ${n}.5 >/dev/null 2>&1 </dev/null &`,
+  ],
+  [
+    "env -i + setsid, double fork",
+    (n) => `(env -i setsid sleep ${n}.6 >/dev/null 2>&1 </dev/null &)`,
+  ],
+];
+
+/** Starts a command that leaves every kind behind, then runs `rest`; resolves once all are running. */
+async function leaveOrphans(
+  wave: WaveProcess,
+  n: number,
+  rest: string,
+  requestId: string,
+): Promise<void> {
+  await wave.send({
+    type: "control_request",
+    request_id: requestId,
+    request: {
+      subtype: "call_tool",
+      tool_name: "Bash",
+      input: {
+        command: `${KINDS.map(([, line]) => line(n)).join("\n")}\n${rest}`,
+      },
+    },
+  });
+  for (let k = 1; k <= KINDS.length; k++) {
+    await processesStarted(`sleep ${n}.${k}`);
+  }
+}
+
+async function assertNoneLeft(n: number, ending: string): Promise<void> {
+  const left: string[] = [];
+  for (const [k, [kind]] of KINDS.entries()) {
+    const pids = await processesLeft(`sleep ${n}.${k + 1}`);
+    if (pids.length) left.push(`${kind} (${pids.join(", ")})`);
+  }
+  assert.deepEqual(left, [], `outlived ${ending}`);
+}
+
+const ENDINGS: [string, (wave: WaveProcess, n: number) => Promise<void>][] = [
+  ["the call's end", async (wave, n) => {
+    await leaveOrphans(
+      wave,
+      n,
+      "while [ ! -e go ]; do sleep 0.02; done; echo done",
+      "end",
+    );
+    wave.put("go", "");
+    const answer = await wave.waitFor((m) => m.response?.request_id === "end");
+    assert.equal(answer.response.response.content, "done");
+  }],
+  ["an interrupt", async (wave, n) => {
+    await leaveOrphans(wave, n, "sleep 300", "int");
+    await wave.request({ subtype: "interrupt" });
+    const answer = await wave.waitFor((m) => m.response?.request_id === "int");
+    assert.equal(answer.response.response.structured.cancelled, true);
+  }],
+  ["SIGTERM to wave", async (wave, n) => {
+    await leaveOrphans(wave, n, "sleep 300", "term");
+    wave.child.kill("SIGTERM");
+    assert.equal((await wave.wait()).code, 143);
+  }],
+  ["EOF on wave's stdin", async (wave, n) => {
+    await leaveOrphans(
+      wave,
+      n,
+      "while [ ! -e go ]; do sleep 0.02; done; echo done",
+      "eof",
+    );
+    await wave.closeStdin();
+    wave.put("go", "");
+    assert.equal((await wave.wait()).code, 0);
+  }],
+];
+
+for (const [ending, end] of ENDINGS) {
+  attack(
+    `nothing a command starts outlives ${ending} (${KINDS.length} kinds)`,
+    async (runner) => {
+      const wave = await runner.start();
+      const n = 7000 + Math.floor(Math.random() * 2000);
+      try {
+        await end(wave, n);
+        await assertNoneLeft(n, ending);
+      } finally {
+        await wave.kill();
+      }
+    },
+  );
+}
+
+Deno.test("where commands cannot be confined, system/init says so and a system/warning says what they can reach", async () => {
+  // A PATH with bash and without bubblewrap.
+  const bin = await Deno.makeTempDir({ prefix: "wave-nobwrap-" });
+  for (const program of ["bash", "setsid", "env", "sleep"]) {
+    const path = (await new Deno.Command("bash", {
+      args: ["-c", `command -v ${program}`],
+      stdout: "piped",
+    }).output()).stdout;
+    await Deno.symlink(
+      new TextDecoder().decode(path).trim(),
+      `${bin}/${program}`,
+    );
+  }
+  const wave = await startWave({ env: { PATH: bin } });
+  try {
+    assert.deepEqual(wave.messages[0].sandbox, {
+      commands: "none",
+      orphans: "marker",
+      network: true,
+    });
+    const warning = await wave.waitFor((m) => m.subtype === "warning");
+    assert.equal(
+      warning.message,
+      "No confinement for commands: bubblewrap (bwrap) is not installed, so commands run unconfined, as wave's user: they can read and write every file that user can (its home directory, WAVE_HOME with other sessions' transcripts), reach the network, and reach wave's own process (its environment, model API keys included, and its stdin); a process a command starts is killed when the command ends only while it keeps the WAVE_COMMAND marker in its environment. Install bubblewrap where user namespaces are allowed (or run wave as root) to confine them; --shell-sandbox none says this is intended.",
+    );
+    // The warning comes right after system/init.
+    assert.equal(wave.messages[1], warning);
+    assert.equal(
+      (await wave.callTool("Bash", { command: "echo unconfined" })).structured
+        .sandboxed,
+      false,
+    );
+  } finally {
+    await wave.kill();
+  }
+  // Chosen explicitly, none is not warned about.
+  const chosen = await startWave({ args: ["--shell-sandbox", "none"] });
+  try {
+    await chosen.callTool("Bash", { command: "true" });
+    assert.ok(!chosen.messages.some((m) => m.subtype === "warning"));
+  } finally {
+    await chosen.kill();
+  }
+});

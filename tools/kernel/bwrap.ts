@@ -1,0 +1,145 @@
+/**
+ * bubblewrap's sandbox for commands (docs/design.md "The sandbox", layer
+ * 3): its arguments, and whether it can be made on this machine. Imports
+ * nothing, so the session can decide on it before `system/init`.
+ *
+ * @module
+ */
+
+/**
+ * How a command is confined, decided by the session's main thread (which
+ * may look at the whole file system; a tool's worker may not).
+ */
+export type CommandConfinement =
+  | { readonly kind: "none" }
+  | BwrapConfinement;
+
+/** A command under bubblewrap: what it must not see, and whether it has a network. */
+export interface BwrapConfinement {
+  /** Run under bubblewrap. */
+  readonly kind: "bwrap";
+  /** Existing directories hidden under an empty tmpfs (home directories, `WAVE_HOME`, `/run` …). */
+  readonly hideDirs: readonly string[];
+  /** Existing files hidden behind `/dev/null`, which cannot be opened there (`/etc/shadow` …). */
+  readonly hideFiles: readonly string[];
+  /** Directories shown again, read-only, inside a hidden one (the session's spill directory). */
+  readonly showReadOnly: readonly string[];
+  /** The command shares wave's network (`--allow-net`); else it has none, not even loopback. */
+  readonly network: boolean;
+}
+
+/**
+ * The isolation every confined command gets, and the probe checks: the
+ * whole file system read-only, fresh `/dev`, `/proc` and `/tmp`, every
+ * namespace new (user, pid, network, ipc, uts, cgroup) and no further
+ * user namespace allowed inside, no capabilities even as root, a session
+ * of its own (no terminal to inject into), and death with wave. Its own pid namespace means nothing it
+ * starts outlives it: when the command exits, bubblewrap's init exits and
+ * the kernel kills everything left in the namespace.
+ */
+const ISOLATION: readonly string[] = [
+  "--ro-bind",
+  "/",
+  "/",
+  "--dev",
+  "/dev",
+  "--proc",
+  "/proc",
+  "--tmpfs",
+  "/tmp",
+  "--unshare-all",
+  "--unshare-user",
+  "--disable-userns",
+  "--cap-drop",
+  "ALL",
+  "--new-session",
+  "--die-with-parent",
+];
+
+function depth(path: string): number {
+  return path.split("/").filter(Boolean).length;
+}
+
+/**
+ * bubblewrap's arguments for a command run in `cwd`, up to and including
+ * the `--` before the command itself.
+ *
+ * Guarantees: the workspace is writable and `/tmp` private; each hidden
+ * path is hidden unless it is the workspace or holds it (then the
+ * workspace shows through it: the mounts go shallowest first, so a hidden
+ * directory inside the workspace stays hidden and a workspace inside a
+ * hidden directory stays visible); the network is shared only when asked.
+ */
+export function bwrapArgs(
+  confinement: BwrapConfinement,
+  workspace: string,
+  cwd: string,
+): string[] {
+  type Mount = { path: string; args: string[]; order: number };
+  const mounts: Mount[] = [];
+  for (const dir of confinement.hideDirs) {
+    if (dir === workspace) continue;
+    mounts.push({ path: dir, args: ["--tmpfs", dir], order: 0 });
+  }
+  for (const file of confinement.hideFiles) {
+    if (file === workspace) continue;
+    mounts.push({
+      path: file,
+      args: ["--ro-bind", "/dev/null", file],
+      order: 0,
+    });
+  }
+  mounts.push({
+    path: workspace,
+    args: ["--bind", workspace, workspace],
+    order: 1,
+  });
+  for (const dir of confinement.showReadOnly) {
+    mounts.push({ path: dir, args: ["--ro-bind-try", dir, dir], order: 1 });
+  }
+  mounts.sort((a, b) => depth(a.path) - depth(b.path) || a.order - b.order);
+  return [
+    ...ISOLATION,
+    ...(confinement.network ? ["--share-net"] : []),
+    ...mounts.flatMap((m) => m.args),
+    "--chdir",
+    cwd,
+    "--",
+  ];
+}
+
+const checks = new Map<string, Promise<BwrapCheck>>();
+
+/** Whether bubblewrap made its sandbox, and if not, what it said. */
+export interface BwrapCheck {
+  works: boolean;
+  /** bubblewrap's complaint (its stderr, or why it could not start). */
+  error?: string;
+}
+
+/**
+ * Whether bubblewrap can make the sandbox commands run in, on this machine:
+ * it runs `true` in it, once per bwrap path (later calls share the answer).
+ */
+export function checkBwrap(bwrap: string): Promise<BwrapCheck> {
+  let check = checks.get(bwrap);
+  if (!check) {
+    check = new Deno.Command(bwrap, {
+      args: [...ISOLATION, "--", "true"],
+      stdin: "null",
+      stdout: "null",
+      stderr: "piped",
+      clearEnv: true,
+    }).output().then(
+      (out) =>
+        out.success ? { works: true } : {
+          works: false,
+          error: new TextDecoder().decode(out.stderr).trim() ||
+            `exit code ${out.code}`,
+        },
+      (error) => ({ works: false, error: String(error?.message ?? error) }),
+    );
+    checks.set(bwrap, check);
+  }
+  return check;
+}
