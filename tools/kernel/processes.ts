@@ -163,13 +163,15 @@ export class ProcessGroups {
 
   /**
    * Kills wave's children that are not running groups and carry the
-   * marker of a command that has ended (with `all`, of any command).
+   * marker of a command that has ended. Only markers these groups issued
+   * count: another's are left alone (a process that runs several sessions,
+   * as a test run does, holds several of these).
    */
-  sweep(all = false): void {
+  sweep(): void {
     for (const pid of children()) {
       if (this.#groups.has(pid)) continue;
       const marker = markerOf(pid);
-      if (marker !== undefined && (all || this.#ended.has(marker))) {
+      if (marker !== undefined && this.#ended.has(marker)) {
         signalGroup(pid, "SIGKILL");
       }
     }
@@ -200,7 +202,8 @@ export class ProcessGroups {
 
   /** Kills every tracked group, and every process a command left behind. */
   killAll(): void {
+    // Killed groups' markers become ended ones, which the sweep looks for.
     this.kill([...this.#groups.keys()]);
-    this.sweep(true);
+    this.sweep();
   }
 }

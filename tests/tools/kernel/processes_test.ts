@@ -111,3 +111,23 @@ Deno.test("ProcessGroups: killing or ending a command's group also kills the chi
   groups.killAll();
   assert.equal(await exited(stillRunning), "SIGKILL");
 });
+
+Deno.test("ProcessGroups: killAll leaves alone a marked process another session's groups started (several sessions in one process, as in a test run)", async () => {
+  const mine = new ProcessGroups();
+  const theirs = new ProcessGroups();
+  const spawn = (marker: string) =>
+    new Deno.Command("sleep", {
+      args: ["30"],
+      env: { [COMMAND_MARKER]: marker },
+    }).spawn();
+  const leader = spawn("mine");
+  const foreign = spawn("theirs");
+  mine.started(leader.pid, "call-1", 1, "mine");
+  theirs.started(foreign.pid, "call-2", 2, "theirs");
+  mine.killAll();
+  assert.equal(await exited(leader), "SIGKILL");
+  // A SIGKILL from mine.killAll would win over this SIGTERM.
+  foreign.kill("SIGTERM");
+  assert.equal(await exited(foreign), "SIGTERM", "another session's process");
+  theirs.killAll();
+});
