@@ -9,6 +9,7 @@ import { startup, throughput } from "./_bench/foundation.ts";
 import { fsTools } from "./_bench/fs_tools.ts";
 import { shell } from "./_bench/shell.ts";
 import { loop } from "./_bench/loop.ts";
+import { soak } from "./_bench/soak.ts";
 import { type Figure, report } from "./_bench/measure.ts";
 
 const SECTIONS: Record<string, () => Promise<Figure[]>> = {
@@ -17,6 +18,7 @@ const SECTIONS: Record<string, () => Promise<Figure[]>> = {
   fs: () => fsTools(),
   shell: () => shell(),
   loop: () => loop(),
+  soak: () => soak(),
 };
 
 const wanted = Deno.args.length ? Deno.args : Object.keys(SECTIONS);
