@@ -10,6 +10,7 @@ import { fsTools } from "./_bench/fs_tools.ts";
 import { shell } from "./_bench/shell.ts";
 import { loop } from "./_bench/loop.ts";
 import { documents } from "./_bench/documents.ts";
+import { soak } from "./_bench/soak.ts";
 import { type Figure, report } from "./_bench/measure.ts";
 
 const SECTIONS: Record<string, () => Promise<Figure[]>> = {
@@ -19,6 +20,7 @@ const SECTIONS: Record<string, () => Promise<Figure[]>> = {
   shell: () => shell(),
   loop: () => loop(),
   documents: () => documents(),
+  soak: () => soak(),
 };
 
 const wanted = Deno.args.length ? Deno.args : Object.keys(SECTIONS);

@@ -13,7 +13,7 @@
  * @module
  */
 
-import { PERMISSION_FLAGS, UNSTABLE_FLAGS } from "./flags.ts";
+import { PERMISSION_FLAGS, UNSTABLE_FLAGS, V8_FLAGS } from "./flags.ts";
 
 const root = new URL("..", import.meta.url).pathname;
 const output = Deno.args[0] ?? `${root}dist/wave`;
@@ -25,6 +25,7 @@ const args = [
   `${root}deno.json`,
   ...PERMISSION_FLAGS,
   ...UNSTABLE_FLAGS,
+  ...V8_FLAGS,
   "--include",
   `${root}session/_tool_worker.ts`,
   // cli.ts imports the session through a computed specifier (for start-up time).

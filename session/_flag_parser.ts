@@ -25,6 +25,8 @@ export interface FlagSpec {
   /** The value's placeholder in the help: `--workspace DIR`. */
   readonly arg?: string;
   readonly help: string;
+  /** Left out of the help: a flag for tests, not for users. */
+  readonly hidden?: boolean;
 }
 
 /** Flags by name (without the leading `--`). */
@@ -165,11 +167,13 @@ export function parseDuration(text: string): number | undefined {
 }
 
 /**
- * One help line per flag: `--name ARG`, padded to `width`, then its help,
- * led by its choices and followed by its default.
+ * One help line per flag that is not hidden: `--name ARG`, padded to
+ * `width`, then its help, led by its choices and followed by its default.
  */
 export function helpLines(table: FlagTable, width: number): string[] {
-  return Object.entries(table).map(([name, spec]) => {
+  return Object.entries(table).filter(([, spec]) => !spec.hidden).map((
+    [name, spec],
+  ) => {
     const left = `  --${name}${spec.arg ? ` ${spec.arg}` : ""}`;
     const choices = spec.choices ? `${spec.choices.join(" | ")}: ` : "";
     const fallback = spec.default === undefined

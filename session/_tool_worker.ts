@@ -127,6 +127,7 @@ async function runCall(message: Extract<ToWorker, { type: "call" }>) {
   let result;
   try {
     const tool = await load(message.module);
+    post({ type: "started", id: message.id });
     const ctx = contextFor(
       message.id,
       message.ctx,

@@ -48,6 +48,8 @@ export type ToWorker =
 
 /** Worker → main. */
 export type FromWorker =
+  /** The tool's module is loaded and its run begins. */
+  | { type: "started"; id: string }
   | {
     type: "result";
     id: string;

@@ -87,6 +87,11 @@ export interface Config {
   resume: boolean;
   /** The task list the session works on (`--task-list`, else the session id). */
   taskListId: string;
+  /**
+   * The deadline of a call whose tool runs no commands, in ms (the hidden
+   * `--tool-deadline`, for tests; default 60 s).
+   */
+  toolDeadlineMs: number;
 }
 
 /** The result of parsing: a config to run with, or an exit with text to print. */
@@ -232,6 +237,7 @@ export function parseFlags(
       maxTurns: flags["max-turns"],
       resume: resumeId !== undefined,
       taskListId,
+      toolDeadlineMs: flags["tool-deadline"],
     },
   };
 }

@@ -3,10 +3,15 @@
  * in Web Workers whose Deno permissions are the tool's scopes narrowed to
  * the workspace, `WAVE_HOME` and the spill directory, never `net` or `env`.
  *
- * Workers stay warm, one per distinct permission set. A call with approved
- * paths outside the workspace runs in a one-off worker that is granted just
- * those paths. A worker that crashes fails its calls with an error result
- * and is replaced on the next call; one that ignores an abort is terminated.
+ * Workers stay warm, one per distinct permission set, and are retired
+ * after a while unused (a fresh one starts on the next call); a worker is
+ * never retired with a call in flight. A call with approved paths outside
+ * the workspace runs in a one-off worker that is granted just those paths
+ * and ends with the call. A worker that crashes fails its calls with an
+ * error result and is replaced on the next call; one that ignores an abort
+ * is terminated. A call whose tool runs no commands has a deadline: when it
+ * passes, the call answers with an error and its worker is replaced (a
+ * command tool has its own timeout, and kills its command when it passes).
  *
  * @module
  */
@@ -29,6 +34,8 @@ export interface Grants {
 /** One call for the executor. */
 export interface ExecRequest {
   callId: string;
+  /** The tool's name, for the messages that speak of it. */
+  toolName: string;
   /** The tool module's reference (see `loadTool`). */
   module: string;
   scopes: Scopes;
@@ -58,13 +65,45 @@ export interface ExecutorOptions {
   moduleDirs?: readonly string[];
   /** How long an aborted call may take to stop before its worker is terminated. */
   abortGraceMs?: number;
+  /**
+   * How long a warm worker may sit unused before it is terminated (default
+   * {@linkcode IDLE_RETIREMENT_MS}).
+   */
+  idleMs?: number;
+  /**
+   * The wall-clock deadline of a call whose tool runs no commands (no `run`
+   * scope), from when the tool starts running in its worker (default
+   * {@linkcode TOOL_DEADLINE_MS}).
+   */
+  deadlineMs?: number;
 }
+
+/**
+ * How long a warm worker may sit unused before it is retired: 30 s. A
+ * model's calls come in bursts a few seconds apart (it reads the results,
+ * then asks for more), so a worker outlives the pauses of a turn; a session
+ * left idle (a person reading, a parent between tasks) gives back what each
+ * worker holds, some 10–25 MB and a thread, for a restart of ~50–100 ms of
+ * CPU on its next call.
+ */
+export const IDLE_RETIREMENT_MS = 30_000;
+
+/**
+ * The deadline of a call whose tool runs no commands: 60 s. A file tool
+ * that has not answered by then is stuck (a read inside one enormous line,
+ * a pathological pattern), not slow: the bench's largest cases take well
+ * under a second.
+ */
+export const TOOL_DEADLINE_MS = 60_000;
 
 const WORKER_URL = new URL("./_tool_worker.ts", import.meta.url).href;
 
 interface PendingCall {
   request: ExecRequest;
   resolve(outcome: ExecOutcome): void;
+  onStarted(): void;
+  /** The call's answer once it has passed its deadline. */
+  expired?: ToolResult;
 }
 
 let nextWorkerId = 1;
@@ -74,6 +113,8 @@ class SandboxWorker {
   readonly worker: Worker;
   readonly pending = new Map<string, PendingCall>();
   dead = false;
+  /** Takes no more calls, and ends once the calls it has are answered. */
+  retiring = false;
   onDead: (self: SandboxWorker) => void = () => {};
   #processes: ProcessGroups;
 
@@ -99,9 +140,10 @@ class SandboxWorker {
       );
   }
 
-  run(request: ExecRequest): Promise<ExecOutcome> {
+  /** Sends a call; `onStarted` is called when the tool starts running. */
+  run(request: ExecRequest, onStarted: () => void): Promise<ExecOutcome> {
     return new Promise((resolve) => {
-      this.pending.set(request.callId, { request, resolve });
+      this.pending.set(request.callId, { request, resolve, onStarted });
       const message: ToWorker = {
         type: "call",
         id: request.callId,
@@ -117,15 +159,48 @@ class SandboxWorker {
     if (!this.dead) this.worker.postMessage({ type: "abort", id: callId });
   }
 
-  /** Ends the worker: calls still running get `message` as an error result, its process groups are killed. */
+  /**
+   * A call passed its deadline: it is asked to stop, and it will answer
+   * `result` when the worker ends. The worker takes no more calls and ends
+   * at once, or, while it has other calls, as soon as they are answered
+   * (the executor bounds that wait).
+   */
+  expire(callId: string, result: ToolResult): void {
+    const call = this.pending.get(callId);
+    if (!call || this.dead) return;
+    call.expired = result;
+    this.abort(callId);
+    this.retire();
+  }
+
+  /**
+   * Takes no more calls; ends the worker once the calls it has are
+   * answered (those past their deadline do not count), which is at once
+   * when it has none.
+   */
+  retire(): void {
+    this.retiring = true;
+    this.#endIfRetired();
+  }
+
+  #endIfRetired(): void {
+    if (!this.retiring || this.dead) return;
+    for (const call of this.pending.values()) if (!call.expired) return;
+    this.terminate("the tool's sandbox worker was retired");
+  }
+
+  /**
+   * Ends the worker: calls still running get `message` as an error result
+   * (or their deadline's), its process groups are killed.
+   */
   terminate(message: string): void {
     if (this.dead) return;
     this.dead = true;
     this.worker.terminate();
     this.#processes.kill(this.#processes.ofWorker(this.id));
-    for (const { resolve } of this.pending.values()) {
+    for (const { resolve, expired } of this.pending.values()) {
       resolve({
-        result: {
+        result: expired ?? {
           content: message,
           isError: true,
           structured: { type: "sandbox_failure" },
@@ -143,7 +218,16 @@ class SandboxWorker {
       case "result":
         if (!call) return;
         this.pending.delete(message.id);
-        call.resolve({ result: message.result, readState: message.readState });
+        // Past its deadline the answer is the deadline's; what it read or
+        // wrote before it stopped is still true.
+        call.resolve({
+          result: call.expired ?? message.result,
+          readState: message.readState,
+        });
+        this.#endIfRetired();
+        return;
+      case "started":
+        call?.onStarted();
         return;
       case "event":
         call?.request.onEvent(message.event);
@@ -171,7 +255,10 @@ class SandboxWorker {
 export class SandboxExecutor {
   #options: ExecutorOptions;
   #warm = new Map<string, SandboxWorker>();
-  #oneOff = new Set<SandboxWorker>();
+  /** Warm workers with no call in flight → their retirement timers. */
+  #idle = new Map<SandboxWorker, ReturnType<typeof setTimeout>>();
+  /** Every worker not yet ended: warm, one-off, and those ending. */
+  #running = new Set<SandboxWorker>();
   #closed = false;
 
   constructor(options: ExecutorOptions) {
@@ -206,9 +293,14 @@ export class SandboxExecutor {
     };
   }
 
+  /** How many workers are running now: warm, one-off, and those ending. */
+  get workers(): number {
+    return this.#running.size;
+  }
+
   /**
-   * Runs one call. Never rejects: a crash, a termination or a refusal by the
-   * sandbox is an error result.
+   * Runs one call. Never rejects: a crash, a termination, a deadline or a
+   * refusal by the sandbox is an error result.
    */
   async run(request: ExecRequest): Promise<ExecOutcome> {
     if (this.#closed) {
@@ -223,6 +315,7 @@ export class SandboxExecutor {
     const worker = oneOff
       ? this.#spawnOneOff(request.scopes, programs, request.grants)
       : this.#warmWorker(request.scopes, programs);
+    const graceMs = this.#options.abortGraceMs ?? 1500;
 
     const { signal } = request;
     let stuck: ReturnType<typeof setTimeout> | undefined;
@@ -233,20 +326,71 @@ export class SandboxExecutor {
           worker.terminate(
             "the tool did not stop after the interrupt; its sandbox worker was terminated",
           ),
-        this.#options.abortGraceMs ?? 1500,
+        graceMs,
       );
     };
     if (signal.aborted) onAbort();
     else signal.addEventListener("abort", onAbort, { once: true });
+    let deadline: ReturnType<typeof setTimeout> | undefined;
+    // Counted from when the tool starts running: a worker's start-up (its
+    // module graph, ~50–100 ms, more on a loaded machine) is not the call's.
+    const onStarted = () => {
+      if (request.scopes.run?.length) return;
+      const deadlineMs = this.#options.deadlineMs ?? TOOL_DEADLINE_MS;
+      deadline = setTimeout(() => {
+        // The next call gets a fresh worker; this one ends when its other
+        // calls are answered, or after the grace.
+        this.#forget(worker);
+        worker.expire(request.callId, overran(request.toolName, deadlineMs));
+        if (!worker.dead) {
+          Deno.unrefTimer(setTimeout(
+            () =>
+              worker.terminate(
+                `the tool's sandbox worker was replaced: another call on it (${request.toolName}) passed its deadline`,
+              ),
+            graceMs,
+          ));
+        }
+      }, deadlineMs);
+    };
     try {
-      return await worker.run(request);
+      return await worker.run(request, onStarted);
     } finally {
       signal.removeEventListener("abort", onAbort);
       clearTimeout(stuck);
+      clearTimeout(deadline);
       if (oneOff) {
         worker.terminate("the call's one-off worker was closed");
-        this.#oneOff.delete(worker);
+      } else if (
+        worker.pending.size === 0 && !worker.dead && !worker.retiring
+      ) {
+        this.#retireWhenIdle(worker);
       }
+    }
+  }
+
+  /** Retires a warm worker after it has been unused for the idle time. */
+  #retireWhenIdle(worker: SandboxWorker): void {
+    clearTimeout(this.#idle.get(worker));
+    const timer = setTimeout(() => {
+      this.#idle.delete(worker);
+      // A call that took the worker meanwhile cleared this timer; the
+      // check is for certainty: a worker with a call in flight stays.
+      if (worker.pending.size > 0) return;
+      this.#forget(worker);
+      worker.retire();
+    }, this.#options.idleMs ?? IDLE_RETIREMENT_MS);
+    // An idle worker never keeps wave running.
+    Deno.unrefTimer(timer);
+    this.#idle.set(worker, timer);
+  }
+
+  /** Takes a warm worker out of service: the next call of its kind starts a fresh one. */
+  #forget(worker: SandboxWorker): void {
+    clearTimeout(this.#idle.get(worker));
+    this.#idle.delete(worker);
+    for (const [key, warm] of this.#warm) {
+      if (warm === worker) this.#warm.delete(key);
     }
   }
 
@@ -257,16 +401,12 @@ export class SandboxExecutor {
       programs,
     ]);
     let worker = this.#warm.get(key);
-    if (!worker || worker.dead) {
-      worker = new SandboxWorker(
-        this.#permissionsFor(scopes, programs),
-        this.#options.processes,
-      );
-      worker.onDead = (dead) => {
-        if (this.#warm.get(key) === dead) this.#warm.delete(key);
-      };
+    if (!worker || worker.dead || worker.retiring) {
+      worker = this.#spawn(this.#permissionsFor(scopes, programs));
       this.#warm.set(key, worker);
     }
+    clearTimeout(this.#idle.get(worker));
+    this.#idle.delete(worker);
     return worker;
   }
 
@@ -275,21 +415,41 @@ export class SandboxExecutor {
     programs: string[],
     grants?: Grants,
   ): SandboxWorker {
-    const worker = new SandboxWorker(
-      this.#permissionsFor(scopes, programs, grants),
-      this.#options.processes,
-    );
-    this.#oneOff.add(worker);
+    return this.#spawn(this.#permissionsFor(scopes, programs, grants));
+  }
+
+  #spawn(permissions: Deno.PermissionOptionsObject): SandboxWorker {
+    const worker = new SandboxWorker(permissions, this.#options.processes);
+    this.#running.add(worker);
+    worker.onDead = (dead) => {
+      this.#running.delete(dead);
+      this.#forget(dead);
+    };
     return worker;
   }
 
   /** Terminates every worker; their pending calls get error results. */
   close(): void {
     this.#closed = true;
-    for (const worker of [...this.#warm.values(), ...this.#oneOff]) {
+    for (const timer of this.#idle.values()) clearTimeout(timer);
+    this.#idle.clear();
+    for (const worker of [...this.#running]) {
       worker.terminate("wave is shutting down");
     }
-    this.#warm.clear();
-    this.#oneOff.clear();
   }
+}
+
+/** The answer of a call that passed its deadline: what, how long, and what to try. */
+function overran(toolName: string, deadlineMs: number): ToolResult {
+  const limit = deadlineMs % 1000 === 0
+    ? `${deadlineMs / 1000} s`
+    : `${deadlineMs} ms`;
+  return {
+    content: `${toolName} did not finish within its deadline of ${limit}, ` +
+      "so it was stopped and its sandbox worker replaced. Try a smaller " +
+      "request: a narrower range (offset and limit), a more specific path " +
+      "or pattern.",
+    isError: true,
+    structured: { type: "deadline_exceeded", deadline_ms: deadlineMs },
+  };
 }

@@ -148,6 +148,14 @@ export const FLAGS = {
     arg: "FILE",
     help: "load an extra tool module into the toolset (embedding, tests)",
   },
+  "tool-deadline": {
+    kind: "duration",
+    arg: "TIME",
+    default: "60s",
+    hidden: true,
+    help:
+      "how long a call of a tool that runs no commands may take before its worker is replaced (tests)",
+  },
   "version": { kind: "boolean", help: "print the version and exit" },
   "help": { kind: "boolean", short: "h", help: "print this help and exit" },
 } as const satisfies FlagTable;

@@ -193,6 +193,7 @@ function openSession(
     workspace: config.workspace,
     waveHome: config.waveHome,
     processes,
+    deadlineMs: config.toolDeadlineMs,
     // An extra module may import any of wave's own modules, not all of
     // which are in a worker's module graph; wave's source is no secret.
     moduleDirs: config.toolModules.length === 0 ? [] : [

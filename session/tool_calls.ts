@@ -203,6 +203,7 @@ export class ToolCalls {
       let rendering: Promise<void>[] | undefined;
       const outcome = await deps.executor.run({
         callId: `${toolUseId}#${nextCall++}`,
+        toolName: def.name,
         module: tool.module,
         scopes: def.scopes,
         input,

@@ -22,7 +22,8 @@ export interface QueueTicket {
 /** An arrival-ordered readers–writer queue. */
 export class WriteQueue {
   #lastWrite: Promise<void> = Promise.resolve();
-  #readsSinceWrite: Promise<void>[] = [];
+  /** Reads since the last write that have not finished: a finished one is dropped, so a session of reads only holds none. */
+  #readsSinceWrite = new Set<Promise<void>>();
   #held = 0;
 
   /** Takes the next place in the queue for a writing or a read-only call. */
@@ -36,11 +37,12 @@ export class WriteQueue {
       const before = [this.#lastWrite, ...this.#readsSinceWrite];
       ready = Promise.all(before).then(() => {});
       this.#lastWrite = ready.then(() => done);
-      this.#readsSinceWrite = [];
+      this.#readsSinceWrite = new Set();
     } else {
       ready = this.#lastWrite;
-      this.#readsSinceWrite.push(done);
+      this.#readsSinceWrite.add(done);
     }
+    const reads = this.#readsSinceWrite;
     this.#held++;
     let released = false;
     return {
@@ -49,9 +51,15 @@ export class WriteQueue {
         if (released) return;
         released = true;
         this.#held--;
+        reads.delete(done);
         release();
       },
     };
+  }
+
+  /** How many unfinished reads a write entering now would wait for. */
+  get readsAhead(): number {
+    return this.#readsSinceWrite.size;
   }
 
   /** How many tickets are held or waiting. */

@@ -1,6 +1,10 @@
 /** The project's own promises: flags agree everywhere, the manifest matches the modules, the version agrees. */
 import assert from "node:assert/strict";
-import { PERMISSION_FLAGS, UNSTABLE_FLAGS } from "../scripts/flags.ts";
+import {
+  PERMISSION_FLAGS,
+  UNSTABLE_FLAGS,
+  V8_FLAGS,
+} from "../scripts/flags.ts";
 import { VERSION } from "../session/version.ts";
 import { loadTool } from "../tools/loaders.ts";
 import { TOOLSETS } from "../tools/toolsets.ts";
@@ -9,9 +13,11 @@ const denoJson = JSON.parse(
   await Deno.readTextFile(new URL("../deno.json", import.meta.url)),
 );
 
-Deno.test("deno.json's start task runs cli.ts with the binary's permission flags", () => {
+Deno.test("deno.json's start task runs cli.ts with the binary's permission and V8 flags", () => {
   const start: string = denoJson.tasks.start;
-  for (const flag of PERMISSION_FLAGS) assert.ok(start.includes(flag), flag);
+  for (const flag of [...PERMISSION_FLAGS, ...V8_FLAGS]) {
+    assert.ok(start.includes(flag), flag);
+  }
   assert.ok(start.endsWith("cli.ts"));
   assert.deepEqual(
     UNSTABLE_FLAGS,

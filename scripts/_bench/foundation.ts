@@ -5,7 +5,12 @@
  * @module
  */
 
-import { PERMISSION_FLAGS, UNSTABLE_FLAGS, waveArgs } from "../flags.ts";
+import {
+  PERMISSION_FLAGS,
+  UNSTABLE_FLAGS,
+  V8_FLAGS,
+  waveArgs,
+} from "../flags.ts";
 import { BenchWave, type Figure, median, timeToFirstLine } from "./measure.ts";
 
 const ECHO =
@@ -21,6 +26,7 @@ export async function startup(runs = 21): Promise<Figure[]> {
     "--quiet",
     ...PERMISSION_FLAGS,
     ...UNSTABLE_FLAGS,
+    ...V8_FLAGS,
     empty,
   ];
   const env = { WAVE_HOME: `${dir}/home` };

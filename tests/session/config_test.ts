@@ -31,6 +31,7 @@ Deno.test("defaults", async () => {
     maxTurns: 50,
     resume: false,
     taskListId: sessionId,
+    toolDeadlineMs: 60_000,
   });
 });
 

@@ -62,3 +62,24 @@ Deno.test("release is idempotent", async () => {
   await c.ready;
   c.release();
 });
+
+Deno.test("a session of reads only holds no finished read: a write waits only for the unfinished ones", async () => {
+  const queue = new WriteQueue();
+  for (let i = 0; i < 1000; i++) {
+    const ticket = queue.enter("read");
+    await ticket.ready;
+    ticket.release();
+  }
+  const open = queue.enter("read");
+  assert.equal(queue.readsAhead, 1);
+  const write = queue.enter("write");
+  assert.equal(queue.readsAhead, 0);
+  let written = false;
+  write.ready.then(() => written = true);
+  await Promise.resolve();
+  assert.equal(written, false, "the write waits for the open read");
+  open.release();
+  await write.ready;
+  write.release();
+  assert.equal(queue.size, 0);
+});

@@ -1,0 +1,57 @@
+/**
+ * End-to-end: a file tool that never answers is stopped at its deadline
+ * (the hidden `--tool-deadline`, 60 s by default), the call answers with
+ * an error saying what happened and what to try, and the next call runs on
+ * a fresh worker.
+ */
+
+import assert from "node:assert/strict";
+import { runWave, withWave } from "../_wave.ts";
+
+const hung = (deadline: string) =>
+  `Hang did not finish within its deadline of ${deadline}, so it was stopped and its sandbox worker replaced. Try a smaller request: a narrower range (offset and limit), a more specific path or pattern.`;
+
+Deno.test("deadline: a tool spinning its worker's thread answers with an error at its deadline, and wave goes on", async () => {
+  await withWave({
+    args: ["--tool-deadline", "500ms"],
+    fixtureTools: ["hang.ts", "echo.ts"],
+  }, async (wave) => {
+    const hang = await wave.callTool("Hang", { how: "busy" });
+    assert.deepEqual(hang, {
+      tool_use_id: hang.tool_use_id,
+      content: hung("500 ms"),
+      is_error: true,
+      structured: { type: "deadline_exceeded", deadline_ms: 500 },
+    });
+    const echo = await wave.callTool("Echo", { text: "after" });
+    assert.equal(echo.content, "after");
+    assert.equal(echo.is_error, false);
+    const status = await wave.finish();
+    assert.equal(status.code, 0);
+  });
+});
+
+Deno.test("deadline: a tool awaiting forever, deaf to its abort, is stopped too; a call beside it is answered", async () => {
+  await withWave({
+    args: ["--tool-deadline", "1s"],
+    fixtureTools: ["hang.ts", "echo.ts"],
+  }, async (wave) => {
+    const [hang, echo] = await Promise.all([
+      wave.callTool("Hang", { how: "wait" }),
+      wave.callTool("Echo", { text: "beside it" }),
+    ]);
+    assert.equal(hang.content, hung("1 s"));
+    assert.equal(echo.content, "beside it");
+    assert.equal(
+      (await wave.callTool("Echo", { text: "then" })).content,
+      "then",
+    );
+  });
+});
+
+Deno.test("deadline: --tool-deadline is a flag for tests, left out of --help", async () => {
+  const help = await runWave(["--help"]);
+  assert.equal(help.code, 0);
+  assert.match(help.stdout, /--tool-module FILE/);
+  assert.doesNotMatch(help.stdout, /tool-deadline/);
+});
