@@ -8,20 +8,9 @@
  */
 
 import { parseFlags } from "./session/config.ts";
-import {
-  capabilityBound,
-  forgetModelKeys,
-  unconfinedRootWarning,
-} from "./session/environment.ts";
 import { initMessage } from "./session/init.ts";
 import { builtinRef, TOOLSET_NAMES, TOOLSETS } from "./tools/toolsets.ts";
 import { boundIn } from "./tools/kernel/modes.ts";
-import { becomeNonDumpable } from "./tools/kernel/processes.ts";
-
-// Before anything reads a key: a process of wave's uid (a command it runs)
-// can then no longer read wave's environ or memory, nor open its stdin or
-// stdout to forge protocol lines.
-becomeNonDumpable();
 
 // stdout carries protocol lines only.
 console.log = console.error;
@@ -43,14 +32,6 @@ if (outcome.kind === "exit") {
   Deno.exit(outcome.code);
 }
 const { config } = outcome;
-// The config holds the model key now; no later reader needs the variables.
-forgetModelKeys(Deno.env);
-const warning = unconfinedRootWarning(
-  config.shellSandbox,
-  Deno.uid(),
-  capabilityBound(),
-);
-if (warning) writeSync(Deno.stderr, `wave: warning: ${warning}\n`);
 const entries = TOOLSETS[config.toolset];
 
 // With extra tool modules the names are only known once they load: serve writes init then.
@@ -71,6 +52,20 @@ if (initSent) {
 // --includes it.
 const SERVER = new URL("./session/server.ts", import.meta.url).href;
 const { serve } = await import(SERVER) as typeof import("./session/server.ts");
+
+// In the session's graph already, so free now. No command runs before
+// serve reads its input, and serve makes wave non-dumpable first.
+const ENVIRONMENT = new URL("./session/environment.ts", import.meta.url).href;
+const { capabilityBound, forgetModelKeys, unconfinedRootWarning } =
+  await import(ENVIRONMENT) as typeof import("./session/environment.ts");
+// The config holds the model key now; no later reader needs the variables.
+forgetModelKeys(Deno.env);
+const warning = unconfinedRootWarning(
+  config.shellSandbox,
+  Deno.uid(),
+  capabilityBound(),
+);
+if (warning) writeSync(Deno.stderr, `wave: warning: ${warning}\n`);
 
 const shutdown = new AbortController();
 let exitCode = 0;

@@ -37,7 +37,11 @@ import { toolEventRenderer } from "./tool_events.ts";
 import { Transcript, transcriptPath } from "./transcript.ts";
 import { UserTurns } from "./user_turns.ts";
 import { WriteQueue } from "./write_queue.ts";
-import { becomeSubreaper, ProcessGroups } from "../tools/kernel/processes.ts";
+import {
+  becomeNonDumpable,
+  becomeSubreaper,
+  ProcessGroups,
+} from "../tools/kernel/processes.ts";
 import { ReadState } from "../tools/kernel/read_state.ts";
 import { TaskStore } from "../tools/kernel/tasks.ts";
 import { realPathOf } from "../tools/kernel/workspace.ts";
@@ -96,6 +100,9 @@ export async function serve(
 ): Promise<number> {
   // What a command detaches becomes wave's child, so it can be cleaned up.
   becomeSubreaper();
+  // Before the first command runs: a process of wave's uid can then no
+  // longer read wave's environment or memory, nor open its stdin or stdout.
+  becomeNonDumpable();
   // WAVE_HOME's real location, so paths under it compare with resolved ones.
   config = { ...config, waveHome: realPathOf(config.waveHome) };
   const writer = new ProtocolWriter(io.stdout, config.sessionId);

@@ -31,27 +31,38 @@ export function signalGroup(pgid: number, signal: Deno.Signal): void {
 /** The environment variable that marks every process a command starts (see {@linkcode ProcessGroups}). */
 export const COMMAND_MARKER = "WAVE_COMMAND";
 
+/** `prctl(2)`, through libc, opened once; `undefined` off Linux or where it cannot be. */
+let libcPrctl:
+  | ((option: number, a: bigint, b: bigint, c: bigint, d: bigint) => number)
+  | null
+  | undefined = null;
+
+function prctl(option: number, value: bigint): boolean {
+  if (libcPrctl === null) {
+    libcPrctl = undefined;
+    if (Deno.build.os === "linux") {
+      try {
+        libcPrctl = Deno.dlopen("libc.so.6", {
+          prctl: {
+            parameters: ["i32", "u64", "u64", "u64", "u64"],
+            result: "i32",
+          },
+        }).symbols.prctl;
+      } catch { /* no libc to open: neither protection */ }
+    }
+  }
+  return libcPrctl?.(option, value, 0n, 0n, 0n) === 0;
+}
+
 /**
- * Makes this process the reaper of its orphaned descendants (Linux
- * `PR_SET_CHILD_SUBREAPER`): a process a command detaches with `setsid`
- * or a double fork becomes wave's child instead of init's, where
- * {@linkcode ProcessGroups} can find it. Returns whether it worked (not on
- * other systems, nor without FFI).
+ * Makes this process the subreaper of its descendants (Linux
+ * `PR_SET_CHILD_SUBREAPER`): what a command detaches becomes wave's child
+ * once its parents are gone, so the sweep can find it. False where it
+ * cannot be.
  */
 export function becomeSubreaper(): boolean {
-  if (Deno.build.os !== "linux") return false;
-  try {
-    const libc = Deno.dlopen("libc.so.6", {
-      prctl: {
-        parameters: ["i32", "u64", "u64", "u64", "u64"],
-        result: "i32",
-      },
-    });
-    const PR_SET_CHILD_SUBREAPER = 36;
-    return libc.symbols.prctl(PR_SET_CHILD_SUBREAPER, 1n, 0n, 0n, 0n) === 0;
-  } catch {
-    return false;
-  }
+  const PR_SET_CHILD_SUBREAPER = 36;
+  return prctl(PR_SET_CHILD_SUBREAPER, 1n);
 }
 
 /**
@@ -61,23 +72,11 @@ export function becomeSubreaper(): boolean {
  * environment or memory nor open its stdin or stdout to forge protocol
  * lines. A process with `CAP_SYS_PTRACE` (root, in most containers) still
  * can. wave's own threads are unaffected, and so are its children: exec
- * makes them dumpable again. Returns whether it worked (not on other
- * systems, nor without FFI).
+ * makes a program dumpable again. Call it before the first command runs.
  */
 export function becomeNonDumpable(): boolean {
-  if (Deno.build.os !== "linux") return false;
-  try {
-    const libc = Deno.dlopen("libc.so.6", {
-      prctl: {
-        parameters: ["i32", "u64", "u64", "u64", "u64"],
-        result: "i32",
-      },
-    });
-    const PR_SET_DUMPABLE = 4;
-    return libc.symbols.prctl(PR_SET_DUMPABLE, 0n, 0n, 0n, 0n) === 0;
-  } catch {
-    return false;
-  }
+  const PR_SET_DUMPABLE = 4;
+  return prctl(PR_SET_DUMPABLE, 0n);
 }
 
 /** This process's children, as /proc lists them per thread. */
