@@ -101,6 +101,7 @@ async function harness(options: Partial<ExecutorOptions>): Promise<Harness> {
             : {},
           approved: approved ? [approved] : [],
           readState: {},
+          stt: null,
         },
         grants: approved ? { read: [approved], write: [] } : undefined,
       });
