@@ -9,6 +9,7 @@ import { MockStt, spokenWav } from "../_mock_stt.ts";
 import { type WaveProcess, withWave } from "../_wave.ts";
 
 const spoken = await Deno.makeTempFile({ suffix: ".wav" });
+globalThis.addEventListener("unload", () => Deno.removeSync(spoken));
 const noEspeak = await spokenWav(spoken, "hello world");
 if (noEspeak) console.error(`skipping the spoken-WAV test: ${noEspeak}`);
 

@@ -12,6 +12,9 @@ import { findOnPath } from "../../tools/kernel/programs.ts";
 import { MockStt, spokenWav } from "../_mock_stt.ts";
 
 const dir = await Deno.makeTempDir({ prefix: "wave-stt-test-" });
+globalThis.addEventListener("unload", () => {
+  Deno.removeSync(dir, { recursive: true });
+});
 const wav = `${dir}/hello.wav`;
 const noEspeak = await spokenWav(wav, "hello world");
 if (noEspeak) console.error(`skipping the spoken-WAV tests: ${noEspeak}`);
