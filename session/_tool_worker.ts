@@ -16,6 +16,7 @@ import type {
 import { loadTool } from "../tools/loaders.ts";
 import { CallReadState } from "../tools/kernel/read_state.ts";
 import { TaskStore } from "../tools/kernel/tasks.ts";
+import { noSttModelError } from "../tools/kernel/transcripts.ts";
 import {
   type ToolContext,
   type ToolDefinition,
@@ -38,6 +39,48 @@ console.dir = console.error;
 
 const modules = new Map<string, Promise<ToolDefinition>>();
 const controllers = new Map<string, AbortController>();
+/** Transcripts asked of the main thread, by request number. */
+const transcripts = new Map<
+  number,
+  { resolve(text: string): void; reject(error: ToolError): void }
+>();
+let nextTranscript = 1;
+
+/** Asks the main thread for a transcript (ToolContext.transcribe). */
+function transcribe(
+  id: string,
+  data: CallContextData,
+  signal: AbortSignal,
+  path: string,
+): Promise<string> {
+  if (data.stt === null) return Promise.reject(noSttModelError());
+  const interrupted = () =>
+    new ToolError("the transcription was interrupted", {
+      type: "interrupted",
+    });
+  if (signal.aborted) return Promise.reject(interrupted());
+  const request = nextTranscript++;
+  return new Promise<string>((resolve, reject) => {
+    // The main thread stops too (it has the call's signal); the tool need
+    // not wait for it to say so.
+    const onAbort = () => {
+      transcripts.delete(request);
+      reject(interrupted());
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+    transcripts.set(request, {
+      resolve: (text) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(text);
+      },
+      reject: (error) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error);
+      },
+    });
+    post({ type: "transcribe", id, request, path });
+  });
+}
 
 function post(message: FromWorker): void {
   self.postMessage(message);
@@ -117,6 +160,7 @@ function contextFor(
       ended: (pgid) => post({ type: "process", id, op: "ended", pgid }),
       signal: (pgid, signal) => post({ type: "signal", id, pgid, signal }),
     },
+    transcribe: (path) => transcribe(id, data, signal, path),
   };
 }
 
@@ -173,4 +217,13 @@ self.onmessage = (event: MessageEvent<ToWorker>) => {
   const message = event.data;
   if (message.type === "call") runCall(message);
   else if (message.type === "abort") controllers.get(message.id)?.abort();
+  else if (message.type === "transcript") {
+    const waiting = transcripts.get(message.request);
+    transcripts.delete(message.request);
+    if (message.error) {
+      waiting?.reject(
+        new ToolError(message.error.message, message.error.structured),
+      );
+    } else waiting?.resolve(message.text ?? "");
+  }
 };

@@ -33,6 +33,8 @@ export interface CallContextData {
   approved: string[];
   /** The session's read-state records for the declared paths. */
   readState: Record<string, ReadRecord>;
+  /** `--stt-model`, or null: then `ctx.transcribe` fails at once, naming the flag. */
+  stt: string | null;
 }
 
 /** Main → worker. */
@@ -44,7 +46,18 @@ export type ToWorker =
     input: unknown;
     ctx: CallContextData;
   }
-  | { type: "abort"; id: string };
+  | { type: "abort"; id: string }
+  /**
+   * The answer to a `transcribe` request: the text, or the error the
+   * tool throws (its message and `structured`).
+   */
+  | {
+    type: "transcript";
+    id: string;
+    request: number;
+    text?: string;
+    error?: { message: string; structured: unknown };
+  };
 
 /** Worker → main. */
 export type FromWorker =
@@ -66,4 +79,9 @@ export type FromWorker =
     /** A command's marker (tools/kernel/processes.ts), with "started". */
     marker?: string;
   }
-  | { type: "signal"; id: string; pgid: number; signal: Deno.Signal };
+  | { type: "signal"; id: string; pgid: number; signal: Deno.Signal }
+  /**
+   * A tool's `ctx.transcribe`: the main thread checks that `path` is one
+   * the call named, makes the transcript, and answers `transcript`.
+   */
+  | { type: "transcribe"; id: string; request: number; path: string };

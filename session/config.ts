@@ -22,7 +22,7 @@ import {
   usage,
 } from "./flags.ts";
 import { type ApiKey, readApiKey } from "./models/api_key.ts";
-import { parseModelId } from "./models/model_id.ts";
+import { parseModelId, parseSttModelId } from "./models/model_id.ts";
 import { VERSION } from "./version.ts";
 
 export { APPROVAL_POLICIES, SHELL_SANDBOXES };
@@ -81,6 +81,21 @@ export interface Config {
    * environment; a program embedding wave does that itself.
    */
   apiKey?: ApiKey;
+  /**
+   * The speech-to-text model that makes transcripts of audio and video
+   * (`--stt-model`, `openai:NAME`), or null: then reading a media file is
+   * a tool error naming the flag.
+   */
+  sttModel: string | null;
+  /** The speech-to-text API's base URL (`--stt-base-url`). */
+  sttBaseUrl?: string;
+  /**
+   * The speech-to-text API key, read at start: `--model openai:…`'s own
+   * key when both talk to the same server, else `OPENAI_API_KEY_FILE` or
+   * `OPENAI_API_KEY`, else none for a `--stt-base-url` server. It prints
+   * as `[redacted]`.
+   */
+  sttApiKey?: ApiKey;
   /** Model turns one user turn may take (`--max-turns`). */
   maxTurns: number;
   /** The session is a resumed one (`--resume`): its transcript is loaded. */
@@ -205,6 +220,33 @@ export function parseFlags(
   if (flags["api-key-file"] !== undefined && apiKey === undefined) {
     return fail("--api-key-file needs --model anthropic:… or openai:…");
   }
+  let sttModel: string | null = null;
+  let sttApiKey: ApiKey | undefined;
+  const sttBaseUrl = flags["stt-base-url"];
+  if (flags["stt-model"] !== undefined) {
+    const id = parseSttModelId(flags["stt-model"]);
+    if ("problem" in id) return fail(id.problem);
+    if (sttBaseUrl !== undefined && !/^https?:\/\/\S+$/.test(sttBaseUrl)) {
+      return fail(`--stt-base-url must be an http(s) URL, not "${sttBaseUrl}"`);
+    }
+    sttModel = flags["stt-model"];
+    // One server, one key: the chat model's, when it is the same API.
+    const sameServer = model?.startsWith("openai:") &&
+      (flags["base-url"] ?? "") === (sttBaseUrl ?? "");
+    if (sameServer && apiKey) sttApiKey = apiKey;
+    else {
+      const key = readApiKey("openai", {
+        env,
+        cwd,
+        baseUrl: sttBaseUrl,
+        flag: "--stt-model",
+      });
+      if ("problem" in key) return fail(key.problem);
+      sttApiKey = key.key;
+    }
+  } else if (sttBaseUrl !== undefined) {
+    return fail("--stt-base-url needs --stt-model openai:NAME");
+  }
   if (resumeId) {
     try {
       Deno.statSync(`${waveHome}/sessions/${resumeId}.jsonl`);
@@ -234,6 +276,9 @@ export function parseFlags(
       model,
       baseUrl: flags["base-url"],
       apiKey,
+      sttModel,
+      sttBaseUrl,
+      sttApiKey,
       maxTurns: flags["max-turns"],
       resume: resumeId !== undefined,
       taskListId,

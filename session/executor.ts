@@ -11,7 +11,9 @@
  * error result and is replaced on the next call; one that ignores an abort
  * is terminated. A call whose tool runs no commands has a deadline: when it
  * passes, the call answers with an error and its worker is replaced (a
- * command tool has its own timeout, and kills its command when it passes).
+ * command tool has its own timeout, and kills its command when it passes);
+ * the time a call waits for a transcript it asked the main thread for
+ * (`transcribe`, which has timeouts of its own) does not count.
  *
  * @module
  */
@@ -45,6 +47,12 @@ export interface ExecRequest {
   signal: AbortSignal;
   /** Each event the tool emits, in order, before the call's outcome resolves. */
   onEvent(event: ToolEvent): void;
+  /**
+   * Makes the transcript the tool asks for (`ctx.transcribe`); it checks
+   * the path. Rejects with an error whose `message` the tool throws, with
+   * its `structured`. Absent: the worker is told no model is configured.
+   */
+  transcribe?(path: string): Promise<string>;
 }
 
 /** What a call produced. */
@@ -98,10 +106,18 @@ export const TOOL_DEADLINE_MS = 60_000;
 
 const WORKER_URL = new URL("./_tool_worker.ts", import.meta.url).href;
 
+/** What the executor hears of a running call, besides its result. */
+interface CallHooks {
+  /** The tool starts running. */
+  onStarted(): void;
+  /** A transcript was asked for (`true`) or answered (`false`). */
+  onTranscribing(active: boolean): void;
+}
+
 interface PendingCall {
   request: ExecRequest;
   resolve(outcome: ExecOutcome): void;
-  onStarted(): void;
+  hooks: CallHooks;
   /** The call's answer once it has passed its deadline. */
   expired?: ToolResult;
 }
@@ -140,10 +156,10 @@ class SandboxWorker {
       );
   }
 
-  /** Sends a call; `onStarted` is called when the tool starts running. */
-  run(request: ExecRequest, onStarted: () => void): Promise<ExecOutcome> {
+  /** Sends a call; `hooks` hear when the tool starts running, and its transcripts. */
+  run(request: ExecRequest, hooks: CallHooks): Promise<ExecOutcome> {
     return new Promise((resolve) => {
-      this.pending.set(request.callId, { request, resolve, onStarted });
+      this.pending.set(request.callId, { request, resolve, hooks });
       const message: ToWorker = {
         type: "call",
         id: request.callId,
@@ -212,6 +228,43 @@ class SandboxWorker {
     this.onDead(this);
   }
 
+  /** Makes a transcript for a call's tool, and answers it (while the call is still pending). */
+  async #transcribe(
+    call: PendingCall,
+    request: number,
+    path: string,
+  ): Promise<void> {
+    const id = call.request.callId;
+    let answer: ToWorker;
+    call.hooks.onTranscribing(true);
+    try {
+      if (!call.request.transcribe) {
+        throw Object.assign(
+          new Error("no speech-to-text model is configured"),
+          { structured: { type: "no_stt_model" } },
+        );
+      }
+      const text = await call.request.transcribe(path);
+      answer = { type: "transcript", id, request, text };
+    } catch (error) {
+      answer = {
+        type: "transcript",
+        id,
+        request,
+        error: {
+          message: error instanceof Error ? error.message : String(error),
+          structured: (error as { structured?: unknown }).structured ??
+            { type: "transcription_failed" },
+        },
+      };
+    } finally {
+      call.hooks.onTranscribing(false);
+    }
+    if (!this.dead && this.pending.get(id) === call) {
+      this.worker.postMessage(answer);
+    }
+  }
+
   #receive(message: FromWorker): void {
     const call = this.pending.get(message.id);
     switch (message.type) {
@@ -227,7 +280,10 @@ class SandboxWorker {
         this.#endIfRetired();
         return;
       case "started":
-        call?.onStarted();
+        call?.hooks.onStarted();
+        return;
+      case "transcribe":
+        if (call) this.#transcribe(call, message.request, message.path);
         return;
       case "event":
         call?.request.onEvent(message.event);
@@ -332,11 +388,16 @@ export class SandboxExecutor {
     if (signal.aborted) onAbort();
     else signal.addEventListener("abort", onAbort, { once: true });
     let deadline: ReturnType<typeof setTimeout> | undefined;
-    // Counted from when the tool starts running: a worker's start-up (its
-    // module graph, ~50–100 ms, more on a loaded machine) is not the call's.
-    const onStarted = () => {
-      if (request.scopes.run?.length) return;
-      const deadlineMs = this.#options.deadlineMs ?? TOOL_DEADLINE_MS;
+    const deadlineMs = this.#options.deadlineMs ?? TOOL_DEADLINE_MS;
+    // What is left of the deadline, and since when it runs; it stops while
+    // the call waits for a transcript.
+    let left = deadlineMs;
+    let since = 0;
+    let started = false;
+    let transcribing = 0;
+    const timed = !request.scopes.run?.length;
+    const arm = () => {
+      since = Date.now();
       deadline = setTimeout(() => {
         // The next call gets a fresh worker; this one ends when its other
         // calls are answered, or after the grace.
@@ -351,10 +412,26 @@ export class SandboxExecutor {
             graceMs,
           ));
         }
-      }, deadlineMs);
+      }, left);
+    };
+    const hooks: CallHooks = {
+      // Counted from when the tool starts running: a worker's start-up (its
+      // module graph, ~50–100 ms, more on a loaded machine) is not the call's.
+      onStarted: () => {
+        started = true;
+        if (timed && transcribing === 0) arm();
+      },
+      onTranscribing: (active) => {
+        if (!timed) return;
+        if (active && transcribing++ === 0 && deadline !== undefined) {
+          clearTimeout(deadline);
+          deadline = undefined;
+          left -= Date.now() - since;
+        } else if (!active && --transcribing === 0 && started) arm();
+      },
     };
     try {
-      return await worker.run(request, onStarted);
+      return await worker.run(request, hooks);
     } finally {
       signal.removeEventListener("abort", onAbort);
       clearTimeout(stuck);

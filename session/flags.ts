@@ -126,6 +126,18 @@ export const FLAGS = {
     help:
       "read the model API key from FILE (or a pipe: /dev/fd/N) instead of the environment",
   },
+  "stt-model": {
+    kind: "string",
+    arg: "PROVIDER:NAME",
+    help:
+      "the speech-to-text model that makes the transcripts of audio and video files: openai:NAME (default: none)",
+  },
+  "stt-base-url": {
+    kind: "string",
+    arg: "URL",
+    help:
+      "the speech-to-text API's base URL (OpenAI-compatible servers such as whisper.cpp's, tests)",
+  },
   "max-turns": {
     kind: "integer",
     arg: "N",
@@ -170,7 +182,7 @@ export function usage(toolsets: readonly string[]): string {
     ...helpLines(FLAGS, 28),
     "",
     `toolsets: ${toolsets.join(", ")}`,
-    "environment: WAVE_HOME (state directory, default ~/.wave); ANTHROPIC_API_KEY, OPENAI_API_KEY, or *_API_KEY_FILE naming a file that holds it",
+    "environment: WAVE_HOME (state directory, default ~/.wave); ANTHROPIC_API_KEY, OPENAI_API_KEY, or *_API_KEY_FILE naming a file that holds it (--stt-model's key: OPENAI_API_KEY, or --model openai:'s own for the same server)",
     "protocol: see docs/protocol.md; stdout carries protocol lines only, logs go to stderr",
   ].join("\n") + "\n";
 }

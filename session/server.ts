@@ -34,6 +34,7 @@ import { TaskListAnnouncer } from "./task_list_announcer.ts";
 import { TaskReminders } from "./task_reminders.ts";
 import { ToolCalls } from "./tool_calls.ts";
 import { toolEventRenderer } from "./tool_events.ts";
+import { Transcriber } from "./transcriber.ts";
 import { Transcript, transcriptPath } from "./transcript.ts";
 import { UserTurns } from "./user_turns.ts";
 import { WriteQueue } from "./write_queue.ts";
@@ -226,6 +227,11 @@ function openSession(
     mode: () => mode.current,
     env: commandEnvironment(Deno.env, config.envAllow),
     home: Deno.env.get("HOME"),
+    transcriber: !config.sttModel ? undefined : new Transcriber({
+      model: config.sttModel,
+      baseUrl: config.sttBaseUrl,
+      apiKey: config.sttApiKey,
+    }),
     onEvent: toolEventRenderer(writer, taskList),
   });
   const trackers = new Set(registry.emitters("task_list_changed"));

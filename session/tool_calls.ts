@@ -23,6 +23,7 @@ import {
   type ToolEvent,
   zodSchemaOf,
 } from "../tools/kernel/tool.ts";
+import { type Transcriber, TranscriptionError } from "./transcriber.ts";
 import type { WriteQueue } from "./write_queue.ts";
 import {
   type ResolvedPath,
@@ -52,6 +53,8 @@ export interface ToolCallsDeps {
   /** The allow-listed environment for commands. */
   env: Record<string, string>;
   home?: string;
+  /** The session's speech-to-text model (`--stt-model`), if it has one. */
+  transcriber?: Transcriber;
   /**
    * Each event a call's tool emits, in order. A promise it returns is
    * awaited before the call's result is returned, so whatever it writes
@@ -201,6 +204,8 @@ export class ToolCalls {
       const paths: Record<string, ResolvedPath> = {};
       for (const { use, resolved } of uses) paths[use.path] = resolved;
       let rendering: Promise<void>[] | undefined;
+      const named = new Set(uses.map(({ resolved }) => resolved.real));
+      const transcriber = deps.transcriber;
       const outcome = await deps.executor.run({
         callId: `${toolUseId}#${nextCall++}`,
         toolName: def.name,
@@ -213,6 +218,21 @@ export class ToolCalls {
           const done = deps.onEvent(toolUseId, event);
           if (done) (rendering ??= []).push(done);
         },
+        transcribe: transcriber &&
+          (async (path) => {
+            // The channel reads only what the call was granted: a path its
+            // input named, still where resolution found it.
+            if (
+              !named.has(path) ||
+              await Deno.realPath(path).catch(() => "") !== path
+            ) {
+              throw new TranscriptionError(
+                `${path} is not a file this call named, so it cannot be transcribed`,
+                { type: "not_granted" },
+              );
+            }
+            return await transcriber.transcribe(path, signal);
+          }),
         ctx: {
           workspace: config.workspace,
           sessionId: config.sessionId,
@@ -236,6 +256,7 @@ export class ToolCalls {
           paths,
           approved: needing.map(({ resolved }) => resolved.real),
           readState: deps.readState.snapshot(uses.map((u) => u.resolved.real)),
+          stt: config.sttModel ?? null,
         },
       });
       deps.readState.apply(outcome.readState);

@@ -10,6 +10,7 @@ import type { ReadRecord } from "../tools/kernel/read_state.ts";
 import { signalGroup } from "../tools/kernel/processes.ts";
 import { resolvePrograms } from "../tools/kernel/programs.ts";
 import { TaskStore } from "../tools/kernel/tasks.ts";
+import { noSttModelError } from "../tools/kernel/transcripts.ts";
 import type {
   ToolContext,
   ToolDefinition,
@@ -39,6 +40,9 @@ export class TestSession {
   taskListId = "test-list";
 
   controller = new AbortController();
+  /** What `ctx.transcribe` does (default: no speech-to-text model). */
+  transcribe: (path: string) => Promise<string> = () =>
+    Promise.reject(noSttModelError());
 
   constructor(workspace: string, waveHome: string) {
     this.workspace = workspace;
@@ -95,6 +99,7 @@ export class TestSession {
         ended: (pgid) => void this.groups.delete(pgid),
         signal: (pgid, signal) => signalGroup(pgid, signal),
       },
+      transcribe: (path) => this.transcribe(path),
     };
   }
 

@@ -66,6 +66,11 @@ export interface KeySources {
   cwd: string;
   /** `--base-url`: an OpenAI-compatible server there may need no key. */
   baseUrl?: string;
+  /**
+   * The flag the key is for, named in the problem: `--model` (the
+   * default), or `--stt-model` (whose server is `--stt-base-url`).
+   */
+  flag?: "--model" | "--stt-model";
 }
 
 /**
@@ -110,10 +115,15 @@ export function readApiKey(
   const key = sources.env.get(variable) ||
     (provider === "openai" && sources.baseUrl ? "none" : undefined);
   if (key) return { key: new ApiKey(key) };
+  const flag = sources.flag ?? "--model";
+  const fileFlags = flag === "--model"
+    ? `--api-key-file FILE or ${fileVariable}`
+    : fileVariable;
+  const server = flag === "--model" ? "--base-url" : "--stt-base-url";
   return {
     problem:
-      `--model ${provider}:… needs ${variable} in the environment, or its key in a file (--api-key-file FILE or ${fileVariable})${
-        provider === "openai" ? ", or --base-url for a local server" : ""
+      `${flag} ${provider}:… needs ${variable} in the environment, or its key in a file (${fileFlags})${
+        provider === "openai" ? `, or ${server} for a local server` : ""
       }`,
   };
 }

@@ -47,3 +47,29 @@ export function parseModelId(
   }
   return { provider, name };
 }
+
+/** The speech-to-text providers `--stt-model PROVIDER:NAME` accepts. */
+export const STT_PROVIDERS = ["openai"] as const;
+
+/** One of {@linkcode STT_PROVIDERS}. */
+export type SttProviderName = typeof STT_PROVIDERS[number];
+
+/**
+ * Splits `--stt-model`'s `PROVIDER:NAME` at its first colon. Guarantees: a
+ * known speech-to-text provider and a non-empty name, or the message
+ * saying what `--stt-model` must be.
+ */
+export function parseSttModelId(
+  model: string,
+): { provider: SttProviderName; name: string } | { problem: string } {
+  const colon = model.indexOf(":");
+  const provider = model.slice(0, colon) as SttProviderName;
+  const name = model.slice(colon + 1);
+  if (colon === -1 || !STT_PROVIDERS.includes(provider) || !name) {
+    return {
+      problem:
+        `--stt-model must be openai:NAME (the OpenAI audio transcription API, or a compatible server with --stt-base-url), not "${model}"`,
+    };
+  }
+  return { provider, name };
+}

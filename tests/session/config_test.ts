@@ -28,6 +28,9 @@ Deno.test("defaults", async () => {
     model: null,
     baseUrl: undefined,
     apiKey: undefined,
+    sttModel: null,
+    sttBaseUrl: undefined,
+    sttApiKey: undefined,
     maxTurns: 50,
     resume: false,
     taskListId: sessionId,
@@ -116,4 +119,67 @@ Deno.test("a missing workspace is named as resolved against the caller's directo
     stderr:
       "wave: workspace does not exist: /nowhere/x/no/such (see wave --help)\n",
   });
+});
+
+Deno.test("--stt-model: openai:NAME only; its key from OPENAI_API_KEY, --model openai:'s own for the same server, or none for --stt-base-url", async () => {
+  const dir = await Deno.realPath(await Deno.makeTempDir());
+  const parse = (args: string[], vars: Record<string, string> = {}) =>
+    parseFlags(["--workspace", dir, ...args], env({ HOME: "/h", ...vars }), [
+      "wave",
+    ]);
+  const exit = (message: string) => ({
+    kind: "exit",
+    code: 2,
+    stderr: `wave: ${message} (see wave --help)\n`,
+  });
+  assert.deepEqual(
+    parse(["--stt-model", "anthropic:x"]),
+    exit(
+      '--stt-model must be openai:NAME (the OpenAI audio transcription API, or a compatible server with --stt-base-url), not "anthropic:x"',
+    ),
+  );
+  assert.deepEqual(
+    parse(["--stt-model", "openai:whisper-1"]),
+    exit(
+      "--stt-model openai:… needs OPENAI_API_KEY in the environment, or its key in a file (OPENAI_API_KEY_FILE), or --stt-base-url for a local server",
+    ),
+  );
+  assert.deepEqual(
+    parse(["--stt-base-url", "http://127.0.0.1:1/v1"]),
+    exit("--stt-base-url needs --stt-model openai:NAME"),
+  );
+  assert.deepEqual(
+    parse(["--stt-model", "openai:w", "--stt-base-url", "ftp://x"]),
+    exit('--stt-base-url must be an http(s) URL, not "ftp://x"'),
+  );
+  const key = (args: string[], vars: Record<string, string> = {}) => {
+    const out = parse(args, vars);
+    assert.ok(out.kind === "run", JSON.stringify(out));
+    return out.config.sttApiKey?.reveal();
+  };
+  const local = ["--stt-model", "openai:w", "--stt-base-url", "http://h/v1"];
+  assert.equal(key(local), "none");
+  assert.equal(key(local, { OPENAI_API_KEY: "env" }), "env");
+  assert.equal(
+    key(["--stt-model", "openai:w"], { OPENAI_API_KEY: "env" }),
+    "env",
+  );
+  const keyFile = `${dir}/key`;
+  await Deno.writeTextFile(keyFile, "from-file\n");
+  const chat = ["--model", "openai:gpt", "--api-key-file", keyFile];
+  // The same server as the chat model: its key.
+  assert.equal(
+    key([...chat, "--stt-model", "openai:w"], { OPENAI_API_KEY: "env" }),
+    "from-file",
+  );
+  // Another server: its own.
+  assert.equal(
+    key([...chat, ...local], { OPENAI_API_KEY: "env" }),
+    "env",
+  );
+  const out = parse(local);
+  assert.ok(out.kind === "run");
+  assert.equal(out.config.sttModel, "openai:w");
+  assert.equal(out.config.sttBaseUrl, "http://h/v1");
+  assert.equal(String(out.config.sttApiKey), "[redacted]");
 });

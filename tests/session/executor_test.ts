@@ -25,6 +25,7 @@ const TOOLS = {
   Sleep: { module: fixture("sleep.ts"), scopes: { read: true } },
   Hang: { module: fixture("hang.ts"), scopes: { read: true } },
   PathRead: { module: fixture("read_path.ts"), scopes: { read: true } },
+  Transcribe: { module: fixture("transcribe.ts"), scopes: { read: true } },
   Spawn: {
     module: fixture("spawn.ts"),
     scopes: { read: true, run: ["sleep"] },
@@ -37,6 +38,8 @@ interface CallOptions {
   /** The tool's scopes, instead of its own. */
   scopes?: Scopes;
   signal?: AbortSignal;
+  /** What the main thread does for the tool's `ctx.transcribe`. */
+  transcribe?: (path: string) => Promise<string>;
 }
 
 interface Harness {
@@ -85,6 +88,7 @@ async function harness(options: Partial<ExecutorOptions>): Promise<Harness> {
         input,
         signal: options.signal ?? new AbortController().signal,
         onEvent: (event) => events.push(event),
+        transcribe: options.transcribe,
         ctx: {
           workspace,
           sessionId: "s",
@@ -101,6 +105,7 @@ async function harness(options: Partial<ExecutorOptions>): Promise<Harness> {
             : {},
           approved: approved ? [approved] : [],
           readState: {},
+          stt: options.transcribe ? "openai:test" : null,
         },
         grants: approved ? { read: [approved], write: [] } : undefined,
       });
@@ -225,6 +230,37 @@ Deno.test("executor: a tool that runs commands has no deadline (its own timeout 
   try {
     const { result } = await h.call("Spawn", { seconds: 0.5 }).outcome;
     assert.equal(result.content, "exited 0");
+  } finally {
+    h.executor.close();
+  }
+});
+
+Deno.test("executor: the deadline stops while the call waits for a transcript from the main thread", async () => {
+  const h = await harness({ deadlineMs: 200, abortGraceMs: 200 });
+  try {
+    const asked: string[] = [];
+    const { outcome } = h.call("Transcribe", { path: "a.wav", ask: "/x.wav" }, {
+      transcribe: (path) => {
+        asked.push(path);
+        // Longer than the whole deadline: it must not count.
+        return new Promise((resolve) => setTimeout(() => resolve("text"), 600));
+      },
+    });
+    assert.deepEqual((await outcome).result, { content: "text" });
+    assert.deepEqual(asked, ["/x.wav"]);
+    const failed = await h.call("Transcribe", { path: "a.wav" }, {
+      transcribe: () =>
+        Promise.reject(
+          Object.assign(new Error("the API said no"), {
+            structured: { type: "transcription_failed", status: 500 },
+          }),
+        ),
+    }).outcome;
+    assert.deepEqual(failed.result, {
+      content: "the API said no",
+      isError: true,
+      structured: { type: "transcription_failed", status: 500 },
+    });
   } finally {
     h.executor.close();
   }

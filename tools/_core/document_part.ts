@@ -1,14 +1,12 @@
 /**
  * Documents and media in a batch read (spec 004 read_files): a document
  * part rendered with its unit (the readers are `tools/_core/documents/`),
- * and audio and video known by name, which cannot be read until wave has a
- * speech-to-text model.
+ * audio and video known by name, and a transcript of them cut into lines.
  *
  * @module
  */
 
 import { extname } from "node:path";
-import { ToolError } from "../kernel/tool.ts";
 import type { DocumentPart } from "./documents/mod.ts";
 
 const MEDIA: Record<string, string> = {
@@ -33,12 +31,31 @@ export function mediaKindOf(path: string): string | undefined {
   return MEDIA[extname(path).toLowerCase()];
 }
 
-/** The error for audio or video: a transcript needs a speech-to-text model, which cannot be used yet. */
-export function mediaNotReadable(shown: string, media: string): ToolError {
-  return new ToolError(
-    `${shown} is ${media}, which cannot be read yet: reading it means a transcript from a speech-to-text model, and this build of wave has none.`,
-    { type: "not_readable_yet", format: media },
-  );
+/** The longest transcript line: longer ones are wrapped at a space. */
+const TRANSCRIPT_LINE = 500;
+
+/**
+ * A transcript as lines to page through: the lines it came in, each cut
+ * after the end of every sentence (`.`, `?`, `!`, and their CJK forms),
+ * and any still over 500 characters wrapped at a space; blank lines and
+ * surrounding whitespace dropped. A speech-to-text API gives a paragraph
+ * of any length in one line, which a line-paged read would cut.
+ */
+export function transcriptLines(text: string): string[] {
+  const out: string[] = [];
+  for (const line of text.split(/\r?\n/)) {
+    for (const sentence of line.split(/(?<=[.?!])\s+|(?<=[。？！])/u)) {
+      let rest = sentence.trim();
+      while (rest.length > TRANSCRIPT_LINE) {
+        const space = rest.lastIndexOf(" ", TRANSCRIPT_LINE);
+        const cut = space > 0 ? space : TRANSCRIPT_LINE;
+        out.push(rest.slice(0, cut).trimEnd());
+        rest = rest.slice(cut).trimStart();
+      }
+      if (rest) out.push(rest);
+    }
+  }
+  return out;
 }
 
 /**

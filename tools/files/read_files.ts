@@ -1,7 +1,9 @@
 /**
  * read_files (toolset `files`, spec 004): one or more files in one call,
  * in order: text as numbered rows (a window, or the lines around given
- * line numbers), images as content blocks, documents by page, slide or row.
+ * line numbers), images as content blocks, documents by page, slide or row,
+ * audio and video as the numbered lines of their transcript
+ * (`ctx.transcribe`, the session's speech-to-text model).
  *
  * @module
  */
@@ -17,8 +19,8 @@ import {
 import { displayPath } from "../kernel/workspace.ts";
 import {
   mediaKindOf,
-  mediaNotReadable,
   renderDocumentPart,
+  transcriptLines,
 } from "../_core/document_part.ts";
 import {
   documentKindOfName,
@@ -49,13 +51,14 @@ export const MAX_IMAGE_FILE_BYTES = 10 * 1024 * 1024;
 const WHOLE_TEXT_BYTES = 8 * 1024 * 1024;
 
 const description =
-  `Reads one or more files in one call: text, images (PNG, JPEG, GIF, WebP), and documents (PDF, DOCX, PPTX, CSV/TSV).
+  `Reads one or more files in one call: text, images (PNG, JPEG, GIF, WebP), documents (PDF, DOCX, PPTX, CSV/TSV), and audio and video (MP3, WAV, M4A, FLAC, Ogg, MP4, WebM, MOV, MKV …) as their transcript.
 
 - files: [{path, offset, limit, around, context}]; a path is absolute or relative to the workspace. The same path may appear more than once; results come back in order, each under a "==> path <==" line.
 - Text comes back as "<row>\\t<line>": the row number is added by the reader and is not in the file. Strip the number and the tab before you use a line as an edit_file anchor.
 - offset is the 1-based line to start at, limit how many lines (default ${DEFAULT_LIMIT}). A read that stops early ends with [lines a-b of N; call again with offset=… for more]: use that offset.
 - around: 1-based line numbers of a text file (e.g. the lines find_files gives); each comes with context lines on each side (default ${DEFAULT_CONTEXT}, 0 = only that line). Overlapping windows merge, and a skipped stretch shows as a "..." line. offset and limit are ignored then.
 - Documents page by offset/limit: PDF by page, PPTX by slide, CSV/TSV by row. A document over 1 MiB needs offset/limit; an image over 10 MiB is refused.
+- Audio and video come back as the transcript a speech-to-text model made, in numbered lines paged by offset/limit like text. A long recording takes a while the first time; paging through it again is quick.
 - Sensitive files (SSH keys, *.pem, *.key, .env*) always need the user's confirmation.
 - Read a file before you edit it: edits check that it has not changed since.`;
 
@@ -184,7 +187,11 @@ async function readOne(
   if (f.around && !plainText) {
     throw new ToolError(
       `around takes line numbers of a plain text file, and ${shown} is not one${
-        document ? `: read it with offset/limit (in ${UNIT_OF[document]}s)` : ""
+        document
+          ? `: read it with offset/limit (in ${UNIT_OF[document]}s)`
+          : media
+          ? ": read its transcript with offset/limit (in lines)"
+          : ""
       }.`,
       { type: "around_not_text" },
     );
@@ -222,7 +229,14 @@ async function readOne(
       },
     };
   }
-  if (media) throw mediaNotReadable(shown, media);
+  if (media) {
+    const text = await readTranscript(real, shown, media, info, f, ctx);
+    keep(records, real, text.record);
+    return {
+      blocks: [{ type: "text", text: `${head}\n${text.text}` }],
+      structured: { path: resolved.abs, ...text.structured },
+    };
+  }
   switch (kind!.kind) {
     case "binary":
       throw binaryError(
@@ -379,6 +393,82 @@ async function readWindow(
     },
     record: whole
       ? await wholeRecord(real, bytes!, FILES_READER, info)
+      : partialRecord(info, FILES_READER),
+  };
+}
+
+/**
+ * The transcript of audio or video, paged by its lines as a text file is:
+ * a first line saying what it is, then `<row>\t<line>` rows, and the
+ * footer when more follow.
+ */
+async function readTranscript(
+  real: string,
+  shown: string,
+  media: string,
+  info: Deno.FileInfo,
+  f: FileInput,
+  ctx: ToolContext,
+): Promise<TextRead> {
+  let transcript: string;
+  try {
+    transcript = await ctx.transcribe(real);
+  } catch (error) {
+    if (!(error instanceof ToolError)) throw error;
+    throw new ToolError(
+      `${shown} is ${media}: reading it means its transcript, and ${error.message}.`,
+      error.structured,
+    );
+  }
+  const lines = transcriptLines(transcript);
+  const total = lines.length;
+  const offset = f.offset ?? 1;
+  const limit = f.limit ?? DEFAULT_LIMIT;
+  const what = `[transcript of ${media}]`;
+  const structured = {
+    type: "transcript",
+    format: media,
+    totalLines: total,
+    startLine: offset,
+  };
+  if (total === 0) {
+    return {
+      text: `${what}\n(no speech: 0 lines)`,
+      structured: { ...structured, numLines: 0, nextOffset: null },
+      record: partialRecord(info, FILES_READER),
+    };
+  }
+  if (offset > total) {
+    throw new ToolError(
+      `offset ${offset} is past the end of the transcript of ${shown}, which has ${
+        plural(total, "line")
+      }. Use an offset from 1 to ${total}.`,
+      { type: "offset_past_end", totalLines: total },
+    );
+  }
+  const rows = lines.slice(offset - 1, offset - 1 + limit).map((line, k) =>
+    row(offset + k, line)
+  );
+  const count = withinBudget(rows, ctx.limits.maxReadTokens);
+  const end = offset + count - 1;
+  let text = `${what}\n${rows.slice(0, count).join("\n")}`;
+  if (end < total) {
+    text += `\n[lines ${offset}-${end} of ${total}; call again with offset=${
+      end + 1
+    } for more]`;
+  }
+  // Recorded like a document: a whole read of a file small enough to hash.
+  const whole = offset === 1 && end === total &&
+    info.size <= WHOLE_TEXT_BYTES;
+  return {
+    text,
+    structured: {
+      ...structured,
+      numLines: count,
+      nextOffset: end < total ? end + 1 : null,
+    },
+    record: whole
+      ? await wholeRecord(real, await Deno.readFile(real), FILES_READER, info)
       : partialRecord(info, FILES_READER),
   };
 }

@@ -164,6 +164,18 @@ export interface ToolContext {
   progress(stream: OutputStream, text: string): void;
   /** Process groups the tool starts, so the main thread can track and kill them. */
   readonly processes: ProcessGroupsView;
+  /**
+   * The transcript of an audio or video file from the session's
+   * speech-to-text model (`--stt-model`). `path` is the real path of a
+   * file this call's input names (`ctx.path(raw).real`); any other is
+   * refused. The main thread, which holds the API key, reads the file,
+   * converts or splits it with ffmpeg when the API cannot take it as it
+   * is, and sends it; the text comes back, and no key ever reaches the
+   * tool. Stops when the call's signal aborts. Rejects with a
+   * {@linkcode ToolError}: one naming `--stt-model` when none is
+   * configured, else one saying what failed and what to do.
+   */
+  transcribe(path: string): Promise<string>;
 }
 
 /**

@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import {
   mediaKindOf,
   renderDocumentPart,
+  transcriptLines,
 } from "../../../tools/_core/document_part.ts";
 import { documentKindOfName } from "../../../tools/_core/documents/mod.ts";
 
@@ -38,4 +39,16 @@ Deno.test("004 read_files: a document part is rendered by its unit, and a cut pa
     }),
     "header\tname,n\n1\ta,1\n2\tb,2",
   );
+});
+
+Deno.test("004 read_files: a transcript is cut into lines at sentence ends, long ones wrapped at a space", () => {
+  assert.deepEqual(
+    transcriptLines("  One. Two? Three!  Four\n\n你好。再见。\nno end"),
+    ["One.", "Two?", "Three!", "Four", "你好。", "再见。", "no end"],
+  );
+  const long = Array.from({ length: 120 }, (_, k) => `word${k}`).join(" ");
+  const lines = transcriptLines(long);
+  assert.ok(lines.every((line) => line.length <= 500));
+  assert.equal(lines.join(" "), long);
+  assert.deepEqual(transcriptLines(""), []);
 });

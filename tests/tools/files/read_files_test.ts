@@ -284,13 +284,72 @@ Deno.test("004 read_files: PPTX by slide, DOCX with headings and lists as Markdo
   );
 });
 
-Deno.test("004 read_files: audio and video cannot be read yet (a transcript needs a speech-to-text model)", async () => {
+Deno.test("004 read_files: audio and video without a speech-to-text model: the error names --stt-model", async () => {
   const s = await TestSession.create();
   await s.write("talk.mp3", new Uint8Array([0x49, 0x44, 0x33, 3, 0]));
   const r = await s.call(ReadFiles, { files: [{ path: "talk.mp3" }] });
+  assert.equal(r.isError, true);
   assert.equal(
     text(r),
-    "==> talk.mp3 <==\nError: talk.mp3 is audio (MP3), which cannot be read yet: reading it means a transcript from a speech-to-text model, and this build of wave has none.",
+    "==> talk.mp3 <==\nError: talk.mp3 is audio (MP3): reading it means its transcript, and no speech-to-text model is configured: start wave with --stt-model openai:NAME (e.g. openai:whisper-1, with OPENAI_API_KEY), or add --stt-base-url URL for a compatible server such as whisper.cpp's.",
+  );
+  assert.deepEqual((r.structured as Structured).files[0].detail, {
+    type: "no_stt_model",
+  });
+});
+
+Deno.test("004 read_files: a transcript is numbered lines, one a sentence, paged by offset/limit with the footer", async () => {
+  const s = await TestSession.create();
+  await s.write("talk.wav", new Uint8Array([1, 2, 3]));
+  const asked: string[] = [];
+  s.transcribe = (path) => {
+    asked.push(path);
+    return Promise.resolve(
+      "Hello world. Is this thing on? Yes!\nA second paragraph.\n",
+    );
+  };
+  const r = await s.call(ReadFiles, {
+    files: [{ path: "talk.wav", limit: 3 }],
+  });
+  assert.equal(r.isError, false);
+  assert.equal(
+    text(r),
+    "==> talk.wav <==\n[transcript of audio (WAV)]\n1\tHello world.\n2\tIs this thing on?\n3\tYes!\n[lines 1-3 of 4; call again with offset=4 for more]",
+  );
+  assert.deepEqual((r.structured as Structured).files[0], {
+    path: `${s.workspace}/talk.wav`,
+    type: "transcript",
+    format: "audio (WAV)",
+    totalLines: 4,
+    startLine: 1,
+    numLines: 3,
+    nextOffset: 4,
+  });
+  assert.deepEqual(asked, [`${s.workspace}/talk.wav`]);
+  assert.equal(s.records.get(`${s.workspace}/talk.wav`)?.whole, false);
+  const rest = await s.call(ReadFiles, {
+    files: [{ path: "talk.wav", offset: 4 }],
+  });
+  assert.equal(
+    text(rest),
+    "==> talk.wav <==\n[transcript of audio (WAV)]\n4\tA second paragraph.",
+  );
+  const whole = await s.call(ReadFiles, { files: [{ path: "talk.wav" }] });
+  assert.equal(whole.isError, false);
+  assert.equal(s.records.get(`${s.workspace}/talk.wav`)?.whole, true);
+  const past = await s.call(ReadFiles, {
+    files: [{ path: "talk.wav", offset: 9 }],
+  });
+  assert.equal(
+    text(past),
+    "==> talk.wav <==\nError: offset 9 is past the end of the transcript of talk.wav, which has 4 lines. Use an offset from 1 to 4.",
+  );
+  const around = await s.call(ReadFiles, {
+    files: [{ path: "talk.wav", around: [2] }],
+  });
+  assert.equal(
+    text(around),
+    "==> talk.wav <==\nError: around takes line numbers of a plain text file, and talk.wav is not one: read its transcript with offset/limit (in lines).",
   );
 });
 

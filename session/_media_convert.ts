@@ -1,0 +1,95 @@
+/**
+ * Audio for a speech-to-text API out of any media file, with ffmpeg: the
+ * audio track only, 16 kHz mono MP3 at 32 kbit/s (what speech models hear
+ * anyway), in chunks of a given length so each stays under the API's size
+ * limit. Private to the transcriber; runs in the main thread.
+ *
+ * @module
+ */
+
+import { join } from "node:path";
+
+/** What one conversion is given. */
+export interface ConvertOptions {
+  /** The ffmpeg binary. */
+  ffmpeg: string;
+  /** The longest chunk, in seconds. */
+  chunkSeconds: number;
+  /** Kills ffmpeg when it aborts (an interrupt, the timeout). */
+  signal: AbortSignal;
+}
+
+/** ffmpeg failed: its exit and the end of what it said. */
+export class ConvertError extends Error {
+  /** `message` names ffmpeg's status and its last words. */
+  constructor(message: string) {
+    super(message);
+    this.name = "ConvertError";
+  }
+}
+
+/**
+ * Converts `input` into MP3 chunks in `outDir` (which must be empty) and
+ * returns their paths in order. Guarantees: ffmpeg runs with stdin from
+ * /dev/null, no shell, and is killed when `signal` aborts (then this
+ * rejects with the signal's reason); a failing ffmpeg rejects with a
+ * {@linkcode ConvertError} holding the last lines of its stderr; a file
+ * with no audio track is such a failure.
+ */
+export async function convertToChunks(
+  input: string,
+  outDir: string,
+  options: ConvertOptions,
+): Promise<string[]> {
+  const command = new Deno.Command(options.ffmpeg, {
+    args: [
+      "-hide_banner",
+      "-nostdin",
+      "-loglevel",
+      "error",
+      "-i",
+      input,
+      "-map",
+      "0:a:0",
+      "-vn",
+      "-ac",
+      "1",
+      "-ar",
+      "16000",
+      "-c:a",
+      "libmp3lame",
+      "-b:a",
+      "32k",
+      "-f",
+      "segment",
+      "-segment_time",
+      String(options.chunkSeconds),
+      "-reset_timestamps",
+      "1",
+      join(outDir, "chunk_%05d.mp3"),
+    ],
+    stdin: "null",
+    stdout: "null",
+    stderr: "piped",
+    signal: options.signal,
+  });
+  const { code, stderr } = await command.output();
+  options.signal.throwIfAborted();
+  if (code !== 0) {
+    const said = new TextDecoder().decode(stderr).trim().split("\n")
+      .slice(-3).join(" / ");
+    throw new ConvertError(
+      `ffmpeg could not convert it (exit ${code}${said ? `: ${said}` : ""})`,
+    );
+  }
+  const chunks: string[] = [];
+  for await (const entry of Deno.readDir(outDir)) {
+    if (entry.isFile && entry.name.endsWith(".mp3")) {
+      chunks.push(join(outDir, entry.name));
+    }
+  }
+  if (chunks.length === 0) {
+    throw new ConvertError("ffmpeg found no audio in it");
+  }
+  return chunks.sort();
+}
