@@ -12,7 +12,8 @@
  * page's files are searched again for their text.
  *
  * Respects .gitignore (even outside a git repository), skips `.git/`, and
- * never searches sensitive files (the arguments of `search.ts`).
+ * never searches sensitive files (the arguments of `search.ts`), nor shows
+ * hard links to them (its `secretLinks`).
  *
  * @module
  */
@@ -21,7 +22,12 @@ import { basename } from "node:path";
 import picomatch from "picomatch";
 import { type ToolContext, ToolError } from "../kernel/tool.ts";
 import { ripgrepScope, runRipgrep, stateDirGlobs } from "./ripgrep.ts";
-import { parseLine, ripgrepArgs, ripgrepProblems } from "./search.ts";
+import {
+  parseLine,
+  ripgrepArgs,
+  ripgrepProblems,
+  secretLinks,
+} from "./search.ts";
 import { sha256 } from "./text.ts";
 
 /** A matching line longer than this many bytes is cut. */
@@ -213,6 +219,7 @@ export async function pagedSearch(
   const nothingSearched: number[] = [];
   let heldCount = 0;
   let holding = content;
+  const secret = secretLinks(ctx);
 
   for (const [index, query] of search.queries.entries()) {
     const scope = await ripgrepScope(ctx, query.root);
@@ -229,7 +236,10 @@ export async function pagedSearch(
         const entry = parseLine("content", record, scope.prefix);
         if (entry?.kind !== "line" || entry.path === skipped) return;
         if (current?.path !== entry.path) {
-          if (keep && !keep(entry.path.slice(scope.prefix.length))) {
+          if (
+            (keep && !keep(entry.path.slice(scope.prefix.length))) ||
+            secret(entry.path)
+          ) {
             skipped = entry.path;
             return;
           }

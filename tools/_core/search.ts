@@ -161,9 +161,10 @@ export function parseLine(
  * Whether a path of the result (relative to the workspace, or absolute) is
  * a hard link to a sensitive file, as {@linkcode SensitiveLinks} finds
  * them: its lines are left out, as the sensitive file's would be. Each
- * path is judged once.
+ * path is judged once. Every content search uses it (this module's and
+ * `paged_search.ts`), so none shows what another leaves out.
  */
-function secretLinks(ctx: ToolContext): (path: string) => boolean {
+export function secretLinks(ctx: ToolContext): (path: string) => boolean {
   const links = new SensitiveLinks(ctx.workspace);
   const judged = new Map<string, boolean>();
   return (path) => {

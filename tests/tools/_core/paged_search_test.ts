@@ -302,3 +302,27 @@ Deno.test("004 find_files search: a file pattern never brings back what .gitigno
   });
   assert.deepEqual(named.rows.map((r) => r.path), ["src/a.ts"]);
 });
+
+Deno.test("004 find_files search: hard links to sensitive files are left out, in files and content output", async () => {
+  const s = await TestSession.create();
+  await s.write(".env", "SECRET_ENV=topsecret\n");
+  await s.write(".ssh/id_rsa", "SECRET_KEY\n");
+  await s.write("sub/plain.txt", "SECRET is a word\n");
+  await Deno.mkdir(`${s.workspace}/sub`, { recursive: true });
+  await Deno.link(`${s.workspace}/.env`, `${s.workspace}/sub/hl.txt`);
+  await Deno.link(`${s.workspace}/.ssh/id_rsa`, `${s.workspace}/top_hl.txt`);
+  for (const output of ["files", "content"] as const) {
+    const page = await pagedSearch(
+      s.context(),
+      search(s, { pattern: "SECRET", output }),
+    );
+    assert.deepEqual(page.rows.map((r) => r.path), ["sub/plain.txt"]);
+    assert.equal(page.total, 1);
+    // A query rooted at the link itself finds nothing either.
+    const one = await pagedSearch(s.context(), {
+      ...search(s, { pattern: "SECRET", output }),
+      queries: [{ root: `${s.workspace}/sub/hl.txt`, pattern: "SECRET" }],
+    });
+    assert.deepEqual(one.rows, []);
+  }
+});

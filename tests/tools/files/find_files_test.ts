@@ -416,3 +416,20 @@ Deno.test("004 find_files: search recursive: false searches only the directory's
     '{"path":"top.txt","count":1,"lines":[1]}\n[files 1-1 of 1; last page]',
   );
 });
+
+Deno.test("004 find_files search: never shows a hard link to a sensitive file (as Grep and read_files do not)", async () => {
+  const s = await TestSession.create();
+  await s.write(".env", "SECRET_ENV=topsecret\n");
+  await s.write(".ssh/id_rsa", "SECRET_KEY\n");
+  await s.write("sub/plain.txt", "no secret here\n");
+  await Deno.link(`${s.workspace}/.env`, `${s.workspace}/sub/hl.txt`);
+  await Deno.link(`${s.workspace}/.ssh/id_rsa`, `${s.workspace}/top_hl.txt`);
+  const r = await s.call(FindFiles, {
+    queries: [{ pattern: "SECRET" }],
+    mode: "search",
+    output: "content",
+  });
+  assert.ok(!text(r).includes("topsecret"), text(r));
+  assert.ok(!text(r).includes("SECRET_KEY"), text(r));
+  assert.ok(!text(r).includes("hl.txt"), text(r));
+});
