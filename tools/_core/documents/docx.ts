@@ -50,13 +50,19 @@ export async function readDocx(
       "it has no word/document.xml: it is not a Word document",
     );
   }
-  // mammoth unpacks with its own ZIP reader: refuse ZIP bombs first (media
-  // are never unpacked: images become their alt text).
-  pkg.checkSizes((name) => !name.startsWith("word/media/"));
+  // mammoth unpacks with its own ZIP reader: it is given a package of the
+  // parts unpacked here, each counted against its declared size (a ZIP
+  // bomb is refused, whatever its directory says). Media are never
+  // unpacked (images become their alt text): they are given empty.
+  const checked = pkg.checkedPackage((name) => !name.startsWith("word/media/"));
   let html: string;
   try {
     const result = await mammoth.convertToHtml({
-      buffer: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
+      buffer: Buffer.from(
+        checked.buffer,
+        checked.byteOffset,
+        checked.byteLength,
+      ),
     }, {
       convertImage: mammoth.images.imgElement(() =>
         Promise.resolve({ src: "" })

@@ -115,6 +115,34 @@ Deno.test("docx: a part that claims to unpack past the limit is refused before a
   });
 });
 
+Deno.test("docx: a part that lies about its size is refused as it unpacks, quickly and without unpacking it all", async () => {
+  // 64 MiB of text that the directory says is 1000 bytes (about 64 KiB on disk).
+  const body = "a".repeat(64 * 1024 * 1024);
+  const liar = withDeclaredSize(
+    zipSync({
+      "word/document.xml": strToU8(
+        `<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body><w:p><w:r><w:t>${body}</w:t></w:r></w:p></w:body></w:document>`,
+      ),
+    }),
+    "word/document.xml",
+    1000,
+  );
+  assert.ok(liar.length < 1024 * 1024);
+  await withTempDir(async (dir) => {
+    await Deno.writeFile(`${dir}/liar.docx`, liar);
+    const heap = Deno.memoryUsage().heapUsed;
+    const started = performance.now();
+    await assertToolError(
+      read(`${dir}/liar.docx`, "docx"),
+      "liar.docx is not a readable DOCX document (its part word/document.xml unpacks to more than the 1000 B its directory declares); the file may be corrupt or truncated.",
+      "corrupt_document",
+    );
+    assert.ok(performance.now() - started < 2000, "refused quickly");
+    // Stopped after one step past the declared size, not 64 MiB later.
+    assert.ok(Deno.memoryUsage().heapUsed - heap < 32 * 1024 * 1024);
+  });
+});
+
 Deno.test("docx: broken document XML is a clear error; an empty body is no lines", async () => {
   await withTempDir(async (dir) => {
     await Deno.writeFile(

@@ -6,6 +6,7 @@ import {
   cfb,
   FIXTURES,
   read,
+  withDeclaredSize,
   withTempDir,
 } from "./_helpers.ts";
 
@@ -156,4 +157,25 @@ Deno.test("pptx: an abort stops the read between slides", async () => {
     "Reading two_slides.pptx was interrupted.",
     "interrupted",
   );
+});
+
+Deno.test("pptx: a slide that lies about its size is refused as it unpacks, not cut short", async () => {
+  const text = "a".repeat(8 * 1024 * 1024);
+  const liar = withDeclaredSize(
+    deck({
+      a: slide(
+        `<p:sp><p:txBody><a:p><a:r><a:t>${text}</a:t></a:r></a:p></p:txBody></p:sp>`,
+      ),
+    }),
+    "ppt/slides/a.xml",
+    1000,
+  );
+  await withTempDir(async (dir) => {
+    await Deno.writeFile(`${dir}/liar.pptx`, liar);
+    await assertToolError(
+      read(`${dir}/liar.pptx`, "pptx"),
+      "liar.pptx is not a readable PPTX presentation (its part ppt/slides/a.xml unpacks to more than the 1000 B its directory declares); the file may be corrupt or truncated.",
+      "corrupt_document",
+    );
+  });
 });
