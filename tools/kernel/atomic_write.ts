@@ -274,7 +274,10 @@ async function sweepNow(dir: string): Promise<void> {
  *
  * Guarantees: a temp file whose writer is alive, in this process or
  * another, is never removed; only regular files with these names are
- * touched; a name that cannot be inspected or removed is left as it is.
+ * touched; a name that cannot be inspected or removed is left as it is;
+ * a temp file is lstat'ed before it is opened (anything but a regular
+ * file is left), and opened so that a FIFO swapped in meanwhile cannot
+ * make the sweep wait (see {@linkcode openRegular}).
  *
  * @example
  * ```ts
@@ -304,12 +307,16 @@ export async function sweepLeftovers(dir: string): Promise<string[]> {
 
 /** Removes a temp file when no process holds its lock; whether it did. */
 async function removeIfUnlocked(path: string): Promise<boolean> {
-  let file: Deno.FsFile;
+  let seen: Deno.FileInfo;
   try {
-    file = await Deno.open(path, { read: true });
+    seen = await Deno.lstat(path);
   } catch {
     return false;
   }
+  // A FIFO, a device, a link under a leftover's name is never opened.
+  if (!seen.isFile) return false;
+  const file = await openRegular(path, seen);
+  if (!file) return false;
   try {
     if (!(await file.tryLock(true))) return false;
     // Still this file under this name (not renamed into place meanwhile).
@@ -321,6 +328,61 @@ async function removeIfUnlocked(path: string): Promise<boolean> {
   } finally {
     file.close();
   }
+}
+
+/** How long a sweep waits for a read-only open, the one that a FIFO could block, before it leaves the name. */
+export const READ_ONLY_OPEN_MS = 1000;
+
+/**
+ * Opens the regular file at `path` that `seen` (its lstat) describes, for
+ * its lock, without ever waiting on what replaced it meanwhile: the file,
+ * or `undefined` when it cannot be opened or what was opened is not that
+ * regular file. Exported for its tests.
+ *
+ * Guarantees: the open is for reading and writing, which on a FIFO swapped
+ * in after the lstat returns at once (Linux, macOS) rather than waiting
+ * for a writer; only when that is refused (a read-only leftover, a writer
+ * that had given it its final mode) is a read-only open tried, and it is
+ * waited for {@linkcode READ_ONLY_OPEN_MS} at most (an open left waiting
+ * then holds one thread of the runtime's pool until something opens the
+ * FIFO, or the process exits).
+ */
+export async function openRegular(
+  path: string,
+  seen: Deno.FileInfo,
+): Promise<Deno.FsFile | undefined> {
+  let file: Deno.FsFile | undefined;
+  try {
+    file = await Deno.open(path, { read: true, write: true });
+  } catch (error) {
+    if (!(error instanceof Deno.errors.PermissionDenied)) return undefined;
+    file = await boundedReadOnlyOpen(path);
+  }
+  if (!file) return undefined;
+  try {
+    const opened = await file.stat();
+    if (opened.isFile && opened.ino === seen.ino && opened.dev === seen.dev) {
+      return file;
+    }
+  } catch { /* closed below */ }
+  file.close();
+  return undefined;
+}
+
+/** A read-only open of `path`, given up after {@linkcode READ_ONLY_OPEN_MS} (a late file is closed when it comes). */
+async function boundedReadOnlyOpen(
+  path: string,
+): Promise<Deno.FsFile | undefined> {
+  const opening = Deno.open(path, { read: true }).catch(() => undefined);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<"late">((resolve) => {
+    timer = setTimeout(() => resolve("late"), READ_ONLY_OPEN_MS);
+  });
+  const first = await Promise.race([opening, late]);
+  clearTimeout(timer);
+  if (first !== "late") return first;
+  opening.then((file) => file?.close(), () => {});
+  return undefined;
 }
 
 /** Runs of small chunks are gathered into writes of up to this size, not one write per chunk. */

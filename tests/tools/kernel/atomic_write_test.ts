@@ -5,6 +5,7 @@ import {
   describeFsError,
   isWriterName,
   NotRegularFile,
+  openRegular,
   RELEASE_IN_BACKGROUND,
   sweepLeftovers,
 } from "../../../tools/kernel/atomic_write.ts";
@@ -420,3 +421,41 @@ Deno.test("atomic: a write sweeps its directory first", async () => {
   assert.deepEqual(await leftovers(dir), []);
   assert.equal(await Deno.readTextFile(path), "new");
 });
+
+Deno.test(
+  "atomic: a sweep never waits on a FIFO swapped in for a leftover after its lstat",
+  {
+    ignore: Deno.build.os === "windows",
+  },
+  async () => {
+    const dir = await Deno.makeTempDir();
+    const path = `${dir}/.a.txt.0123abcd.wave-tmp`;
+    await Deno.writeTextFile(path, "half a wri");
+    const seen = await Deno.lstat(path);
+    // Swapped between the sweep's lstat and its open.
+    await Deno.remove(path);
+    const made = await new Deno.Command("mkfifo", { args: [path] }).output();
+    assert.ok(made.success, "mkfifo");
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const hung = new Promise<"hung">((resolve) => {
+      timer = setTimeout(() => resolve("hung"), 3000);
+    });
+    const opening = openRegular(path, seen);
+    const first = await Promise.race([opening, hung]);
+    clearTimeout(timer);
+    if (first === "hung") {
+      // Let the blocked open go (a writer end), so the test ends.
+      (await Deno.open(path, { write: true })).close();
+      (await opening)?.close();
+      assert.fail("the open waited for a writer of the FIFO");
+    }
+    assert.equal(first, undefined, "a FIFO is not the regular file seen");
+    assert.ok((await Deno.lstat(path)).isFifo, "left as it is");
+    // A read-only leftover is still swept; the FIFO is left.
+    await Deno.writeTextFile(`${dir}/.b.txt.0123abcd.wave-tmp`, "x");
+    await Deno.chmod(`${dir}/.b.txt.0123abcd.wave-tmp`, 0o444);
+    assert.deepEqual(await sweepLeftovers(dir), [".b.txt.0123abcd.wave-tmp"]);
+    assert.ok((await Deno.lstat(path)).isFifo);
+    await Deno.remove(dir, { recursive: true });
+  },
+);
