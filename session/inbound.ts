@@ -28,10 +28,10 @@ export type InputErrorCode = typeof INPUT_ERROR_CODES[number];
 /** The longest string `request_id` (and `tool_use_id`) wave takes, in characters. */
 export const MAX_ID_LENGTH = 256;
 
-/** A `request_id`: a non-empty string of at most 256 characters or a number, in both directions. */
+/** A `request_id`: a non-empty string of at most 256 characters or a finite number, in both directions. */
 export const RequestId = z.union([
   z.string().min(1).max(MAX_ID_LENGTH),
-  z.number(),
+  z.number().refine(Number.isFinite, "a request_id number must be finite"),
 ]);
 
 const TextBlock = z.object({ type: z.literal("text"), text: z.string() });
@@ -208,8 +208,22 @@ export function decodeLine(
       }…)`,
     };
   }
+  if (
+    typeof rid === "number" && !Number.isFinite(rid) &&
+    record.type === "control_request"
+  ) {
+    // A number JSON cannot carry back (1e400 parses as Infinity, which
+    // would be written as null): no id to answer with.
+    return {
+      code: "invalid_message",
+      line,
+      message: `line ${line} has a request_id that is not a finite number (${
+        String(rid)
+      }); a request_id is a string or a finite number`,
+    };
+  }
   const requestId = (typeof rid === "string" && rid !== "" && !tooLong) ||
-      typeof rid === "number"
+      (typeof rid === "number" && Number.isFinite(rid))
     ? rid
     : undefined;
   if (typeof record.type !== "string") {

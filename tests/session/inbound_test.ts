@@ -47,3 +47,35 @@ Deno.test("errors carry code, line and request id", () => {
     /^invalid control_request message: request\.subtype: /,
   );
 });
+
+Deno.test("a request_id that is not a finite number is no id: the error names the line, with no id to echo", () => {
+  for (const raw of ["1e400", "-1e400"]) {
+    const request = decodeLine(
+      `{"type":"control_request","request_id":${raw},"request":{"subtype":"interrupt"}}`,
+      3,
+    );
+    assert.ok(isInputError(request));
+    assert.equal(request.code, "invalid_message");
+    assert.equal(request.requestId, undefined);
+    assert.match(
+      request.message,
+      /^line 3 has a request_id that is not a finite number \((-)?Infinity\)/,
+    );
+    // On any other line it is no id either.
+    const other = decodeLine(`{"type":"ping","request_id":${raw}}`, 4);
+    assert.ok(isInputError(other));
+    assert.equal(other.requestId, undefined);
+  }
+  // A finite number is an id.
+  const ok = decodeLine(
+    '{"type":"control_request","request_id":7,"request":{"subtype":"interrupt"}}',
+    5,
+  );
+  assert.ok(!isInputError(ok));
+  // And a control_response naming an infinite id is invalid.
+  const response = decodeLine(
+    '{"type":"control_response","response":{"subtype":"success","request_id":1e400,"response":{}}}',
+    6,
+  );
+  assert.ok(isInputError(response));
+});
