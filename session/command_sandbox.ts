@@ -31,6 +31,12 @@ export interface SandboxReport {
 export interface SandboxSettings {
   shellSandbox: ShellSandbox;
   allowNet: boolean;
+  /** The workspace (its real path), to warn of a key file inside it. */
+  workspace?: string;
+  /** The model's key, and the file it came from (hidden from commands). */
+  apiKey?: { readonly source?: string };
+  /** The speech-to-text model's key, likewise. */
+  sttApiKey?: { readonly source?: string };
 }
 
 /** The confirmed choice, and what a parent should be told about it. */
@@ -42,6 +48,36 @@ export interface SandboxDecision {
 
 /** Directories whose every secret a command must not see, besides home directories. */
 const HIDDEN_DIRS = ["/root", "/home", "/run", "/var/run", "/etc/ssl/private"];
+/**
+ * Directories a command needs (or that its sandbox makes afresh), never
+ * hidden even when they are a home directory or `WAVE_HOME`: the rule is
+ * that a home or `WAVE_HOME` is hidden wherever it is (at the top level
+ * too: `/data`, `/state`, `HOME=/config`), unless it is `/` or one of
+ * these; a `WAVE_HOME` that cannot be hidden has its state directories
+ * ({@linkcode WAVE_HOME_PARTS}) hidden instead.
+ */
+const SYSTEM_DIRS = new Set([
+  "/bin",
+  "/boot",
+  "/dev",
+  "/etc",
+  "/gnu",
+  "/lib",
+  "/lib32",
+  "/lib64",
+  "/libx32",
+  "/nix",
+  "/opt",
+  "/proc",
+  "/sbin",
+  "/snap",
+  "/sys",
+  "/tmp",
+  "/usr",
+  "/var",
+]);
+/** What `WAVE_HOME` holds (README "WAVE_HOME"), hidden one by one when it cannot be hidden whole. */
+const WAVE_HOME_PARTS = ["sessions", "tasks", "history", "spill", "bin"];
 /** Files a command must not read, even as root. */
 const HIDDEN_FILES = [
   "/etc/shadow",
@@ -157,7 +193,13 @@ export class CommandSandbox {
     settings: SandboxSettings,
     path = Deno.env.get("PATH") ?? "",
   ): CommandSandbox {
-    const key = `${settings.shellSandbox}\0${settings.allowNet}\0${path}`;
+    const key = [
+      settings.shellSandbox,
+      settings.allowNet,
+      path,
+      settings.workspace,
+      ...keyFiles(settings),
+    ].join("\0");
     let sandbox = planned.get(key);
     if (!sandbox) {
       sandbox = new CommandSandbox(settings, path);
@@ -199,7 +241,19 @@ export class CommandSandbox {
     // Spawning takes a while: after the caller has written system/init.
     await null;
     const check = await checkBwrap(bwrap);
-    if (check.works) return { report: this.planned };
+    if (check.works) {
+      const { workspace } = this.#settings;
+      const inside = workspace === undefined ? [] : keyFiles(this.#settings)
+        .filter((file) => isWithin(realOrSelf(file), workspace));
+      return inside.length
+        ? {
+          report: this.planned,
+          warning: `The model API key file ${
+            inside.join(", ")
+          } is inside the workspace, so commands can read it (and the model can have them print it); keep it outside the workspace, or pass it through a pipe (--api-key-file /dev/fd/3).`,
+        }
+        : { report: this.planned };
+    }
     if (this.#settings.shellSandbox === "bwrap") {
       return {
         report: this.planned,
@@ -243,30 +297,58 @@ export class CommandSandbox {
       }
     };
     const dirs = new Set<string>();
+    const sealed = new Set<string>();
     const files = new Set<string>();
-    const programs = Object.values(place.programs).map((p) => real(p) ?? p);
-    const hide = (path: string) => {
+    const workspace = place.workspace;
+    /**
+     * Hides `path` as it is now: an existing directory or file; a path
+     * that does not exist where a command could make it (in the
+     * workspace) is sealed, so no command can create it or link it away.
+     * Returns whether it is hidden.
+     */
+    const hide = (path: string): boolean => {
       const abs = real(path);
-      if (!abs || abs === "/" || abs === place.workspace) return;
-      if (abs.split("/").length < 3 && !HIDDEN_DIRS.includes(abs)) return;
-      if (programs.some((p) => isWithin(p, abs))) return;
+      if (!abs) {
+        const unborn = unbornPath(path);
+        if (!unborn || !isWithin(unborn, workspace) || unborn === workspace) {
+          return false;
+        }
+        sealed.add(unborn);
+        return true;
+      }
+      if (abs === workspace || !mayHide(abs)) return false;
       try {
         const info = Deno.statSync(abs);
         if (info.isDirectory) dirs.add(abs);
         else files.add(abs);
-      } catch { /* gone */ }
+        return true;
+      } catch {
+        return false; // gone
+      }
     };
     const homes = [
       ...(place.home ? [place.home] : []),
       ...HIDDEN_DIRS,
       ...this.#homes(),
-      place.waveHome,
     ];
     for (const path of homes) hide(path);
+    // WAVE_HOME (other sessions' transcripts, the ripgrep copy a compiled
+    // wave runs): whole, else (a system directory, the workspace) its parts.
+    if (!hide(place.waveHome)) {
+      for (const part of WAVE_HOME_PARTS) hide(`${place.waveHome}/${part}`);
+    }
     for (const file of [...HIDDEN_FILES, ...sshHostKeys()]) hide(file);
+    // The model API key files: hidden unless in the workspace (warned of).
+    for (const file of keyFiles(this.#settings)) {
+      const abs = real(file);
+      if (!abs || isWithin(abs, workspace)) continue;
+      try {
+        if (Deno.statSync(abs).isFile) files.add(abs);
+      } catch { /* gone */ }
+    }
     // A workspace that is the home directory shows it, but not its credentials.
     const home = place.home && real(place.home);
-    if (home && home === place.workspace) {
+    if (home && home === workspace) {
       for (const secret of HOME_SECRETS) {
         const abs = real(`${home}/${secret}`);
         if (!abs || !isWithin(abs, home)) continue;
@@ -278,14 +360,34 @@ export class CommandSandbox {
     }
     // What a hidden directory already hides needs no mount of its own (an
     // empty mount point would show its name), unless the workspace shows it again.
+    const hiders = [...dirs, ...sealed];
     const needed = (path: string) =>
-      isWithin(path, place.workspace) ||
-      ![...dirs].some((dir) => dir !== path && isWithin(path, dir));
+      isWithin(path, workspace) ||
+      !hiders.some((dir) => dir !== path && isWithin(path, dir));
+    // Whether the deepest mount over `path` hides it.
+    const hidden = (path: string) => {
+      const over = [...hiders, workspace].filter((d) => isWithin(path, d))
+        .sort((a, b) => b.length - a.length)[0];
+      return over !== undefined && over !== workspace;
+    };
+    // A shell installed under a hidden directory: the directory stays
+    // hidden, the program alone is shown again, read-only.
+    const showFiles: { from: string; to: string }[] = [];
+    for (const [name, path] of Object.entries(place.programs)) {
+      if (name === "bwrap" || name === "setsid") continue; // run outside
+      const from = real(path);
+      if (!from) continue;
+      for (const to of new Set([path, from])) {
+        if (hidden(to)) showFiles.push({ from, to });
+      }
+    }
     const confinement: BwrapConfinement = {
       kind: "bwrap",
       hideDirs: [...dirs].filter(needed),
+      sealDirs: [...sealed].filter(needed),
       hideFiles: [...files].filter(needed),
       showReadOnly: [real(place.spillDir) ?? place.spillDir],
+      showFiles,
       network: this.#settings.allowNet,
     };
     return confinement;
@@ -303,6 +405,55 @@ export class CommandSandbox {
           : [];
       });
   }
+}
+
+/**
+ * Whether a home or `WAVE_HOME` at `abs` (a real path) may be hidden: not
+ * `/`, not a directory commands need ({@linkcode SYSTEM_DIRS}).
+ */
+function mayHide(abs: string): boolean {
+  return abs !== "/" && !SYSTEM_DIRS.has(abs);
+}
+
+/** The real path, or the path itself. */
+function realOrSelf(path: string): string {
+  try {
+    return Deno.realPathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+/**
+ * Where an absolute `path` that does not exist would be made: its
+ * nearest existing ancestor's real path, and the rest.
+ */
+function unbornPath(path: string): string | undefined {
+  if (!path.startsWith("/")) return undefined;
+  const parts = path.split("/").filter((p) => p && p !== ".");
+  if (parts.includes("..")) return undefined;
+  for (let i = parts.length - 1; i >= 0; i--) {
+    const ancestor = `/${parts.slice(0, i).join("/")}`;
+    try {
+      const base = Deno.realPathSync(ancestor);
+      const rest = parts.slice(i).join("/");
+      return base === "/" ? `/${rest}` : `${base}/${rest}`;
+    } catch { /* further up */ }
+  }
+  return undefined;
+}
+
+/** The files the model API keys were read from. */
+function keyFiles(settings: SandboxSettings): string[] {
+  return [
+    ...new Set(
+      [settings.apiKey?.source, settings.sttApiKey?.source].filter(
+        (file): file is string =>
+          file !== undefined && !file.startsWith("/dev/") &&
+          !file.startsWith("/proc/"),
+      ),
+    ),
+  ];
 }
 
 /** Whether `path` is `dir` or inside it. */

@@ -104,6 +104,11 @@ export async function serve(
   // Before the first command runs: a process of wave's uid can then no
   // longer read wave's environment or memory, nor open its stdin or stdout.
   becomeNonDumpable();
+  // WAVE_HOME exists before any command runs (mode 700), so no command can
+  // make it first, or link its parts elsewhere, for wave to write through.
+  try {
+    Deno.mkdirSync(config.waveHome, { recursive: true, mode: 0o700 });
+  } catch { /* read-only: commands cannot make it either; writes will say */ }
   // WAVE_HOME's real location, so paths under it compare with resolved ones.
   config = { ...config, waveHome: realPathOf(config.waveHome) };
   const writer = new ProtocolWriter(io.stdout, config.sessionId);

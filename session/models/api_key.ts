@@ -29,10 +29,16 @@ const REDACTED = "[redacted]";
  */
 export class ApiKey {
   #value: string;
+  /**
+   * The absolute path of the file the key was read from, if it was: the
+   * command sandbox hides it (session/command_sandbox.ts).
+   */
+  readonly source?: string;
 
-  /** Holds `value`. */
-  constructor(value: string) {
+  /** Holds `value`, read from the file `source` if given. */
+  constructor(value: string, source?: string) {
     this.#value = value;
+    if (source !== undefined) this.source = source;
   }
 
   /** The key, for the one place that sends it: the model client. */
@@ -110,7 +116,7 @@ export function readApiKey(
     if (key === "") {
       return { problem: `the API key file ${file} (${named}) is empty` };
     }
-    return { key: new ApiKey(key) };
+    return { key: new ApiKey(key, file) };
   }
   const key = sources.env.get(variable) ||
     (provider === "openai" && sources.baseUrl ? "none" : undefined);

@@ -109,9 +109,10 @@ export async function startWaveAsNobody(
   rt: NobodyRuntime,
   args: string[] = [],
   env: Record<string, string> = {},
+  place: { workspace?: string; waveHome?: string } = {},
 ): Promise<WaveProcess> {
-  const workspace = await nobodyDir(rt, "ws-");
-  const waveHome = await nobodyDir(rt, "wave-home-");
+  const workspace = place.workspace ?? await nobodyDir(rt, "ws-");
+  const waveHome = place.waveHome ?? await nobodyDir(rt, "wave-home-");
   const cli = waveArgs(["--workspace", workspace, ...args]).map((a) =>
     a.startsWith(ROOT) ? `${rt.root}/${a.slice(ROOT.length)}` : a
   );

@@ -73,7 +73,7 @@ const asNobody: Runner = {
     const rt = await nobodyRuntime();
     if (typeof rt === "string") throw new Error(rt);
     const env = { ANTHROPIC_API_KEY: SECRET, ...options.env };
-    return await startWaveAsNobody(rt, options.args ?? [], env);
+    return await startWaveAsNobody(rt, options.args ?? [], env, options);
   },
 };
 
@@ -311,6 +311,223 @@ attack(
       assert.equal(mine.content, "xmade.txt\nx");
     } finally {
       await wave.kill();
+    }
+  },
+);
+
+/** A directory nobody can read too (the tests' temp directories are 700). */
+async function openDir(prefix: string, dir?: string): Promise<string> {
+  const path = await Deno.realPath(await Deno.makeTempDir({ prefix, dir }));
+  await Deno.chmod(path, 0o755);
+  return path;
+}
+
+/** A directory for `runner`'s wave to write: nobody's, or a temp one. */
+async function ownDir(runner: Runner, prefix: string): Promise<string> {
+  const dir = await openDir(prefix);
+  if (runner === asNobody) await Deno.chown(dir, 65534, 65534);
+  return dir;
+}
+
+attack(
+  "a shell installed under a hidden home shows alone: the home stays hidden",
+  async (runner) => {
+    // A home (hidden as HOME) with a secret, and bash and a pwsh in its bin.
+    const home = await openDir("wave-shellhome-");
+    await Deno.mkdir(`${home}/bin`);
+    await Deno.copyFile(
+      new TextDecoder().decode(
+        (await new Deno.Command("bash", {
+          args: ["-c", "command -v bash"],
+          stdout: "piped",
+        }).output()).stdout,
+      ).trim(),
+      `${home}/bin/bash`,
+    );
+    await Deno.writeTextFile(`${home}/bin/pwsh`, "#!/bin/sh\nexit 0\n");
+    await Deno.chmod(`${home}/bin/bash`, 0o755);
+    await Deno.chmod(`${home}/bin/pwsh`, 0o755);
+    await Deno.writeTextFile(`${home}/secret.txt`, "HOME SECRET");
+    const wave = await runner.start({
+      env: { HOME: home, PATH: `${home}/bin:/usr/local/bin:/usr/bin:/bin` },
+    });
+    try {
+      const r = await bash(
+        wave,
+        `cat ${home}/secret.txt; ls -a ${home} | grep -x secret.txt && echo LISTED; ` +
+          `echo "shell: $BASH"; true`,
+      );
+      assert.equal(r.structured.sandboxed, true);
+      assert.ok(!r.all.includes("HOME SECRET"), r.all);
+      assert.ok(!r.all.includes("LISTED"), r.all);
+      // The shell ran from the home, shown again alone and read-only.
+      assert.match(r.all, new RegExp(`shell: ${home}/bin/bash`));
+      const w = await bash(wave, `echo x > ${home}/bin/bash || echo RO`);
+      assert.match(w.all, /RO/);
+    } finally {
+      await wave.kill();
+      await Deno.remove(home, { recursive: true });
+    }
+  },
+);
+
+attack(
+  "a WAVE_HOME at the top level of the file system is hidden; system directories are not",
+  async (runner) => {
+    const waveHome = `/wave-top-${crypto.randomUUID()}`;
+    await Deno.mkdir(`${waveHome}/sessions`, { recursive: true });
+    await Deno.writeTextFile(
+      `${waveHome}/sessions/other.jsonl`,
+      "OTHER SESSION",
+    );
+    if (runner === asNobody) {
+      await new Deno.Command("chown", {
+        args: ["-R", "65534:65534", waveHome],
+      }).output();
+    }
+    const wave = await runner.start({
+      waveHome,
+      env: { WAVE_HOME: waveHome },
+    });
+    try {
+      const r = await bash(
+        wave,
+        `cat ${waveHome}/sessions/other.jsonl; ls ${waveHome}; ls /usr/bin/env /etc/passwd; true`,
+      );
+      assert.equal(r.structured.sandboxed, true);
+      assert.ok(!r.all.includes("OTHER SESSION"), r.all);
+      assert.match(r.all, /\/usr\/bin\/env/);
+      assert.match(r.all, /\/etc\/passwd/);
+    } finally {
+      await wave.kill();
+      await Deno.remove(waveHome, { recursive: true });
+    }
+  },
+);
+
+attack(
+  "a WAVE_HOME not made yet cannot be planted: wave makes it (700) before the first command",
+  async (runner) => {
+    const ws = await ownDir(runner, "wave-plant-");
+    const waveHome = `${ws}/.wavehome`;
+    const wave = await runner.start({
+      workspace: ws,
+      waveHome,
+      env: { WAVE_HOME: waveHome },
+    });
+    try {
+      const r = await bash(
+        wave,
+        `mkdir -p ${ws}/leak ${waveHome} && ln -s ${ws}/leak ${waveHome}/sessions; ` +
+          `mkdir -p ${waveHome}/bin && echo x > ${waveHome}/bin/rg-planted; true`,
+      );
+      assert.equal(r.structured.sandboxed, true);
+      const info = await Deno.lstat(waveHome);
+      assert.ok(info.isDirectory);
+      assert.equal((info.mode ?? 0) & 0o777, 0o700);
+      await assert.rejects(Deno.lstat(`${waveHome}/sessions`));
+      await assert.rejects(Deno.lstat(`${waveHome}/bin`));
+    } finally {
+      await wave.kill();
+      await Deno.remove(ws, { recursive: true });
+    }
+  },
+);
+
+attack(
+  "a home that does not exist yet in the workspace is sealed: a command cannot make it",
+  async (runner) => {
+    const ws = await ownDir(runner, "wave-unborn-");
+    const home = `${ws}/home/me`;
+    // Deno's cache where it is, not under the new HOME (which would make it).
+    const cache = Deno.env.get("XDG_CACHE_HOME") ??
+      `${Deno.env.get("HOME")}/.cache`;
+    const wave = await runner.start({
+      workspace: ws,
+      env: { HOME: home, XDG_CACHE_HOME: cache },
+    });
+    try {
+      const r = await bash(
+        wave,
+        `mkdir -p ${home}/.ssh && echo MADE; ln -s /etc ${home}/link && echo LINKED; true`,
+      );
+      assert.equal(r.structured.sandboxed, true);
+      assert.ok(!r.all.includes("MADE"), r.all);
+      assert.ok(!r.all.includes("LINKED"), r.all);
+      await assert.rejects(Deno.lstat(`${home}/.ssh`));
+      await assert.rejects(Deno.lstat(`${home}/link`));
+    } finally {
+      await wave.kill();
+      await Deno.remove(ws, { recursive: true });
+    }
+  },
+);
+
+attack(
+  "a workspace / gets a fresh /proc, /dev and /tmp",
+  async (runner) => {
+    const marker = `/tmp/wave-hosttmp-${crypto.randomUUID()}`;
+    await Deno.writeTextFile(marker, "HOST TMP");
+    const wave = await runner.start({ workspace: "/" });
+    try {
+      const pid = wave.child.pid;
+      const r = await bash(
+        wave,
+        `cat ${marker}; test -e /proc/${pid} && echo HOST-PROC; ` +
+          `ls /proc | grep -c '^[0-9]'; ls /dev | wc -l; true`,
+      );
+      assert.equal(r.structured.sandboxed, true);
+      assert.ok(!r.all.includes("HOST TMP"), r.all);
+      assert.ok(!r.all.includes("HOST-PROC"), r.all);
+      const [procs, devs] = r.structured.stdout.trim().split("\n").map(Number);
+      assert.ok(procs < 10, `${procs} processes in /proc`);
+      assert.ok(devs < 30, `${devs} entries in /dev`);
+    } finally {
+      await wave.kill();
+      await Deno.remove(marker);
+    }
+  },
+);
+
+attack(
+  "the API key file is hidden from commands; one inside the workspace is warned of",
+  async (runner) => {
+    const dir = await openDir("wave-key-", "/var/tmp");
+    const file = `${dir}/key`;
+    await Deno.writeTextFile(file, `${SECRET}\n`);
+    await Deno.chmod(file, 0o644);
+    const wave = await runner.start({
+      args: ["--model", "anthropic:claude-test", "--api-key-file", file],
+    });
+    try {
+      const r = await bash(wave, `cat ${file}; ls -l ${file}; true`);
+      assert.equal(r.structured.sandboxed, true);
+      assert.ok(!r.all.includes(SECRET), r.all);
+      assert.ok(
+        !wave.messages.some((m) => m.subtype === "warning"),
+        "no warning for a key outside the workspace",
+      );
+    } finally {
+      await wave.kill();
+    }
+    // Inside the workspace: left visible (it is the workspace), and said.
+    const ws = await ownDir(runner, "wave-keyws-");
+    await Deno.copyFile(file, `${ws}/key`);
+    await Deno.chmod(`${ws}/key`, 0o644);
+    const inside = await runner.start({
+      workspace: ws,
+      args: ["--model", "anthropic:claude-test", "--api-key-file", `${ws}/key`],
+    });
+    try {
+      const warning = await inside.waitFor((m) => m.subtype === "warning");
+      assert.match(
+        warning.message,
+        new RegExp(`API key file ${ws}/key is inside the workspace`),
+      );
+    } finally {
+      await inside.kill();
+      await Deno.remove(dir, { recursive: true });
+      await Deno.remove(ws, { recursive: true });
     }
   },
 );

@@ -20,13 +20,54 @@ export interface BwrapConfinement {
   readonly kind: "bwrap";
   /** Existing directories hidden under an empty tmpfs (home directories, `WAVE_HOME`, `/run` …). */
   readonly hideDirs: readonly string[];
+  /**
+   * Paths that do not exist (yet) where a command could make them (in the
+   * workspace), sealed under an empty read-only tmpfs so a command can
+   * neither create them nor link them elsewhere (a `WAVE_HOME` to come).
+   */
+  readonly sealDirs?: readonly string[];
   /** Existing files hidden behind `/dev/null`, which cannot be opened there (`/etc/shadow` …). */
   readonly hideFiles: readonly string[];
   /** Directories shown again, read-only, inside a hidden one (the session's spill directory). */
   readonly showReadOnly: readonly string[];
+  /**
+   * Single files shown again, read-only, inside a hidden directory: the
+   * shell's program when it is installed under a home directory (`from`,
+   * its real path, appears at `to`, the path it is run by).
+   */
+  readonly showFiles?: readonly {
+    readonly from: string;
+    readonly to: string;
+  }[];
   /** The command shares wave's network (`--allow-net`); else it has none, not even loopback. */
   readonly network: boolean;
 }
+
+/** The whole file system, read-only. */
+const ROOT: readonly string[] = ["--ro-bind", "/", "/"];
+
+/**
+ * The fresh `/dev`, `/proc` and `/tmp`, each mounted by its own path so
+ * that {@linkcode bwrapArgs} can put them after a workspace that holds
+ * them (a workspace `/` must not bring the host's processes, devices and
+ * Unix sockets back).
+ */
+const SYSTEM_MOUNTS: readonly { path: string; args: string[] }[] = [
+  { path: "/dev", args: ["--dev", "/dev"] },
+  { path: "/proc", args: ["--proc", "/proc"] },
+  { path: "/tmp", args: ["--tmpfs", "/tmp"] },
+];
+
+/** Every namespace new, no capabilities, a session of its own, death with wave. */
+const NAMESPACES: readonly string[] = [
+  "--unshare-all",
+  "--unshare-user",
+  "--disable-userns",
+  "--cap-drop",
+  "ALL",
+  "--new-session",
+  "--die-with-parent",
+];
 
 /**
  * The isolation every confined command gets, and the probe checks: the
@@ -38,22 +79,9 @@ export interface BwrapConfinement {
  * the kernel kills everything left in the namespace.
  */
 const ISOLATION: readonly string[] = [
-  "--ro-bind",
-  "/",
-  "/",
-  "--dev",
-  "/dev",
-  "--proc",
-  "/proc",
-  "--tmpfs",
-  "/tmp",
-  "--unshare-all",
-  "--unshare-user",
-  "--disable-userns",
-  "--cap-drop",
-  "ALL",
-  "--new-session",
-  "--die-with-parent",
+  ...ROOT,
+  ...SYSTEM_MOUNTS.flatMap((m) => m.args),
+  ...NAMESPACES,
 ];
 
 function depth(path: string): number {
@@ -64,11 +92,14 @@ function depth(path: string): number {
  * bubblewrap's arguments for a command run in `cwd`, up to and including
  * the `--` before the command itself.
  *
- * Guarantees: the workspace is writable and `/tmp` private; each hidden
- * path is hidden unless it is the workspace or holds it (then the
- * workspace shows through it: the mounts go shallowest first, so a hidden
- * directory inside the workspace stays hidden and a workspace inside a
- * hidden directory stays visible); the network is shared only when asked.
+ * Guarantees: the workspace is writable and `/tmp`, `/proc` and `/dev`
+ * fresh, also when the workspace holds them (`/`); each hidden path is
+ * hidden unless it is the workspace or holds it (then the workspace shows
+ * through it: the mounts go shallowest first, so a hidden directory inside
+ * the workspace stays hidden and a workspace inside a hidden directory
+ * stays visible); a sealed path is an empty directory nothing can be
+ * written to; a file shown again is read-only; the network is shared only
+ * when asked.
  */
 export function bwrapArgs(
   confinement: BwrapConfinement,
@@ -77,9 +108,21 @@ export function bwrapArgs(
 ): string[] {
   type Mount = { path: string; args: string[]; order: number };
   const mounts: Mount[] = [];
+  // At the depth of a workspace, before it: a workspace /tmp is the host's.
+  for (const system of SYSTEM_MOUNTS) {
+    mounts.push({ path: system.path, args: system.args, order: -1 });
+  }
   for (const dir of confinement.hideDirs) {
     if (dir === workspace) continue;
     mounts.push({ path: dir, args: ["--tmpfs", dir], order: 0 });
+  }
+  for (const dir of confinement.sealDirs ?? []) {
+    if (dir === workspace) continue;
+    mounts.push({
+      path: dir,
+      args: ["--tmpfs", dir, "--remount-ro", dir],
+      order: 0,
+    });
   }
   for (const file of confinement.hideFiles) {
     if (file === workspace) continue;
@@ -97,9 +140,13 @@ export function bwrapArgs(
   for (const dir of confinement.showReadOnly) {
     mounts.push({ path: dir, args: ["--ro-bind-try", dir, dir], order: 1 });
   }
+  for (const { from, to } of confinement.showFiles ?? []) {
+    mounts.push({ path: to, args: ["--ro-bind", from, to], order: 1 });
+  }
   mounts.sort((a, b) => depth(a.path) - depth(b.path) || a.order - b.order);
   return [
-    ...ISOLATION,
+    ...ROOT,
+    ...NAMESPACES,
     ...(confinement.network ? ["--share-net"] : []),
     ...mounts.flatMap((m) => m.args),
     "--chdir",

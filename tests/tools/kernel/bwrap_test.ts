@@ -7,6 +7,9 @@ function mounts(args: string[]): string[] {
   return args.slice(start, args.indexOf("--chdir"));
 }
 
+/** The fresh /dev, /proc and /tmp. */
+const SYSTEM = ["--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
+
 Deno.test("bwrap: a workspace inside a hidden home shows through it; WAVE_HOME inside the workspace stays hidden; the spill directory shows again", () => {
   const args = bwrapArgs(
     {
@@ -20,6 +23,7 @@ Deno.test("bwrap: a workspace inside a hidden home shows through it; WAVE_HOME i
     "/home/u/sub",
   );
   assert.deepEqual(mounts(args), [
+    ...SYSTEM,
     "--tmpfs",
     "/root",
     "--ro-bind",
@@ -52,6 +56,7 @@ Deno.test("bwrap: a workspace under a hidden directory is bound after it; the ne
   );
   assert.deepEqual(mounts(args), [
     "--share-net",
+    ...SYSTEM,
     "--tmpfs",
     "/home",
     "--bind",
@@ -71,4 +76,73 @@ Deno.test("bwrap: a workspace under a hidden directory is bound after it; the ne
     args.slice(args.indexOf("--cap-drop"), args.indexOf("--cap-drop") + 2),
     ["--cap-drop", "ALL"],
   );
+});
+
+Deno.test("bwrap: a workspace / does not bring back the host's /proc, /dev and /tmp", () => {
+  const args = bwrapArgs(
+    {
+      kind: "bwrap",
+      hideDirs: ["/root"],
+      hideFiles: [],
+      showReadOnly: [],
+      network: false,
+    },
+    "/",
+    "/",
+  );
+  assert.deepEqual(mounts(args), [
+    "--bind",
+    "/",
+    "/",
+    ...SYSTEM,
+    "--tmpfs",
+    "/root",
+  ]);
+  // A workspace under /tmp is bound after the private /tmp.
+  const inTmp = mounts(bwrapArgs(
+    {
+      kind: "bwrap",
+      hideDirs: [],
+      hideFiles: [],
+      showReadOnly: [],
+      network: false,
+    },
+    "/tmp/ws",
+    "/tmp/ws",
+  ));
+  assert.deepEqual(inTmp, [...SYSTEM, "--bind", "/tmp/ws", "/tmp/ws"]);
+});
+
+Deno.test("bwrap: a sealed path is an empty read-only mount after the workspace; a shell under a hidden home is shown alone, read-only", () => {
+  const args = bwrapArgs(
+    {
+      kind: "bwrap",
+      hideDirs: ["/root"],
+      sealDirs: ["/srv/ws/.wavehome"],
+      hideFiles: [],
+      showReadOnly: [],
+      showFiles: [{
+        from: "/opt/pwsh/pwsh",
+        to: "/root/.local/bin/pwsh",
+      }],
+      network: false,
+    },
+    "/srv/ws",
+    "/srv/ws",
+  );
+  assert.deepEqual(mounts(args), [
+    ...SYSTEM,
+    "--tmpfs",
+    "/root",
+    "--bind",
+    "/srv/ws",
+    "/srv/ws",
+    "--tmpfs",
+    "/srv/ws/.wavehome",
+    "--remount-ro",
+    "/srv/ws/.wavehome",
+    "--ro-bind",
+    "/opt/pwsh/pwsh",
+    "/root/.local/bin/pwsh",
+  ]);
 });
