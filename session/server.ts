@@ -139,6 +139,12 @@ export async function serve(
 
   const readLoop = (async () => {
     for await (const item of reader) {
+      // Backpressure: while the parent leaves more than the high-water mark
+      // of output unread, no input is read (the pipe fills, its writes
+      // block), so a parent that does not read cannot make wave buffer
+      // without limit.
+      if (writer.congested) await writer.uncongested();
+      if (state.stopping === "pipe") break;
       if ("error" in item) {
         session.dispatch.inputError({
           code: item.error,
@@ -148,7 +154,6 @@ export async function serve(
       } else {
         session.dispatch.line(item.text, item.line);
       }
-      if (state.stopping === "pipe") break;
     }
   })();
 
