@@ -40,6 +40,16 @@ export interface WriterLimits {
   lowWaterBytes?: number;
 }
 
+/** What a {@linkcode ProtocolWriter} holds, for watching it (tests, metrics). */
+export interface OutputQueueView {
+  /** Bytes sent and not yet written to stdout. */
+  readonly queuedBytes: number;
+  /** The most bytes that were ever waiting at once. */
+  readonly peakQueuedBytes: number;
+  /** Whether more than the high-water mark is waiting (see {@linkcode ProtocolWriter.congested}). */
+  readonly congested: boolean;
+}
+
 /**
  * Whether `error`, from the sink's write, means the parent closed its end:
  * a broken pipe (EPIPE), a reset connection, or a stream that was closed.
@@ -66,7 +76,7 @@ export function isBrokenPipe(error: unknown): boolean {
  * the high-water mark ({@linkcode congested}) so that its users stop
  * producing what they can (input is not read, progress is dropped).
  */
-export class ProtocolWriter {
+export class ProtocolWriter implements OutputQueueView {
   #sink: LineSink;
   #sessionId: string;
   #highWater: number;
