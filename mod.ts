@@ -38,7 +38,7 @@ export {
   type ShellSandbox,
 } from "./session/config.ts";
 export { ApiKey } from "./session/models/api_key.ts";
-export type { LineSink } from "./session/output.ts";
+export type { LineSink, OutputQueueView } from "./session/output.ts";
 export { serve, type ServeOptions, type SessionIO } from "./session/server.ts";
 export {
   type ContentBlock,

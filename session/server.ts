@@ -27,7 +27,11 @@ import { initMessage } from "./init.ts";
 import { sweepLeftovers } from "../tools/kernel/atomic_write.ts";
 import { readLines } from "./line_reader.ts";
 import type { SystemInit } from "./outbound.ts";
-import { type LineSink, ProtocolWriter } from "./output.ts";
+import {
+  type LineSink,
+  type OutputQueueView,
+  ProtocolWriter,
+} from "./output.ts";
 import { ToolRegistry } from "./registry.ts";
 import { SessionMode } from "./session_mode.ts";
 import { TaskListAnnouncer } from "./task_list_announcer.ts";
@@ -64,6 +68,8 @@ export interface ServeOptions {
   modules: readonly string[];
   /** `system/init` was already written (the CLI writes it before loading anything); else serve writes it first. */
   initSent?: boolean;
+  /** Called once with the session's output queue, to watch how much waits for the parent. */
+  onOutputQueue?: (queue: OutputQueueView) => void;
 }
 
 /**
@@ -112,6 +118,7 @@ export async function serve(
   // WAVE_HOME's real location, so paths under it compare with resolved ones.
   config = { ...config, waveHome: realPathOf(config.waveHome) };
   const writer = new ProtocolWriter(io.stdout, config.sessionId);
+  options.onOutputQueue?.(writer);
   const registry = await ToolRegistry.load(options.modules);
   if (!options.initSent) {
     const names = registry.bound(config.mode).map((t) => t.def.name);
@@ -144,6 +151,12 @@ export async function serve(
 
   const readLoop = (async () => {
     for await (const item of reader) {
+      // Backpressure: while the parent leaves more than the high-water mark
+      // of output unread, no input is read (the pipe fills, its writes
+      // block), so a parent that does not read cannot make wave buffer
+      // without limit.
+      if (writer.congested) await writer.uncongested();
+      if (state.stopping === "pipe") break;
       if ("error" in item) {
         session.dispatch.inputError({
           code: item.error,
@@ -153,7 +166,6 @@ export async function serve(
       } else {
         session.dispatch.line(item.text, item.line);
       }
-      if (state.stopping === "pipe") break;
     }
   })();
 

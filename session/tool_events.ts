@@ -20,14 +20,35 @@ export type ToolEventRenderer = (
   event: ToolEvent,
 ) => Promise<void> | void;
 
-/** The renderer that writes through `writer` and announces through `taskList`. */
+/**
+ * The renderer that writes through `writer` and announces through `taskList`.
+ *
+ * Progress is best-effort: while `writer` is congested (the parent leaves
+ * too much output unread) a call's `system/tool_progress` is dropped, and
+ * the first one dropped is replaced by one notice; once the writer has
+ * caught up, progress flows again (and a later congestion has its notice).
+ */
 export function toolEventRenderer(
   writer: ProtocolWriter,
   taskList: TaskListAnnouncer,
 ): ToolEventRenderer {
+  /** The calls whose progress was dropped while the writer is congested. */
+  const dropped = new Set<string>();
   return (toolUseId, event) => {
     switch (event.type) {
       case "output":
+        if (!writer.congested) dropped.clear();
+        else {
+          if (dropped.has(toolUseId)) return;
+          dropped.add(toolUseId);
+          return writer.send({
+            type: "system",
+            subtype: "tool_progress",
+            tool_use_id: toolUseId,
+            stream: event.stream,
+            text: progressDroppedNotice(writer.queuedBytes),
+          });
+        }
         return writer.send({
           type: "system",
           subtype: "tool_progress",
@@ -45,4 +66,9 @@ export function toolEventRenderer(
         );
     }
   };
+}
+
+/** What replaces the progress dropped while `queuedBytes` wait for the parent. */
+export function progressDroppedNotice(queuedBytes: number): string {
+  return `\n[wave: the parent has not read ${queuedBytes} bytes of wave's output yet; this command's output is not streamed until it catches up (the result still has it)]\n`;
 }
