@@ -242,6 +242,22 @@ export class WaveProcess {
    * throws on a protocol error). `timeoutMs` (default 20 s) is how long to
    * wait for the answer: more for a call whose work is large.
    */
+  /**
+   * Sends a `call_tool` request and does not wait for its answer: for a
+   * call the test interrupts, approves, or answers later.
+   */
+  sendCall(
+    requestId: string | number,
+    toolName: string,
+    input: Record<string, unknown>,
+  ): Promise<void> {
+    return this.send({
+      type: "control_request",
+      request_id: requestId,
+      request: { subtype: "call_tool", tool_name: toolName, input },
+    });
+  }
+
   async callTool(
     toolName: string,
     input: Record<string, unknown>,

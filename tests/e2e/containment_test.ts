@@ -565,16 +565,8 @@ async function leaveOrphans(
   rest: string,
   requestId: string,
 ): Promise<void> {
-  await wave.send({
-    type: "control_request",
-    request_id: requestId,
-    request: {
-      subtype: "call_tool",
-      tool_name: "Bash",
-      input: {
-        command: `${KINDS.map(([, line]) => line(n)).join("\n")}\n${rest}`,
-      },
-    },
+  await wave.sendCall(requestId, "Bash", {
+    command: `${KINDS.map(([, line]) => line(n)).join("\n")}\n${rest}`,
   });
   for (let k = 1; k <= KINDS.length; k++) {
     await processesStarted(`sleep ${n}.${k}`);

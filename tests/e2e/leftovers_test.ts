@@ -73,14 +73,9 @@ Deno.test("e2e leftovers: wave killed with SIGKILL during large writes leaves no
   for (let trial = 0; trial < 20 && left.length === 0; trial++) {
     await withWave({ workspace, args: ["--toolset", "sata"] }, async (wave) => {
       for (let k = 0; k < 8; k++) {
-        await wave.send({
-          type: "control_request",
-          request_id: `w${k}`,
-          request: {
-            subtype: "call_tool",
-            tool_name: "write",
-            input: { Path: "big.txt", Content: content },
-          },
+        await wave.sendCall(`w${k}`, "write", {
+          Path: "big.txt",
+          Content: content,
         });
       }
       await wave.waitFor((m) => m.response?.request_id === "w0");

@@ -34,24 +34,11 @@ Deno.test("a request_id still in flight cannot be used again: the duplicate is r
   const wave = await startWave({ args: ["--approvals", "parent"] });
   try {
     // The first "dup" waits for its approval: it is in flight until answered.
-    await wave.send({
-      type: "control_request",
-      request_id: "dup",
-      request: {
-        subtype: "call_tool",
-        tool_name: "Read",
-        input: { file_path: outside },
-      },
-    });
+    await wave.sendCall("dup", "Read", { file_path: outside });
     const ask = await approvalRequest(wave);
-    await wave.send({
-      type: "control_request",
-      request_id: "dup",
-      request: {
-        subtype: "call_tool",
-        tool_name: "Write",
-        input: { file_path: `${wave.workspace}/made.txt`, content: "x" },
-      },
+    await wave.sendCall("dup", "Write", {
+      file_path: `${wave.workspace}/made.txt`,
+      content: "x",
     });
     const refused = await answerTo(wave, "dup");
     assert.deepEqual(refused.response, {
@@ -61,15 +48,7 @@ Deno.test("a request_id still in flight cannot be used again: the duplicate is r
         'duplicate request_id "dup": a request with this id is still in flight, so this call_tool request was not run; give each request its own id',
     });
     // Numbers are ids too, and 7 is not "7".
-    await wave.send({
-      type: "control_request",
-      request_id: 7,
-      request: {
-        subtype: "call_tool",
-        tool_name: "Read",
-        input: { file_path: outside },
-      },
-    });
+    await wave.sendCall(7, "Read", { file_path: outside });
     const second = await wave.waitFor((m) =>
       m.type === "control_request" && m.request.subtype === "can_use_tool" &&
       m.request_id !== ask.request_id
@@ -211,14 +190,9 @@ Deno.test("a Write prepared in agent mode and approved after set_permission_mode
   // A sensitive file: writing it needs the parent's approval.
   const target = `${wave.workspace}/.env`;
   try {
-    await wave.send({
-      type: "control_request",
-      request_id: "write",
-      request: {
-        subtype: "call_tool",
-        tool_name: "Write",
-        input: { file_path: target, content: "should not be written\n" },
-      },
+    await wave.sendCall("write", "Write", {
+      file_path: target,
+      content: "should not be written\n",
     });
     const ask = await approvalRequest(wave);
     const mode = await wave.request({
@@ -242,14 +216,9 @@ Deno.test("a Write prepared in agent mode and approved after set_permission_mode
     await assert.rejects(Deno.stat(target));
     // Back in agent mode, the same call runs.
     await wave.request({ subtype: "set_permission_mode", mode: "agent" });
-    await wave.send({
-      type: "control_request",
-      request_id: "write-again",
-      request: {
-        subtype: "call_tool",
-        tool_name: "Write",
-        input: { file_path: target, content: "written\n" },
-      },
+    await wave.sendCall("write-again", "Write", {
+      file_path: target,
+      content: "written\n",
     });
     const again = await wave.waitFor((m) =>
       m.type === "control_request" && m.request.subtype === "can_use_tool" &&

@@ -321,15 +321,7 @@ Deno.test("a user turn without a model ends in a result that says how to configu
 Deno.test("interrupt cancels tools in flight", async () => {
   const wave = await startWave({ fixtureTools: ["sleep.ts"] });
   try {
-    await wave.send({
-      type: "control_request",
-      request_id: "slow",
-      request: {
-        subtype: "call_tool",
-        tool_name: "Sleep",
-        input: { ms: 30_000 },
-      },
-    });
+    await wave.sendCall("slow", "Sleep", { ms: 30_000 });
     await wave.waitFor(
       (m) => m.subtype === "tool_progress" && m.text === "sleeping\n",
       { what: "the Sleep call's start (tool_progress 'sleeping')" },
@@ -350,14 +342,9 @@ Deno.test("interrupt cancels tools in flight", async () => {
 Deno.test("a tool that ignores the interrupt is stopped by terminating its worker", async () => {
   const wave = await startWave({ fixtureTools: ["sleep.ts", "echo.ts"] });
   try {
-    await wave.send({
-      type: "control_request",
-      request_id: "stubborn",
-      request: {
-        subtype: "call_tool",
-        tool_name: "Sleep",
-        input: { ms: 30_000, ignore_abort: true },
-      },
+    await wave.sendCall("stubborn", "Sleep", {
+      ms: 30_000,
+      ignore_abort: true,
     });
     await wave.waitFor(
       (m) => m.subtype === "tool_progress" && m.text === "sleeping\n",
@@ -396,15 +383,7 @@ Deno.test("stdin EOF: work in flight finishes, then exit 0", async () => {
 
 /** Starts the Spawn fixture's long-running child; returns its pid. */
 async function spawnChild(wave: WaveProcess): Promise<number> {
-  await wave.send({
-    type: "control_request",
-    request_id: "sp",
-    request: {
-      subtype: "call_tool",
-      tool_name: "Spawn",
-      input: { seconds: 1000 },
-    },
-  });
+  await wave.sendCall("sp", "Spawn", { seconds: 1000 });
   const progress = await wave.waitFor(
     (m) => m.subtype === "tool_progress" && /pid \d+/.test(m.text),
     { what: "the Spawn call's child pid (tool_progress 'pid N')" },
@@ -434,15 +413,7 @@ Deno.test("SIGTERM after EOF, while a call is still finishing: exit 143 at once,
   try {
     const pid = await spawnChild(wave);
     // A call waiting for an approval, whose denial shows that wave has seen the EOF.
-    await wave.send({
-      type: "control_request",
-      request_id: "outside",
-      request: {
-        subtype: "call_tool",
-        tool_name: "Read",
-        input: { file_path: "/etc/hostname" },
-      },
-    });
+    await wave.sendCall("outside", "Read", { file_path: "/etc/hostname" });
     await wave.waitFor(
       (m) =>
         m.type === "control_request" && m.request?.subtype === "can_use_tool",

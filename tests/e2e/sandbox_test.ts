@@ -297,15 +297,7 @@ Deno.test("approvals: stdin EOF while waiting is a denial, then exit 0", async (
     fixtureTools: ["read_path.ts"],
     args: ["--approvals", "parent"],
   });
-  await wave.send({
-    type: "control_request",
-    request_id: "eof",
-    request: {
-      subtype: "call_tool",
-      tool_name: "PathRead",
-      input: { path: "../outside/secret.txt" },
-    },
-  });
+  await wave.sendCall("eof", "PathRead", { path: "../outside/secret.txt" });
   await wave.waitFor((m) => m.type === "control_request");
   const status = await wave.finish();
   assert.equal(status.code, 0);

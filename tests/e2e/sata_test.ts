@@ -187,15 +187,7 @@ Deno.test("001 功能职责: 在工作区里跑 bash 或 powershell，可取消"
     assert.equal(ok.structured.ExitCode, 0);
     assert.equal(ok.structured.Truncated, false);
     assert.equal(ok.structured.FullPath, "");
-    await wave.send({
-      type: "control_request",
-      request_id: "slow",
-      request: {
-        subtype: "call_tool",
-        tool_name: "shell",
-        input: { Script: "echo started; sleep 60" },
-      },
-    });
+    await wave.sendCall("slow", "shell", { Script: "echo started; sleep 60" });
     await wave.waitFor(
       (m) => m.subtype === "tool_progress" && m.text.includes("started"),
       { what: "the command's start (tool_progress 'started')" },

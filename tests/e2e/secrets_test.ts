@@ -384,15 +384,7 @@ Deno.test({
       args: ["--shell-sandbox", "none", "--approvals", "parent"],
     });
     try {
-      await wave.send({
-        type: "control_request",
-        request_id: "outside",
-        request: {
-          subtype: "call_tool",
-          tool_name: "Read",
-          input: { file_path: outside },
-        },
-      });
+      await wave.sendCall("outside", "Read", { file_path: outside });
       const ask = await wave.waitFor((m) =>
         m.type === "control_request" && m.request.subtype === "can_use_tool"
       );

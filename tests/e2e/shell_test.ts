@@ -328,17 +328,9 @@ Deno.test("e2e 001: a detached process lives as long as its command; shutdown ta
   try {
     const n = 6000 + Math.floor(Math.random() * 1000);
     // A command that detaches a sleeper and keeps running until the test lets it end.
-    await wave.send({
-      type: "control_request",
-      request_id: "long",
-      request: {
-        subtype: "call_tool",
-        tool_name: "Bash",
-        input: {
-          command: `setsid sleep ${n}.1 >/dev/null 2>&1 </dev/null & ` +
-            "echo started; while [ ! -e go ]; do sleep 0.02; done; echo done",
-        },
-      },
+    await wave.sendCall("long", "Bash", {
+      command: `setsid sleep ${n}.1 >/dev/null 2>&1 </dev/null & ` +
+        "echo started; while [ ! -e go ]; do sleep 0.02; done; echo done",
     });
     await wave.waitFor(
       (m) => m.subtype === "tool_progress" && m.text.includes("started"),
@@ -360,16 +352,8 @@ Deno.test("e2e 001: a detached process lives as long as its command; shutdown ta
     );
 
     // Shutdown: a command still running when wave stops, and what it detached.
-    await wave.send({
-      type: "control_request",
-      request_id: "last",
-      request: {
-        subtype: "call_tool",
-        tool_name: "Bash",
-        input: {
-          command: `setsid sleep ${n}.2 >/dev/null 2>&1 </dev/null & sleep 100`,
-        },
-      },
+    await wave.sendCall("last", "Bash", {
+      command: `setsid sleep ${n}.2 >/dev/null 2>&1 </dev/null & sleep 100`,
     });
     await processesStarted(`sleep ${n}.2`);
     wave.child.kill("SIGTERM");
