@@ -74,6 +74,7 @@ export type {
   CommandConfinement,
 } from "./tools/kernel/bwrap.ts";
 export { TASK_STATUSES } from "./tools/kernel/tasks.ts";
+export type { FileBoundary } from "./tools/kernel/landlock.ts";
 export {
   isInside,
   type ResolvedPath,

@@ -14,6 +14,7 @@ import type {
   ToWorker,
 } from "./_worker_protocol.ts";
 import { loadTool } from "../tools/loaders.ts";
+import { restrictThread } from "../tools/kernel/landlock.ts";
 import { CallReadState } from "../tools/kernel/read_state.ts";
 import { TaskStore } from "../tools/kernel/tasks.ts";
 import { noSttModelError } from "../tools/kernel/transcripts.ts";
@@ -213,9 +214,25 @@ function unexpectedFailure(error: unknown) {
   };
 }
 
+/**
+ * Restricts this worker's thread to its roots (Landlock) and gives up FFI.
+ * What the tools do on this thread, and the programs they start, is then
+ * held by the kernel; this is why the tools open, create, list, rename and
+ * remove paths with the synchronous ops, which run on this thread (the
+ * asynchronous ones run on a shared pool that is not restricted).
+ */
+function confine(rules: Extract<ToWorker, { type: "confine" }>["rules"]) {
+  const why = restrictThread(rules);
+  try {
+    Deno.permissions.revokeSync({ name: "ffi" });
+  } catch { /* never granted */ }
+  if (why) post({ type: "unconfined", why });
+}
+
 self.onmessage = (event: MessageEvent<ToWorker>) => {
   const message = event.data;
-  if (message.type === "call") runCall(message);
+  if (message.type === "confine") confine(message.rules);
+  else if (message.type === "call") runCall(message);
   else if (message.type === "abort") controllers.get(message.id)?.abort();
   else if (message.type === "transcript") {
     const waiting = transcripts.get(message.request);

@@ -6,6 +6,7 @@
  */
 
 import type { CommandConfinement } from "../tools/kernel/bwrap.ts";
+import type { LandlockRule } from "../tools/kernel/landlock.ts";
 import type {
   ReadRecord,
   ReadStateChanges,
@@ -48,6 +49,11 @@ export type ToWorker =
   }
   | { type: "abort"; id: string }
   /**
+   * The first message to a worker of file tools: restrict its thread to
+   * these rules (Landlock), then give up FFI.
+   */
+  | { type: "confine"; rules: readonly LandlockRule[] }
+  /**
    * The answer to a `transcribe` request: the text, or the error the
    * tool throws (its message and `structured`).
    */
@@ -61,6 +67,8 @@ export type ToWorker =
 
 /** Worker → main. */
 export type FromWorker =
+  /** The worker could not confine itself (`confine`): it must not run calls. */
+  | { type: "unconfined"; why: string }
   /** The tool's module is loaded and its run begins. */
   | { type: "started"; id: string }
   | {

@@ -11,6 +11,7 @@
  */
 
 import type { Mode } from "../tools/kernel/modes.ts";
+import { type FileBoundary, fileBoundary } from "../tools/kernel/landlock.ts";
 import { flagValues, readFlags } from "./_flag_parser.ts";
 import { absolutePath } from "./_paths.ts";
 import {
@@ -107,6 +108,12 @@ export interface Config {
    * `--tool-deadline`, for tests; default 60 s).
    */
   toolDeadlineMs: number;
+  /**
+   * How the file tools are held to their roots: Landlock where the kernel
+   * has it, else path checks (the hidden `--file-boundary paths` forces
+   * the latter, for tests).
+   */
+  fileBoundary: FileBoundary;
 }
 
 /** The result of parsing: a config to run with, or an exit with text to print. */
@@ -283,6 +290,9 @@ export function parseFlags(
       resume: resumeId !== undefined,
       taskListId,
       toolDeadlineMs: flags["tool-deadline"],
+      fileBoundary: flags["file-boundary"] === "paths"
+        ? "paths"
+        : fileBoundary(),
     },
   };
 }

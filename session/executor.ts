@@ -18,6 +18,8 @@
  * @module
  */
 
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import type {
   CallContextData,
   FromWorker,
@@ -26,6 +28,15 @@ import type {
 import type { ProcessGroups } from "../tools/kernel/processes.ts";
 import type { ReadStateChanges } from "../tools/kernel/read_state.ts";
 import type { Scopes, ToolEvent, ToolResult } from "../tools/kernel/tool.ts";
+import {
+  Access,
+  EXECUTE,
+  type FileBoundary,
+  fileBoundary,
+  type LandlockRule,
+  READ,
+  READ_WRITE,
+} from "../tools/kernel/landlock.ts";
 
 /** Extra paths granted to one call after the parent approved them. */
 export interface Grants {
@@ -84,6 +95,13 @@ export interface ExecutorOptions {
    * {@linkcode TOOL_DEADLINE_MS}).
    */
   deadlineMs?: number;
+  /**
+   * How the file tools' workers are held to their roots (default
+   * {@linkcode fileBoundary}): `landlock` confines each worker of file
+   * tools with the kernel's Landlock; `paths` leaves them to the
+   * resolver's checks and Deno's permissions.
+   */
+  fileBoundary?: FileBoundary;
 }
 
 /**
@@ -105,6 +123,29 @@ export const IDLE_RETIREMENT_MS = 30_000;
 export const TOOL_DEADLINE_MS = 60_000;
 
 const WORKER_URL = new URL("./_tool_worker.ts", import.meta.url).href;
+
+/**
+ * wave's own modules, which a worker imports as it needs them (in a
+ * compiled binary they live in an embedded file system: the rule is then
+ * skipped, the path not existing).
+ */
+const WAVE_SOURCE = fileURLToPath(new URL("..", import.meta.url));
+
+/**
+ * Deno's cache (`DENO_DIR`, as Deno finds it on Linux): a worker resolves
+ * and loads npm packages from it on its own thread, as its tools import
+ * them.
+ */
+function denoCacheDir(): string {
+  const explicit = Deno.env.get("DENO_DIR");
+  if (explicit) return explicit;
+  const xdg = Deno.env.get("XDG_CACHE_HOME");
+  if (xdg) return join(xdg, "deno");
+  return join(Deno.env.get("HOME") ?? "/nonexistent", ".cache", "deno");
+}
+
+/** The programs a file tool may run and stay confined: ripgrep is one static binary. */
+const FILE_PROGRAMS: ReadonlySet<string> = new Set(["rg"]);
 
 /** What the executor hears of a running call, besides its result. */
 interface CallHooks {
@@ -137,12 +178,14 @@ class SandboxWorker {
   constructor(
     permissions: Deno.PermissionOptionsObject,
     processes: ProcessGroups,
+    confinement?: readonly LandlockRule[],
   ) {
     this.#processes = processes;
     this.worker = new Worker(WORKER_URL, {
       type: "module",
       name: `wave-tool-${this.id}`,
-      deno: { permissions },
+      // FFI only to restrict itself: the worker gives it up before any call.
+      deno: { permissions: { ...permissions, ffi: !!confinement } },
     });
     this.worker.onmessage = (event: MessageEvent<FromWorker>) =>
       this.#receive(event.data);
@@ -154,6 +197,12 @@ class SandboxWorker {
       this.terminate(
         "the tool's sandbox worker sent a message that could not be read",
       );
+    // Messages are handled in order: the worker is confined before any call.
+    if (confinement) {
+      this.worker.postMessage(
+        { type: "confine", rules: confinement } satisfies ToWorker,
+      );
+    }
   }
 
   /** Sends a call; `hooks` hear when the tool starts running, and its transcripts. */
@@ -266,6 +315,13 @@ class SandboxWorker {
   }
 
   #receive(message: FromWorker): void {
+    if (message.type === "unconfined") {
+      // system/init promised Landlock: no call runs without it.
+      this.terminate(
+        `the tool's sandbox worker could not confine itself to its roots (${message.why}), so the call was not run`,
+      );
+      return;
+    }
     const call = this.pending.get(message.id);
     switch (message.type) {
       case "result":
@@ -347,6 +403,47 @@ export class SandboxExecutor {
       sys: false,
       ffi: false,
     };
+  }
+
+  /**
+   * The Landlock rules of a worker of file tools (no commands: a shell's
+   * programs need the whole system, and bubblewrap, which confines them,
+   * cannot run under Landlock), or undefined where the kernel has none
+   * (`fileBoundary`). The same roots as its Deno permissions, held by the
+   * kernel on the file a path reaches when it is opened: a directory
+   * swapped for a symlink between the resolver's check and the open does
+   * not lead out.
+   */
+  #confinementFor(
+    scopes: Scopes,
+    programs: string[],
+    grants?: Grants,
+  ): LandlockRule[] | undefined {
+    if ((this.#options.fileBoundary ?? fileBoundary()) !== "landlock") {
+      return undefined;
+    }
+    if (scopes.run?.some((name) => !FILE_PROGRAMS.has(name))) return undefined;
+    const { workspace, waveHome } = this.#options;
+    const writes = scopes.write === true;
+    return [
+      { path: workspace, access: writes ? READ_WRITE : READ },
+      { path: waveHome, access: scopes.write ? READ_WRITE : READ },
+      ...[
+        WAVE_SOURCE,
+        denoCacheDir(),
+        ...(this.#options.moduleDirs ?? []),
+      ].map((path) => ({
+        path,
+        access: READ,
+      })),
+      ...programs.map((path) => ({ path, access: EXECUTE })),
+      { path: "/dev/null", access: READ | Access.writeFile },
+      ...(grants?.read ?? []).map((path) => ({ path, access: READ })),
+      ...(writes ? grants?.write ?? [] : []).map((path) => ({
+        path,
+        access: READ_WRITE,
+      })),
+    ];
   }
 
   /** How many workers are running now: warm, one-off, and those ending. */
@@ -479,7 +576,7 @@ export class SandboxExecutor {
     ]);
     let worker = this.#warm.get(key);
     if (!worker || worker.dead || worker.retiring) {
-      worker = this.#spawn(this.#permissionsFor(scopes, programs));
+      worker = this.#spawn(scopes, programs);
       this.#warm.set(key, worker);
     }
     clearTimeout(this.#idle.get(worker));
@@ -492,11 +589,15 @@ export class SandboxExecutor {
     programs: string[],
     grants?: Grants,
   ): SandboxWorker {
-    return this.#spawn(this.#permissionsFor(scopes, programs, grants));
+    return this.#spawn(scopes, programs, grants);
   }
 
-  #spawn(permissions: Deno.PermissionOptionsObject): SandboxWorker {
-    const worker = new SandboxWorker(permissions, this.#options.processes);
+  #spawn(scopes: Scopes, programs: string[], grants?: Grants): SandboxWorker {
+    const worker = new SandboxWorker(
+      this.#permissionsFor(scopes, programs, grants),
+      this.#options.processes,
+      this.#confinementFor(scopes, programs, grants),
+    );
     this.#running.add(worker);
     worker.onDead = (dead) => {
       this.#running.delete(dead);

@@ -168,6 +168,15 @@ export const FLAGS = {
     help:
       "how long a call of a tool that runs no commands may take before its worker is replaced (tests)",
   },
+  "file-boundary": {
+    kind: "string",
+    arg: "KIND",
+    choices: ["auto", "paths"],
+    default: "auto",
+    hidden: true,
+    help:
+      "how the file tools are held to their roots; auto: Landlock where the kernel has it; paths: path checks only, as on a kernel without it (tests)",
+  },
   "version": { kind: "boolean", help: "print the version and exit" },
   "help": { kind: "boolean", short: "h", help: "print this help and exit" },
 } as const satisfies FlagTable;

@@ -27,7 +27,10 @@ export function initMessage(
     toolset: config.toolset,
     mode: config.mode,
     model: config.model,
-    sandbox: CommandSandbox.for(config).planned,
+    sandbox: {
+      ...CommandSandbox.for(config).planned,
+      files: config.fileBoundary,
+    },
     wave_version: VERSION,
     protocol: PROTOCOL_VERSION,
   };

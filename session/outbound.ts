@@ -71,6 +71,7 @@ const SystemInit = z.strictObject({
     commands: z.enum(["bwrap", "none"]),
     orphans: z.enum(["pid_namespace", "cgroup", "marker"]),
     network: z.boolean(),
+    files: z.enum(["landlock", "paths"]),
   }),
   wave_version: z.string(),
   protocol: z.number(),

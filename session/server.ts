@@ -72,6 +72,14 @@ export interface ServeOptions {
   onOutputQueue?: (queue: OutputQueueView) => void;
 }
 
+/** The `system/warning` when the file tools are held by path checks alone. */
+export const WEAK_FILE_BOUNDARY =
+  "The file tools are held to the workspace by path checks only: this " +
+  "kernel offers no Landlock (Linux 5.13 or later), so a symlink or a " +
+  "renamed directory swapped in by another process between a check and " +
+  "an open can lead a tool outside the workspace. Run wave on a kernel " +
+  "with Landlock enabled for a boundary the kernel enforces.";
+
 /**
  * Serves one session over `io` until stdin ends or `signal` aborts, and
  * resolves with the exit code: 0 after stdin ended and the work in flight
@@ -132,6 +140,13 @@ export async function serve(
   const { warning } = await CommandSandbox.for(config).decided();
   if (warning) {
     writer.send({ type: "system", subtype: "warning", message: warning });
+  }
+  if (config.fileBoundary === "paths") {
+    writer.send({
+      type: "system",
+      subtype: "warning",
+      message: WEAK_FILE_BOUNDARY,
+    });
   }
 
   if (config.resume) await session.turns.resume();
@@ -219,6 +234,7 @@ function openSession(
     waveHome: config.waveHome,
     processes,
     deadlineMs: config.toolDeadlineMs,
+    fileBoundary: config.fileBoundary,
     // An extra module may import any of wave's own modules, not all of
     // which are in a worker's module graph; wave's source is no secret.
     moduleDirs: config.toolModules.length === 0 ? [] : [

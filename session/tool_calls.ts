@@ -174,9 +174,12 @@ export class ToolCalls {
       for (const { use, resolved } of needing) {
         if (!resolved.outside) continue;
         grants.read.push(resolved.real);
-        // The atomic writer needs the directory for its temp file.
+        // The atomic writer makes its temp file in the directory, and
+        // renames it over the target (Deno's rename asks to read it too).
         if (use.access === "write") {
-          grants.write.push(resolved.real, dirname(resolved.real));
+          const dir = dirname(resolved.real);
+          grants.read.push(dir);
+          grants.write.push(resolved.real, dir);
         }
       }
     }

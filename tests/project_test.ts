@@ -68,6 +68,7 @@ Deno.test("start-up: the modules run before system/init are exactly these, and t
     "session/models/model_id.ts",
     "session/version.ts",
     "tools/kernel/bwrap.ts",
+    "tools/kernel/landlock.ts",
     "tools/kernel/modes.ts",
     "tools/toolsets.ts",
   ];

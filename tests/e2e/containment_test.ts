@@ -16,8 +16,11 @@ import {
   type WaveProcess,
 } from "../_wave.ts";
 import { nobodyRuntime, startWaveAsNobody } from "./_unprivileged.ts";
+import { landlockAbi } from "../../tools/kernel/landlock.ts";
 
 const SECRET = `sk-ant-contain-${crypto.randomUUID()}`;
+/** How the file tools are held here (system/init's `sandbox.files`). */
+const FILES = landlockAbi() > 0 ? "landlock" : "paths";
 
 /** bubblewrap makes its sandbox here (as this user); else the tests say why they cannot run. */
 const bwrapWorks = (await new Deno.Command("bash", {
@@ -108,6 +111,7 @@ attack("system/init says how commands are confined", async (runner) => {
       commands: "bwrap",
       orphans: "pid_namespace",
       network: false,
+      files: FILES,
     });
     assert.ok(
       !wave.messages.some((m) => m.subtype === "warning"),
@@ -653,6 +657,7 @@ Deno.test("where commands cannot be confined, system/init says so and a system/w
       commands: "none",
       orphans: "marker",
       network: true,
+      files: FILES,
     });
     const warning = await wave.waitFor((m) => m.subtype === "warning");
     assert.equal(

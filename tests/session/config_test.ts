@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { parseFlags } from "../../session/config.ts";
+import { landlockAbi } from "../../tools/kernel/landlock.ts";
 
 const env = (vars: Record<string, string>) => ({ get: (k: string) => vars[k] });
 
@@ -35,6 +36,7 @@ Deno.test("defaults", async () => {
     resume: false,
     taskListId: sessionId,
     toolDeadlineMs: 60_000,
+    fileBoundary: landlockAbi() > 0 ? "landlock" : "paths",
   });
 });
 

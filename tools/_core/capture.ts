@@ -216,10 +216,10 @@ export class OutputCapture {
     this.flushProgress();
     await this.#writes;
     let fullPath: string | null = null;
-    if (this.#spill && this.#spillError) await this.#spill.abandon();
+    if (this.#spill && this.#spillError) this.#spill.abandon();
     else if (this.#spill) {
       try {
-        fullPath = await this.#spill.close();
+        fullPath = this.#spill.close();
       } catch (error) {
         this.#spillError ??= (error as Error).message;
       }

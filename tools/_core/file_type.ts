@@ -183,7 +183,7 @@ async function nameBinary(head: Uint8Array): Promise<string> {
 
 /** Reads up to {@linkcode SNIFF_BYTES} from the start of a file. */
 export async function readHead(path: string): Promise<Uint8Array> {
-  using file = await Deno.open(path, { read: true });
+  using file = Deno.openSync(path, { read: true });
   const buffer = new Uint8Array(SNIFF_BYTES);
   let filled = 0;
   while (filled < buffer.length) {

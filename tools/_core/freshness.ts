@@ -9,6 +9,7 @@
 import type { ReadRecord } from "../kernel/read_state.ts";
 import { type ToolContext, ToolError } from "../kernel/tool.ts";
 import { sha256 } from "./text.ts";
+import { readFileBytes } from "../kernel/read_file.ts";
 
 /** What a fresh file looks like now. */
 export interface FreshFile {
@@ -56,7 +57,7 @@ export async function checkFresh(
   const mtime = info.mtime?.getTime() ?? 0;
   if (mtime <= record.mtimeMs && info.size === record.size) return { info };
   if (record.whole && record.hash) {
-    const bytes = await Deno.readFile(real);
+    const bytes = await readFileBytes(real);
     if (sha256(bytes) === record.hash) return { info, bytes };
   }
   throw new ToolError(

@@ -13,6 +13,7 @@
 import { join } from "node:path";
 import { atomicWrite } from "../kernel/atomic_write.ts";
 import type { ToolContext } from "../kernel/tool.ts";
+import { readFileBytes, readTextFile } from "../kernel/read_file.ts";
 
 /** One recorded version. */
 export interface Version {
@@ -37,7 +38,7 @@ function historyDir(ctx: ToolContext): string {
 export async function listVersions(ctx: ToolContext): Promise<Version[]> {
   let text: string;
   try {
-    text = await Deno.readTextFile(join(historyDir(ctx), "index.jsonl"));
+    text = await readTextFile(join(historyDir(ctx), "index.jsonl"));
   } catch (error) {
     if (error instanceof Deno.errors.NotFound) return [];
     throw error;
@@ -63,7 +64,7 @@ export async function recordVersion(
   bytes: Uint8Array | null,
 ): Promise<Version> {
   const dir = historyDir(ctx);
-  await Deno.mkdir(dir, { recursive: true });
+  Deno.mkdirSync(dir, { recursive: true });
   const id = `${Date.now().toString(36)}-${crypto.randomUUID().slice(0, 8)}`;
   const version: Version = {
     id,
@@ -74,7 +75,7 @@ export async function recordVersion(
     size: bytes?.length ?? 0,
   };
   if (bytes) await atomicWrite(join(dir, `${id}.bin`), bytes);
-  using index = await Deno.open(join(dir, "index.jsonl"), {
+  using index = Deno.openSync(join(dir, "index.jsonl"), {
     append: true,
     create: true,
   });
@@ -88,6 +89,6 @@ export async function versionBytes(
   version: Version,
 ): Promise<Uint8Array | null> {
   return version.existed
-    ? await Deno.readFile(join(historyDir(ctx), `${version.id}.bin`))
+    ? await readFileBytes(join(historyDir(ctx), `${version.id}.bin`))
     : null;
 }

@@ -96,7 +96,7 @@ export async function listDirectory(
       isSymlink: boolean;
       leadsOut: boolean;
     }[] = [];
-    for await (const e of Deno.readDir(current)) {
+    for (const e of Deno.readDirSync(current)) {
       // A write in flight, or a leftover of one killed: not the model's file.
       if (e.isFile && isWriterName(e.name)) continue;
       // wave's state (other sessions' transcripts) when the workspace holds it.

@@ -224,7 +224,7 @@ export async function readLineWindow(
   count: number,
   maxLineChars = Infinity,
 ): Promise<LineWindow> {
-  using file = await Deno.open(real, { read: true });
+  using file = Deno.openSync(real, { read: true });
   const lines: string[] = [];
   const omitted: number[] = [];
   const end = start + count;

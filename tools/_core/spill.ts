@@ -23,13 +23,13 @@ export class SpillFile {
 
   /** Starts `dir/name` (a counter is added if the name is taken). */
   static async create(dir: string, name: string): Promise<SpillFile> {
-    await Deno.mkdir(dir, { recursive: true });
+    Deno.mkdirSync(dir, { recursive: true });
     let path = join(dir, name);
     for (let n = 2; await exists(path); n++) {
       path = join(dir, name.replace(/(\.\w+)?$/, `-${n}$1`));
     }
     const temp = `${path}.wave-tmp`;
-    const file = await Deno.open(temp, { write: true, createNew: true });
+    const file = Deno.openSync(temp, { write: true, createNew: true });
     return new SpillFile(path, temp, file);
   }
 
@@ -41,17 +41,19 @@ export class SpillFile {
   }
 
   /** Closes and removes the temp file (after a failed write). */
-  async abandon(): Promise<void> {
+  abandon(): void {
     try {
       this.#file.close();
     } catch { /* closed already */ }
-    await Deno.remove(this.#temp).catch(() => {});
+    try {
+      Deno.removeSync(this.#temp);
+    } catch { /* gone already */ }
   }
 
   /** Closes and renames into place; returns the final path. */
-  async close(): Promise<string> {
+  close(): string {
     this.#file.close();
-    await Deno.rename(this.#temp, this.path);
+    Deno.renameSync(this.#temp, this.path);
     return this.path;
   }
 }

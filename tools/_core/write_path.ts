@@ -23,6 +23,7 @@ import { checkFresh } from "./freshness.ts";
 import { recordVersion } from "./history.ts";
 import { decodeText, type FileRef, kindOf, statFile } from "./reader.ts";
 import { sha256 } from "./text.ts";
+import { readFileBytes } from "../kernel/read_file.ts";
 
 /**
  * What a dialect's spec asks of a change to a file, and its words for the
@@ -94,7 +95,7 @@ export async function openForWrite(
 /** The bytes the target holds now (empty for a new file), read at most once. */
 export async function currentBytes(target: WriteTarget): Promise<Uint8Array> {
   target.bytes ??= target.info
-    ? await Deno.readFile(target.real)
+    ? await readFileBytes(target.real)
     : new Uint8Array();
   return target.bytes;
 }
@@ -225,9 +226,11 @@ export async function removeFile(
   tool: string,
 ): Promise<void> {
   await keepHistory(ctx, rules, target, tool);
-  await Deno.remove(target.real).catch((error) => {
+  try {
+    Deno.removeSync(target.real);
+  } catch (error) {
     if (!(error instanceof Deno.errors.NotFound)) throw error;
-  });
+  }
   ctx.readState.forget(target.real);
 }
 

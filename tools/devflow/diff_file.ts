@@ -10,6 +10,7 @@ import { defineTool, type ToolContext } from "../kernel/tool.ts";
 import { diffable, diffForModel, diffTexts } from "../_core/diff.ts";
 import { decodeText, kindOf, requireUtf8Text } from "../_core/reader.ts";
 import { devflowPath, existingTarget } from "./_dialect.ts";
+import { readFileBytes } from "../kernel/read_file.ts";
 
 const description =
   `Shows the differences between two text files (path and other_path), or between a file and some content (path and content), as a unified diff.
@@ -36,7 +37,7 @@ async function textOf(
     binary: "diff_file compares text files only.",
     encoding: "diff_file compares UTF-8 text files only.",
   });
-  return { text: decodeText(await Deno.readFile(real), "utf-8"), shown };
+  return { text: decodeText(await readFileBytes(real), "utf-8"), shown };
 }
 
 export default defineTool({

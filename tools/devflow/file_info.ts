@@ -21,7 +21,7 @@ const input = z.object({ path: z.string().min(1) }).strict();
 
 /** Lines in a file, counted in chunks: memory stays flat. A last line without a newline counts. */
 async function countLines(real: string): Promise<number> {
-  using file = await Deno.open(real, { read: true });
+  using file = Deno.openSync(real, { read: true });
   const buffer = new Uint8Array(1024 * 1024);
   let lines = 0;
   let last = 10;

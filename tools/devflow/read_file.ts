@@ -16,6 +16,7 @@ import {
   plural,
 } from "../_core/text.ts";
 import { devflowPath, existingTarget } from "./_dialect.ts";
+import { readFileBytes } from "../kernel/read_file.ts";
 
 /** The largest file read whole without a `limit`. */
 const MAX_WHOLE_BYTES = 256 * 1024;
@@ -80,7 +81,7 @@ export default defineTool({
         { type: "too_large", size: info.size },
       );
     }
-    const bytes = await Deno.readFile(real);
+    const bytes = await readFileBytes(real);
     const text = new TextDecoder("utf-8", { ignoreBOM: false }).decode(bytes);
     const all = linesWithEndings(text);
     const page = all.slice(

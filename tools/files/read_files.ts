@@ -40,6 +40,7 @@ import {
 } from "../_core/reader.ts";
 import { cutLine, estimateTokens, formatBytes, plural } from "../_core/text.ts";
 import { FILES_READER } from "./_dialect.ts";
+import { readFileBytes } from "../kernel/read_file.ts";
 
 /** Lines (or document parts) one file gives when no limit is given. */
 export const DEFAULT_LIMIT = 2048;
@@ -213,7 +214,7 @@ async function readOne(
       records,
       real,
       whole && !ranged
-        ? await wholeRecord(real, await Deno.readFile(real), FILES_READER, info)
+        ? await wholeRecord(real, await readFileBytes(real), FILES_READER, info)
         : partialRecord(info, FILES_READER),
     );
     return {
@@ -257,7 +258,7 @@ async function readOne(
           },
         );
       }
-      const bytes = await Deno.readFile(real);
+      const bytes = await readFileBytes(real);
       const image = await imageBlock(bytes, kind!.mediaType, shown);
       keep(
         records,
@@ -316,7 +317,7 @@ async function wholeLines(
   real: string,
   encoding: "utf-8" | "utf-16le" | "utf-16be",
 ): Promise<{ lines: string[]; bytes: Uint8Array }> {
-  const bytes = await Deno.readFile(real);
+  const bytes = await readFileBytes(real);
   return { lines: textLines(decodeText(bytes, encoding)), bytes };
 }
 
@@ -468,7 +469,7 @@ async function readTranscript(
       nextOffset: end < total ? end + 1 : null,
     },
     record: whole
-      ? await wholeRecord(real, await Deno.readFile(real), FILES_READER, info)
+      ? await wholeRecord(real, await readFileBytes(real), FILES_READER, info)
       : partialRecord(info, FILES_READER),
   };
 }

@@ -20,15 +20,15 @@ import { basename, dirname, join } from "node:path";
 export interface AtomicFs {
   /** Default: `file.write(chunk)`. */
   write(file: Deno.FsFile, chunk: Uint8Array): Promise<number>;
-  /** Default: `Deno.rename`. */
+  /** Default: `Deno.renameSync`. */
   rename(from: string, to: string): Promise<void>;
-  /** Default: `Deno.link`. */
+  /** Default: `Deno.linkSync`. */
   link?(from: string, to: string): Promise<void>;
 }
 
 const realFs: AtomicFs = {
   write: (file, chunk) => file.write(chunk),
-  rename: (from, to) => Deno.rename(from, to),
+  rename: (from, to) => Promise.resolve(Deno.renameSync(from, to)),
 };
 
 /** Options of {@linkcode atomicWrite}. */
@@ -96,7 +96,7 @@ export async function atomicWrite(
   const dir = dirname(path);
   if (options.createParents) {
     try {
-      await Deno.mkdir(dir, { recursive: true });
+      Deno.mkdirSync(dir, { recursive: true });
     } catch (error) {
       // mkdir -p meets a file where a directory should be.
       if (error instanceof Deno.errors.AlreadyExists) {
@@ -163,7 +163,7 @@ export async function atomicWrite(
       } catch { /* already closed */ }
     }
     try {
-      await Deno.remove(temp);
+      Deno.removeSync(temp);
     } catch { /* gone already, or the directory refuses: nothing more to do */ }
     throw error;
   }
@@ -226,16 +226,31 @@ async function createTemp(
   for (let attempt = 0;; attempt++) {
     const suffix = crypto.randomUUID().slice(0, 8);
     const temp = secondName(path, suffix, TEMP_SUFFIX);
-    const file = await Deno.open(temp, { write: true, createNew: true, mode });
+    const file = Deno.openSync(temp, { write: true, createNew: true, mode });
     try {
       await file.lock(true);
     } catch {
       return { file, temp, suffix };
     }
-    if (attempt >= 8 || await sameFile(file, temp)) {
+    if (attempt >= 8 || !(await sweptAway(file, temp))) {
       return { file, temp, suffix };
     }
     file.close();
+  }
+}
+
+/**
+ * Whether `path` no longer names the open `file`: a sweep removed it (and
+ * perhaps another writer took the name). A name that cannot be looked at
+ * (the call was granted the target, not its directory) is taken as still
+ * the file's: the writer goes on with it rather than leave it behind.
+ */
+async function sweptAway(file: Deno.FsFile, path: string): Promise<boolean> {
+  try {
+    const [opened, named] = await Promise.all([file.stat(), Deno.lstat(path)]);
+    return opened.ino !== named.ino || opened.dev !== named.dev;
+  } catch (error) {
+    return error instanceof Deno.errors.NotFound;
   }
 }
 
@@ -290,12 +305,12 @@ async function sweepNow(dir: string): Promise<void> {
  */
 export async function sweepLeftovers(dir: string): Promise<string[]> {
   const removed: string[] = [];
-  for await (const entry of Deno.readDir(dir)) {
+  for (const entry of Deno.readDirSync(dir)) {
     if (!entry.isFile || !isWriterName(entry.name)) continue;
     const path = join(dir, entry.name);
     if (entry.name.endsWith(OLD_SUFFIX)) {
       try {
-        await Deno.remove(path);
+        Deno.removeSync(path);
         removed.push(entry.name);
       } catch { /* gone already, or not ours to remove */ }
       continue;
@@ -321,7 +336,7 @@ async function removeIfUnlocked(path: string): Promise<boolean> {
     if (!(await file.tryLock(true))) return false;
     // Still this file under this name (not renamed into place meanwhile).
     if (!(await sameFile(file, path))) return false;
-    await Deno.remove(path);
+    Deno.removeSync(path);
     return true;
   } catch {
     return false;
@@ -353,7 +368,7 @@ export async function openRegular(
 ): Promise<Deno.FsFile | undefined> {
   let file: Deno.FsFile | undefined;
   try {
-    file = await Deno.open(path, { read: true, write: true });
+    file = Deno.openSync(path, { read: true, write: true });
   } catch (error) {
     if (!(error instanceof Deno.errors.PermissionDenied)) return undefined;
     file = await boundedReadOnlyOpen(path);
@@ -373,6 +388,10 @@ export async function openRegular(
 async function boundedReadOnlyOpen(
   path: string,
 ): Promise<Deno.FsFile | undefined> {
+  // The one open that stays asynchronous, off a confined worker's thread
+  // (tools/kernel/landlock.ts): a FIFO could hold it forever. It opens
+  // only a name of the writer's own, read-only, and what it opened is
+  // compared with what was seen before it is used.
   const opening = Deno.open(path, { read: true }).catch(() => undefined);
   let timer: ReturnType<typeof setTimeout> | undefined;
   const late = new Promise<"late">((resolve) => {
@@ -442,14 +461,20 @@ async function keepAlive(
   fs: AtomicFs,
 ): Promise<string | undefined> {
   try {
-    await (fs.link ?? Deno.link)(path, keeper);
+    if (fs.link) await fs.link(path, keeper);
+    else Deno.linkSync(path, keeper);
     return keeper;
   } catch {
     return undefined;
   }
 }
 
-/** Removes `path` off the caller's thread (Deno runs it on a blocking thread). */
+/**
+ * Removes `path` off the caller's thread (Deno runs it on a blocking
+ * thread, which Landlock does not hold): only ever a `.wave-old` name of
+ * this writer's, with its random part, so no swap can make it name
+ * another file.
+ */
 async function removeQuietly(path: string): Promise<void> {
   try {
     await Deno.remove(path);

@@ -11,6 +11,7 @@
 
 import { join } from "node:path";
 import { atomicWrite } from "./atomic_write.ts";
+import { readTextFile } from "./read_file.ts";
 
 /**
  * The statuses a task may have, in the order work moves through them.
@@ -78,9 +79,9 @@ export interface LockFs {
 }
 
 const realLockFs: LockFs = {
-  async createNew(path) {
-    const file = await Deno.open(path, { write: true, createNew: true });
-    file.close();
+  createNew(path) {
+    Deno.openSync(path, { write: true, createNew: true }).close();
+    return Promise.resolve();
   },
 };
 
@@ -125,7 +126,9 @@ export async function withListLock<T>(
   try {
     return await fn();
   } finally {
-    await Deno.remove(lock).catch(() => {});
+    try {
+      Deno.removeSync(lock);
+    } catch { /* gone already */ }
   }
 }
 
@@ -137,8 +140,8 @@ async function removeIfStale(lock: string): Promise<void> {
       return;
     }
     const aside = `${lock}.stale-${crypto.randomUUID().slice(0, 8)}`;
-    await Deno.rename(lock, aside);
-    await Deno.remove(aside);
+    Deno.renameSync(lock, aside);
+    Deno.removeSync(aside);
   } catch {
     // Gone already, or another waiter moved it: try again.
   }
@@ -214,7 +217,7 @@ export class TaskStore implements TaskList {
 
   /** Creates a task with the next id. */
   async create(fields: NewTask): Promise<Task> {
-    await Deno.mkdir(this.dir, { recursive: true });
+    Deno.mkdirSync(this.dir, { recursive: true });
     return await withListLock(this.dir, async () => {
       const id = String(await this.#highestId() + 1);
       const now = new Date().toISOString();
@@ -240,10 +243,10 @@ export class TaskStore implements TaskList {
   async #highestId(): Promise<number> {
     let highest = 0;
     try {
-      highest = Number(await Deno.readTextFile(join(this.dir, HIGH_WATER))) ||
+      highest = Number(await readTextFile(join(this.dir, HIGH_WATER))) ||
         0;
     } catch { /* a new list */ }
-    for await (const entry of Deno.readDir(this.dir)) {
+    for (const entry of Deno.readDirSync(this.dir)) {
       const m = /^(\d+)\.json$/.exec(entry.name);
       if (m) highest = Math.max(highest, Number(m[1]));
     }
@@ -254,7 +257,7 @@ export class TaskStore implements TaskList {
   async get(id: string): Promise<Task | undefined> {
     if (!/^\d+$/.test(id)) return undefined;
     try {
-      return JSON.parse(await Deno.readTextFile(this.#path(id))) as Task;
+      return JSON.parse(await readTextFile(this.#path(id))) as Task;
     } catch (error) {
       if (error instanceof Deno.errors.NotFound) return undefined;
       throw error;
@@ -288,7 +291,7 @@ export class TaskStore implements TaskList {
         metadata,
         updatedAt: new Date().toISOString(),
       };
-      if (next.status === "deleted") await Deno.remove(this.#path(id));
+      if (next.status === "deleted") Deno.removeSync(this.#path(id));
       else {await atomicWrite(
           this.#path(id),
           JSON.stringify(next, null, 2) + "\n",
@@ -301,7 +304,7 @@ export class TaskStore implements TaskList {
   async list(): Promise<Task[]> {
     const tasks: Task[] = [];
     try {
-      for await (const entry of Deno.readDir(this.dir)) {
+      for (const entry of Deno.readDirSync(this.dir)) {
         const m = /^(\d+)\.json$/.exec(entry.name);
         if (!m) continue;
         const task = await this.get(m[1]);

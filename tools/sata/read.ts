@@ -20,6 +20,7 @@ import {
   textLines,
 } from "../_core/reader.ts";
 import { readDirectory } from "./_dialect.ts";
+import { readFileBytes } from "../kernel/read_file.ts";
 
 /** The largest file a whole read takes in one piece, so the session records its content for later writes. */
 const MAX_WHOLE_BYTES = 4 * MAX_VIEW_CHARS;
@@ -67,7 +68,7 @@ export default defineTool({
     let lines: string[];
     let totalLines: number;
     if (start === 0 && !i.Limit && info.size <= MAX_WHOLE_BYTES) {
-      bytes = await Deno.readFile(file.real);
+      bytes = await readFileBytes(file.real);
       lines = textLines(decodeText(bytes, "utf-8"));
       totalLines = lines.length;
     } else {

@@ -10,6 +10,7 @@ import { PLAN_DIR, planPath } from "../_core/plans.ts";
 import { wholeRecord } from "../_core/freshness.ts";
 import { decodeText, statFile } from "../_core/reader.ts";
 import { readDirectory } from "./_dialect.ts";
+import { readFileBytes } from "../kernel/read_file.ts";
 
 const description =
   `Reads a plan document from the workspace's ${PLAN_DIR}/ directory.
@@ -38,7 +39,7 @@ export default defineTool({
         { type: "not_found" },
       );
     }
-    const bytes = await Deno.readFile(file.real);
+    const bytes = await readFileBytes(file.real);
     ctx.readState.record(
       file.real,
       await wholeRecord(file.real, bytes, "read_plan", info),

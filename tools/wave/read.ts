@@ -33,6 +33,7 @@ import {
   numberLine,
   plural,
 } from "../_core/text.ts";
+import { readFileBytes } from "../kernel/read_file.ts";
 
 /** The largest file Read takes whole, without an explicit `limit`. */
 export const MAX_WHOLE_READ_BYTES = 256 * 1024;
@@ -122,7 +123,7 @@ async function readImage(
   range: { offset: number; limit: number },
   ctx: ToolContext,
 ): Promise<ToolResult> {
-  const bytes = await Deno.readFile(file.real);
+  const bytes = await readFileBytes(file.real);
   const image = await imageBlock(bytes, mediaType, shown);
   ctx.readState.record(file.real, {
     ...await wholeRecord(file.real, bytes, "Read", info),
@@ -156,7 +157,7 @@ async function readNotebook(
   range: { offset: number; limit: number },
   ctx: ToolContext,
 ): Promise<ToolResult> {
-  const bytes = await Deno.readFile(file.real);
+  const bytes = await readFileBytes(file.real);
   const view = renderNotebook(decodeText(bytes, "utf-8"), shown);
   const text = view.blocks.map((b) => b.type === "text" ? b.text : "").join("");
   const tokens = estimateTokens(text);
@@ -227,7 +228,7 @@ async function readText(
       MAX_LINE_CHARS,
     ));
   } else {
-    bytes = await Deno.readFile(file.real);
+    bytes = await readFileBytes(file.real);
     const all = textLines(decodeText(bytes, kind.encoding));
     totalLines = all.length;
     lines = all.slice(start, start + range.limit);

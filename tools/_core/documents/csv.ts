@@ -56,7 +56,7 @@ export async function readDelimited(
       return null;
     },
   });
-  const file = await Deno.open(real, { read: true });
+  const file = Deno.openSync(real, { read: true });
   const chunks = file.readable.pipeThrough(
     new TransformStream<Uint8Array, Buffer>({
       transform(chunk, controller) {

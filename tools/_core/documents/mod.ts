@@ -26,6 +26,7 @@ import { extname } from "node:path";
 import { ToolError } from "../../kernel/tool_error.ts";
 import { formatBytes } from "../text.ts";
 import { checkAborted } from "./_errors.ts";
+import { readFileBytes } from "../../kernel/read_file.ts";
 
 /** The documents this module reads. */
 export type DocumentKind = "pdf" | "docx" | "pptx" | "csv" | "tsv";
@@ -97,7 +98,7 @@ export async function readDocument(
       ...await readDelimited(real, shown, delimiter, range, signal),
     };
   }
-  const bytes = await Deno.readFile(real, { signal });
+  const bytes = await readFileBytes(real);
   checkAborted(signal, shown);
   if (kind === "pdf") {
     const { readPdf } = await import("./pdf.ts");
