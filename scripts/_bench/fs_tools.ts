@@ -16,7 +16,7 @@ const FILES = 50_000;
 const PER_DIR = 100;
 
 /** Writes the tree: 500 directories of 100 files, a fifth of them .ts; 200 files hold "needle". */
-async function generateTree(root: string): Promise<void> {
+export async function generateTree(root: string): Promise<void> {
   await Deno.writeTextFile(`${root}/.gitignore`, "ignored/\n");
   const body = Array.from(
     { length: 20 },
@@ -57,7 +57,7 @@ async function rgTime(
   );
 }
 
-async function waveTime(
+export async function waveTime(
   wave: BenchWave,
   id: string,
   tool: string,
@@ -92,7 +92,7 @@ async function flush(path: string) {
  * Runs `a` and `b` alternately `runs` times, with `settle` (untimed) after
  * each; returns their medians.
  */
-async function paired(
+export async function paired(
   runs: number,
   a: () => Promise<number>,
   b: () => Promise<number>,

@@ -262,7 +262,8 @@ for (const runner of [asThisUser, asNobody]) {
       let calls = 0;
       try {
         const end = Date.now() + 2500;
-        for (let i = 0; Date.now() < end; i++) {
+        // At least 2.5 s and 60 calls, however loaded the machine is.
+        for (let i = 0; i < 60 || Date.now() < end; i++) {
           const [tool, input] = dialect.write && i % 2 === 1
             ? dialect.write(ws, `d/planted-${i}.txt`, "planted\n")
             : dialect.read(ws, "d/x.txt");
@@ -278,7 +279,6 @@ for (const runner of [asThisUser, asNobody]) {
       }
       assert.equal(leaks, 0, `${leaks} of ${calls} calls read the outside`);
       assert.deepEqual(await contents(outside), before);
-      assert.ok(calls > 10, `only ${calls} calls were made`);
       // The race ran both ways: some calls met the directory.
       assert.ok(inside > 0 || dialect.write, `no call read the inside file`);
     });
