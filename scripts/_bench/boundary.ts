@@ -33,8 +33,8 @@ export async function boundary(runs = 15): Promise<Figure[]> {
   const figures: Figure[] = [];
   // Each session edits a file of its own, flipping one word back and forth.
   const mine = new Map<BenchWave, { file: string; upper: boolean }>([
-    [confined, { file: "pkg3/mod3/file5.txt", upper: false }],
-    [paths, { file: "pkg4/mod4/file5.txt", upper: false }],
+    [confined, { file: "pkg3/mod3/file4.txt", upper: false }],
+    [paths, { file: "pkg4/mod4/file4.txt", upper: false }],
   ]);
   const cases: [string, (wave: BenchWave) => Record<string, unknown>][] = [
     ["Read", (wave) => ({ file_path: mine.get(wave)!.file })],
@@ -66,7 +66,9 @@ export async function boundary(runs = 15): Promise<Figure[]> {
         answers.push(wave.request(`r${id++}`, {
           subtype: "call_tool",
           tool_name: "Read",
-          input: { file_path: `pkg${i % 25}/mod${i % 500}/file${i % 100}.md` },
+          input: {
+            file_path: `pkg${i % 25}/mod${i % 500}/file${(i * 5 + 2) % 100}.md`,
+          },
         }));
       }
       await Promise.all(answers);

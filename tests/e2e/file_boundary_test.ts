@@ -236,52 +236,55 @@ for (const runner of [asThisUser, asNobody]) {
   }
 
   for (const dialect of DIALECTS) {
-    Deno.test(`file races as ${runner.name}: ${dialect.toolset}: an outside process exchanging a directory and a link to the outside in a loop gets nothing read, written or created outside`, async () => {
-      const why = noLandlock || await runner.skip();
-      if (why) {
-        console.error(`skipped (${why})`);
-        return;
-      }
-      const ws = await runner.dir("race-ws-");
-      const outside = await runner.dir("race-outside-");
-      await put(runner, ws, { "d/x.txt": "inside\n" });
-      await put(runner, outside, { "x.txt": `${SECRET}\n` });
-      await Deno.symlink(outside, `${ws}/l`);
-      const before = await contents(outside);
-      const wave = await runner.start(
-        ["--toolset", dialect.toolset, "--shell-sandbox", "none"],
-        ws,
-      );
-      const racer = new Deno.Command(Deno.execPath(), {
-        args: ["run", "--allow-ffi", RACER, `${ws}/d`, `${ws}/l`],
-        stdout: "piped",
-        stderr: "null",
-      }).spawn();
-      let leaks = 0;
-      let inside = 0;
-      let calls = 0;
-      try {
-        const end = Date.now() + 2500;
-        // At least 2.5 s and 60 calls, however loaded the machine is.
-        for (let i = 0; i < 60 || Date.now() < end; i++) {
-          const [tool, input] = dialect.write && i % 2 === 1
-            ? dialect.write(ws, `d/planted-${i}.txt`, "planted\n")
-            : dialect.read(ws, "d/x.txt");
-          const answer = JSON.stringify(await wave.callTool(tool, input));
-          calls++;
-          if (answer.includes(SECRET)) leaks++;
-          if (answer.includes("inside")) inside++;
+    for (const sandbox of ["none", "auto"]) {
+      Deno.test(`file races as ${runner.name}: ${dialect.toolset}, --shell-sandbox ${sandbox}: an outside process exchanging a directory and a link to the outside in a loop gets nothing read, written or created outside`, async () => {
+        const why = noLandlock || await runner.skip() ||
+          (sandbox === "auto" && await bwrapSkip(runner));
+        if (why) {
+          console.error(`skipped (${why})`);
+          return;
         }
-      } finally {
-        racer.kill("SIGKILL");
-        await racer.output();
-        await wave.kill();
-      }
-      assert.equal(leaks, 0, `${leaks} of ${calls} calls read the outside`);
-      assert.deepEqual(await contents(outside), before);
-      // The race ran both ways: some calls met the directory.
-      assert.ok(inside > 0 || dialect.write, `no call read the inside file`);
-    });
+        const ws = await runner.dir("race-ws-");
+        const outside = await runner.dir("race-outside-");
+        await put(runner, ws, { "d/x.txt": "inside\n" });
+        await put(runner, outside, { "x.txt": `${SECRET}\n` });
+        await Deno.symlink(outside, `${ws}/l`);
+        const before = await contents(outside);
+        const wave = await runner.start(
+          ["--toolset", dialect.toolset, "--shell-sandbox", sandbox],
+          ws,
+        );
+        const racer = new Deno.Command(Deno.execPath(), {
+          args: ["run", "--allow-ffi", RACER, `${ws}/d`, `${ws}/l`],
+          stdout: "piped",
+          stderr: "null",
+        }).spawn();
+        let leaks = 0;
+        let inside = 0;
+        let calls = 0;
+        try {
+          const end = Date.now() + 2500;
+          // At least 2.5 s and 60 calls, however loaded the machine is.
+          for (let i = 0; i < 60 || Date.now() < end; i++) {
+            const [tool, input] = dialect.write && i % 2 === 1
+              ? dialect.write(ws, `d/planted-${i}.txt`, "planted\n")
+              : dialect.read(ws, "d/x.txt");
+            const answer = JSON.stringify(await wave.callTool(tool, input));
+            calls++;
+            if (answer.includes(SECRET)) leaks++;
+            if (answer.includes("inside")) inside++;
+          }
+        } finally {
+          racer.kill("SIGKILL");
+          await racer.output();
+          await wave.kill();
+        }
+        assert.equal(leaks, 0, `${leaks} of ${calls} calls read the outside`);
+        assert.deepEqual(await contents(outside), before);
+        // The race ran both ways: some calls met the directory.
+        assert.ok(inside > 0 || dialect.write, `no call read the inside file`);
+      });
+    }
   }
 }
 
