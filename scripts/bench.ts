@@ -8,6 +8,9 @@
 import { startup, throughput } from "./_bench/foundation.ts";
 import { fsTools } from "./_bench/fs_tools.ts";
 import { boundary } from "./_bench/boundary.ts";
+import { firstRequest } from "./_bench/first_request.ts";
+import { firstCalls } from "./_bench/first_calls.ts";
+import { session } from "./_bench/session.ts";
 import { shell } from "./_bench/shell.ts";
 import { loop } from "./_bench/loop.ts";
 import { documents } from "./_bench/documents.ts";
@@ -17,10 +20,13 @@ import { type Figure, report } from "./_bench/measure.ts";
 const SECTIONS: Record<string, () => Promise<Figure[]>> = {
   startup: () => startup(),
   throughput: () => throughput(),
+  "first-request": () => firstRequest(),
+  "first-calls": () => firstCalls(),
   fs: () => fsTools(),
   boundary: () => boundary(),
   shell: () => shell(),
   loop: () => loop(),
+  session: () => session(),
   documents: () => documents(),
   soak: () => soak(),
 };

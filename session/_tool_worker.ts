@@ -232,6 +232,10 @@ function confine(rules: Extract<ToWorker, { type: "confine" }>["rules"]) {
 self.onmessage = (event: MessageEvent<ToWorker>) => {
   const message = event.data;
   if (message.type === "confine") confine(message.rules);
+  else if (message.type === "preload") {
+    // A module that fails to load fails its first call, which says why.
+    for (const module of message.modules) load(module).catch(() => {});
+  }
   else if (message.type === "call") runCall(message);
   else if (message.type === "abort") controllers.get(message.id)?.abort();
   else if (message.type === "transcript") {

@@ -48,6 +48,8 @@ export type ToWorker =
     ctx: CallContextData;
   }
   | { type: "abort"; id: string }
+  /** Load these tool modules now, before a call needs them (idle time). */
+  | { type: "preload"; modules: readonly string[] }
   /**
    * The first message to a worker of file tools: restrict its thread to
    * these rules (Landlock), then give up FFI.

@@ -47,6 +47,7 @@ import {
   becomeSubreaper,
   ProcessGroups,
 } from "../tools/kernel/processes.ts";
+import { preloadProvider } from "./models/mod.ts";
 import { ReadState } from "../tools/kernel/read_state.ts";
 import { TaskStore } from "../tools/kernel/tasks.ts";
 import { realPathOf } from "../tools/kernel/workspace.ts";
@@ -127,6 +128,9 @@ export async function serve(
   config = { ...config, waveHome: realPathOf(config.waveHome) };
   const writer = new ProtocolWriter(io.stdout, config.sessionId);
   options.onOutputQueue?.(writer);
+  // The model's SDK (the slowest import before a first request) loads
+  // beside the tools, which the session needs before it reads a line.
+  if (config.model) preloadProvider(config.model);
   const registry = await ToolRegistry.load(options.modules);
   if (!options.initSent) {
     const names = registry.bound(config.mode).map((t) => t.def.name);
@@ -163,6 +167,10 @@ export async function serve(
     state.stopping = "pipe";
     session.inFlight.interrupt();
   };
+
+  // Idle time until the first line: the tools' workers start and load
+  // their modules, so no first call pays for that.
+  setTimeout(() => session.calls.prewarm(), 0);
 
   const readLoop = (async () => {
     for await (const item of reader) {
@@ -215,6 +223,7 @@ interface OpenSession {
   inFlight: InFlight;
   turns: UserTurns;
   taskList: TaskListAnnouncer;
+  calls: ToolCalls;
   /** Ends the session's resources: workers, process groups. */
   close(): void;
 }
@@ -294,6 +303,7 @@ function openSession(
     inFlight,
   });
   return {
+    calls,
     dispatch: new InboundDispatch({ writer, control, approvals, turns }),
     approvals,
     inFlight,

@@ -74,6 +74,24 @@ export class ToolCalls {
   }
 
   /**
+   * Starts the workers of the tools bound in the current mode, and has
+   * them load their tools' modules: idle time spent so that the first
+   * call of each tool costs about what a later one does. Never fails: a
+   * tool whose programs or module cannot be found says so when called.
+   */
+  async prewarm(): Promise<void> {
+    const { registry, executor, config } = this.#deps;
+    for (const { def, module } of registry.bound(this.#deps.mode())) {
+      try {
+        const programs = def.scopes.run?.length
+          ? await resolvePrograms(def.scopes.run, config.waveHome)
+          : {};
+        executor.prewarm(def.scopes, Object.values(programs), [module]);
+      } catch { /* the call will say */ }
+    }
+  }
+
+  /**
    * Checks a call before it runs. Returns the prepared call, or the message
    * for a request wave cannot serve: an unknown tool, a tool not bound in
    * this mode, or input that fails the tool's schema (naming each field).

@@ -25,6 +25,25 @@ export interface ModelChoice {
 }
 
 /**
+ * Starts loading what the provider of `model` (`PROVIDER:NAME`) needs
+ * (its SDK, the slowest import on the way to the first request), without
+ * waiting: called once the session starts, so a user turn that comes
+ * finds it loaded, or loading. Never fails: a failing import is reported
+ * by the turn that needs it.
+ */
+export function preloadProvider(model: string): void {
+  const id = parseModelId(model);
+  if ("problem" in id) return;
+  // The same specifiers the providers import: one module instance each.
+  const loading = id.provider === "anthropic"
+    ? import("@anthropic-ai/sdk")
+    : id.provider === "openai"
+    ? import("openai")
+    : undefined;
+  loading?.catch(() => {});
+}
+
+/**
  * Creates the provider for `--model`; throws an Error whose message is one
  * line a person can act on (the same line the flag check exits with).
  */

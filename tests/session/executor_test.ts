@@ -26,6 +26,7 @@ const TOOLS = {
   Hang: { module: fixture("hang.ts"), scopes: { read: true } },
   PathRead: { module: fixture("read_path.ts"), scopes: { read: true } },
   Transcribe: { module: fixture("transcribe.ts"), scopes: { read: true } },
+  LoadedAt: { module: fixture("loaded_at.ts"), scopes: { read: true } },
   Spawn: {
     module: fixture("spawn.ts"),
     scopes: { read: true, run: ["sleep"] },
@@ -261,6 +262,38 @@ Deno.test("executor: the deadline stops while the call waits for a transcript fr
       isError: true,
       structured: { type: "transcription_failed", status: 500 },
     });
+  } finally {
+    h.executor.close();
+  }
+});
+
+Deno.test("executor: prewarm starts a tool's worker and loads its module before its first call, which then runs on that worker", async () => {
+  const h = await harness({});
+  try {
+    h.executor.prewarm({ read: true }, [], [TOOLS.LoadedAt.module]);
+    assert.equal(h.executor.workers, 1);
+    // Idle time, as after system/init; a worker starts in well under this.
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    const sentAt = Date.now();
+    const { result } = await h.call("LoadedAt", {}).outcome;
+    const { loadedAt, ranAt } = result.structured as Record<string, number>;
+    assert.ok(
+      loadedAt < sentAt,
+      `the module was loaded ${loadedAt - sentAt} ms after the call was sent`,
+    );
+    assert.ok(ranAt >= sentAt);
+    assert.equal(h.executor.workers, 1, "the call ran on the prewarmed worker");
+  } finally {
+    h.executor.close();
+  }
+});
+
+Deno.test("executor: a prewarmed worker nobody calls is retired after the idle time", async () => {
+  const h = await harness({ idleMs: 50 });
+  try {
+    h.executor.prewarm({ read: true }, [], [TOOLS.Echo.module]);
+    assert.equal(h.executor.workers, 1);
+    await waitUntil(() => h.executor.workers === 0, "the idle worker retired");
   } finally {
     h.executor.close();
   }

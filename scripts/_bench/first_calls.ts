@@ -1,0 +1,83 @@
+/**
+ * First calls (issue 18): the first call of each tool in a session against
+ * a warm call of it. A parent drives wave the way real ones do: it waits
+ * a moment after `system/init` (a person types, a CI step prepares), then
+ * calls each tool once, then again.
+ *
+ * @module
+ */
+
+import { BenchWave, type Figure, median, time } from "./measure.ts";
+
+/** What a parent typically waits after `system/init` before its first call. */
+const PAUSE_MS = 300;
+
+/** Each tool's input for its i-th call (Edit flips a line back and forth). */
+const CALLS: [string, (i: number) => Record<string, unknown>][] = [
+  ["Read", () => ({ file_path: "notes.txt" })],
+  ["Glob", () => ({ pattern: "**/*.txt" })],
+  ["Grep", () => ({ pattern: "line", path: "notes.txt" })],
+  ["Edit", (i) => ({
+    file_path: "notes.txt",
+    old_string: i % 2 ? "LINE 1\n" : "line 1\n",
+    new_string: i % 2 ? "line 1\n" : "LINE 1\n",
+  })],
+  ["Bash", () => ({ command: "true" })],
+];
+
+/** First ÷ warm, per tool (median over fresh sessions). */
+export async function firstCalls(sessions = 5): Promise<Figure[]> {
+  const firsts = new Map<string, number[]>();
+  const warms = new Map<string, number[]>();
+  for (let s = 0; s < sessions; s++) {
+    const dir = await Deno.realPath(
+      await Deno.makeTempDir({ prefix: "wave-bench-first-calls-" }),
+    );
+    await Deno.writeTextFile(
+      `${dir}/notes.txt`,
+      Array.from({ length: 200 }, (_, i) => `line ${i}\n`).join(""),
+    );
+    const wave = new BenchWave(["--workspace", dir], {
+      WAVE_HOME: `${dir}/.home`,
+      PATH: Deno.env.get("PATH")!,
+    });
+    await wave.ready();
+    await new Promise((resolve) => setTimeout(resolve, PAUSE_MS));
+    let id = 0;
+    const call = (tool: string, input: Record<string, unknown>) =>
+      time(async () => {
+        const answer = await wave.request(`c${id++}`, {
+          subtype: "call_tool",
+          tool_name: tool,
+          input,
+        });
+        const response = answer.response as { is_error?: boolean } | undefined;
+        if (response?.is_error) {
+          throw new Error(`${tool} failed: ${JSON.stringify(answer)}`);
+        }
+      });
+    for (const [tool, input] of CALLS) {
+      const first = await call(tool, input(0));
+      const warm: number[] = [];
+      for (let i = 1; i <= 6; i++) warm.push(await call(tool, input(i)));
+      (firsts.get(tool) ?? firsts.set(tool, []).get(tool)!).push(first);
+      (warms.get(tool) ?? warms.set(tool, []).get(tool)!).push(median(warm));
+    }
+    await wave.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+  return CALLS.map(([tool]) => {
+    const first = median(firsts.get(tool)!);
+    const warm = median(warms.get(tool)!);
+    return {
+      name: `first ${tool} ÷ a warm one`,
+      value: first / warm,
+      unit: "×",
+      target: "≤ 2",
+      ok: first / warm <= 2,
+      detail: `${first.toFixed(1)} ms vs ${
+        warm.toFixed(1)
+      } ms (${PAUSE_MS} ms after system/init)`,
+    };
+  });
+}

@@ -1,0 +1,99 @@
+/**
+ * Start to the first model request (issue 18): wave started with an
+ * Anthropic model whose base URL is a mock server on 127.0.0.1, driven as
+ * real parents drive it (the user line goes out as soon as `system/init`
+ * arrives), timed until the mock server receives the request; against an
+ * empty Deno script's start to its first line, same flags, interleaved.
+ *
+ * @module
+ */
+
+import {
+  PERMISSION_FLAGS,
+  UNSTABLE_FLAGS,
+  V8_FLAGS,
+  waveArgs,
+} from "../flags.ts";
+import { MockModel } from "../../tests/_mock_model.ts";
+import { type Figure, median, timeToFirstLine } from "./measure.ts";
+
+/** Milliseconds from spawning wave to the mock server's first request. */
+async function toFirstRequest(
+  mock: MockModel,
+  dir: string,
+): Promise<number> {
+  mock.script({ reply: [{ type: "text", text: "hi" }] });
+  const seen = mock.requests.length;
+  const start = performance.now();
+  const child = new Deno.Command(Deno.execPath(), {
+    args: waveArgs([
+      "--workspace",
+      dir,
+      "--model",
+      "anthropic:claude-bench",
+      "--base-url",
+      mock.url,
+    ]),
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "null",
+    env: { WAVE_HOME: `${dir}/home`, ANTHROPIC_API_KEY: "sk-bench" },
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  const reader = child.stdout.getReader();
+  while (true) {
+    const { value, done } = await reader.read();
+    if (done || value.includes(10)) break;
+  }
+  await writer.write(new TextEncoder().encode(
+    JSON.stringify({
+      type: "user",
+      message: { role: "user", content: "hi" },
+    }) + "\n",
+  ));
+  while (mock.requests.length === seen) {
+    await new Promise((resolve) => setTimeout(resolve, 0.2));
+  }
+  const elapsed = performance.now() - start;
+  await writer.close().catch(() => {});
+  reader.releaseLock();
+  await child.stdout.cancel().catch(() => {});
+  await child.status;
+  return elapsed;
+}
+
+/** Start → first model request ÷ an empty Deno script's start. */
+export async function firstRequest(runs = 15): Promise<Figure[]> {
+  const dir = await Deno.makeTempDir({ prefix: "wave-bench-first-" });
+  const empty = `${dir}/empty.ts`;
+  await Deno.writeTextFile(empty, 'console.log("{}");\n');
+  const emptyArgs = [
+    "run",
+    "--quiet",
+    ...PERMISSION_FLAGS,
+    ...UNSTABLE_FLAGS,
+    ...V8_FLAGS,
+    empty,
+  ];
+  const mock = new MockModel();
+  await timeToFirstLine(emptyArgs);
+  await toFirstRequest(mock, dir);
+  const base: number[] = [];
+  const wave: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    base.push(await timeToFirstLine(emptyArgs));
+    wave.push(await toFirstRequest(mock, dir));
+  }
+  await mock.close();
+  await Deno.remove(dir, { recursive: true });
+  const b = median(base);
+  const w = median(wave);
+  return [{
+    name: "start → first model request ÷ empty Deno script",
+    value: w / b,
+    unit: "×",
+    target: "≤ 2.5",
+    ok: w / b <= 2.5,
+    detail: `${w.toFixed(1)} ms vs ${b.toFixed(1)} ms (median of ${runs})`,
+  }];
+}

@@ -1,0 +1,168 @@
+/**
+ * A scripted 50-turn session through a real provider (issue 18): the
+ * model is the mock server on 127.0.0.1 speaking the Anthropic Messages
+ * API, then OpenAI Chat Completions; each turn calls tools of every kind,
+ * several in parallel now and then. wave's wall time for the session is
+ * set against its floor: the same HTTP exchanges made by a bare client
+ * (the requests wave sent, replayed with `fetch`, each stream read to its
+ * end) plus the same tool calls through `call_tool` in another session.
+ *
+ * @module
+ */
+
+import { type MockBlock, MockModel } from "../../tests/_mock_model.ts";
+import { BenchWave, type Figure, time } from "./measure.ts";
+
+const TURNS = 50;
+
+/** The tool calls of turn `i`: one of each kind in turn, two at once every fifth turn. */
+function callsOf(i: number): [string, Record<string, unknown>][] {
+  const kinds: [string, Record<string, unknown>][] = [
+    ["Read", { file_path: "notes.txt" }],
+    ["Grep", { pattern: "line 1", path: "notes.txt" }],
+    ["Glob", { pattern: "**/*.txt" }],
+    ["Edit", {
+      file_path: "notes.txt",
+      old_string: i % 2 ? "LINE 0\n" : "line 0\n",
+      new_string: i % 2 ? "line 0\n" : "LINE 0\n",
+    }],
+    ["Bash", { command: "echo turn" }],
+    ["Write", { file_path: `out/turn${i}.txt`, content: `turn ${i}\n` }],
+  ];
+  const calls = [kinds[i % kinds.length]];
+  // Edit needs the file read in this session, and it flips a line: the
+  // Read before it keeps it fresh.
+  if (calls[0][0] === "Edit") calls.unshift(kinds[0]);
+  if (i % 5 === 4) calls.push(kinds[(i + 2) % 3]);
+  return calls;
+}
+
+function script(mock: MockModel): void {
+  for (let i = 0; i < TURNS; i++) {
+    const reply: MockBlock[] = callsOf(i).map(([name, input], k) => ({
+      type: "tool_use",
+      id: `toolu_${i}_${k}`,
+      name,
+      input,
+    }));
+    mock.script({ reply });
+  }
+  mock.script({ reply: [{ type: "text", text: "done" }] });
+}
+
+async function workspace(): Promise<string> {
+  const dir = await Deno.realPath(
+    await Deno.makeTempDir({ prefix: "wave-bench-session-" }),
+  );
+  await Deno.writeTextFile(
+    `${dir}/notes.txt`,
+    Array.from({ length: 200 }, (_, i) => `line ${i}\n`).join(""),
+  );
+  return dir;
+}
+
+/** wave's wall time for the whole session, and the requests it made. */
+async function waveSession(
+  provider: "anthropic" | "openai",
+  mock: MockModel,
+): Promise<number> {
+  const dir = await workspace();
+  script(mock);
+  const wave = new BenchWave([
+    "--workspace",
+    dir,
+    "--model",
+    `${provider}:bench-model`,
+    "--base-url",
+    provider === "anthropic" ? mock.url : `${mock.url}/v1`,
+    "--max-turns",
+    String(TURNS + 5),
+  ], {
+    WAVE_HOME: `${dir}/.home`,
+    PATH: Deno.env.get("PATH")!,
+    ANTHROPIC_API_KEY: "sk-bench",
+    OPENAI_API_KEY: "sk-bench",
+  });
+  await wave.ready();
+  let finished!: (m: Record<string, unknown>) => void;
+  const done = new Promise<Record<string, unknown>>((r) => finished = r);
+  wave.onMessage((m) => {
+    if (m.type === "result") finished(m);
+  });
+  const ms = await time(async () => {
+    await wave.write(
+      JSON.stringify({
+        type: "user",
+        message: { role: "user", content: "go" },
+      }) + "\n",
+    );
+    const result = await done;
+    if (result.is_error) throw new Error(JSON.stringify(result));
+  });
+  await wave.close();
+  await Deno.remove(dir, { recursive: true });
+  return ms;
+}
+
+/** The floor: the same exchanges by a bare client, and the same calls through call_tool. */
+async function floor(
+  mock: MockModel,
+  requests: MockModel["requests"],
+): Promise<number> {
+  script(mock);
+  let http = 0;
+  for (const request of requests) {
+    http += await time(async () => {
+      const response = await fetch(`${mock.url}${request.path}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(request.body),
+      });
+      await response.arrayBuffer();
+    });
+  }
+  const dir = await workspace();
+  const wave = new BenchWave(["--workspace", dir], {
+    WAVE_HOME: `${dir}/.home`,
+    PATH: Deno.env.get("PATH")!,
+  });
+  await wave.ready();
+  let id = 0;
+  const tools = await time(async () => {
+    for (let i = 0; i < TURNS; i++) {
+      await Promise.all(
+        callsOf(i).map(([tool_name, input]) =>
+          wave.request(`c${id++}`, { subtype: "call_tool", tool_name, input })
+        ),
+      );
+    }
+  });
+  await wave.close();
+  await Deno.remove(dir, { recursive: true });
+  return http + tools;
+}
+
+/** wave's session ÷ its floor, for each provider. */
+export async function session(): Promise<Figure[]> {
+  const figures: Figure[] = [];
+  for (const provider of ["anthropic", "openai"] as const) {
+    const mock = new MockModel();
+    await waveSession(provider, mock); // warm-up: caches, page cache
+    mock.requests.length = 0;
+    const wall = await waveSession(provider, mock);
+    const requests = [...mock.requests];
+    const base = await floor(mock, requests);
+    await mock.close();
+    figures.push({
+      name: `${TURNS}-turn session (${provider}) ÷ its HTTP + tool floor`,
+      value: wall / base,
+      unit: "×",
+      target: "≤ 1.15",
+      ok: wall / base <= 1.15,
+      detail: `${wall.toFixed(0)} ms vs ${
+        base.toFixed(0)
+      } ms (${requests.length} requests)`,
+    });
+  }
+  return figures;
+}
