@@ -235,8 +235,7 @@ self.onmessage = (event: MessageEvent<ToWorker>) => {
   else if (message.type === "preload") {
     // A module that fails to load fails its first call, which says why.
     for (const module of message.modules) load(module).catch(() => {});
-  }
-  else if (message.type === "call") runCall(message);
+  } else if (message.type === "call") runCall(message);
   else if (message.type === "abort") controllers.get(message.id)?.abort();
   else if (message.type === "transcript") {
     const waiting = transcripts.get(message.request);

@@ -274,3 +274,24 @@ export function userText(content: string | { type: string }[]): string {
     .map((b) => b.text)
     .join("\n");
 }
+
+/** Lines of each kind a parent sends, for {@linkcode warmDecoders}. */
+const SAMPLE_LINES = [
+  '{"type":"control_request","request_id":"w","request":{"subtype":"call_tool","tool_name":"t","input":{"path":"p"}}}',
+  '{"type":"user","message":{"role":"user","content":"hi"}}',
+  '{"type":"control_response","response":{"subtype":"success","request_id":"w","response":{"behavior":"allow"}}}',
+];
+
+/**
+ * Decodes a line of each kind once, with no effect but this: zod builds
+ * a schema's parser on its first use (10–20 ms for these), and spent in
+ * idle time that is not the first real line's.
+ */
+export function warmDecoders(): void {
+  for (const line of SAMPLE_LINES) {
+    const decoded = decodeLine(line, 0);
+    if (!isInputError(decoded) && decoded.type === "control_request") {
+      decodeControlBody(decoded.request);
+    }
+  }
+}

@@ -48,6 +48,7 @@ import {
   ProcessGroups,
 } from "../tools/kernel/processes.ts";
 import { preloadProvider } from "./models/mod.ts";
+import { warmDecoders } from "./inbound.ts";
 import { ReadState } from "../tools/kernel/read_state.ts";
 import { TaskStore } from "../tools/kernel/tasks.ts";
 import { realPathOf } from "../tools/kernel/workspace.ts";
@@ -170,7 +171,10 @@ export async function serve(
 
   // Idle time until the first line: the tools' workers start and load
   // their modules, so no first call pays for that.
-  setTimeout(() => session.calls.prewarm(), 0);
+  setTimeout(() => {
+    warmDecoders();
+    session.calls.prewarm();
+  }, 0);
 
   const readLoop = (async () => {
     for await (const item of reader) {

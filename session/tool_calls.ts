@@ -82,6 +82,9 @@ export class ToolCalls {
   async prewarm(): Promise<void> {
     const { registry, executor, config } = this.#deps;
     for (const { def, module } of registry.bound(this.#deps.mode())) {
+      // The schema's parser is built on its first use: now, not on the
+      // first call (an empty input is enough, valid or not).
+      zodSchemaOf(def).safeParse({});
       try {
         const programs = def.scopes.run?.length
           ? await resolvePrograms(def.scopes.run, config.waveHome)
