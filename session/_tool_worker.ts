@@ -234,7 +234,9 @@ self.onmessage = (event: MessageEvent<ToWorker>) => {
   if (message.type === "confine") confine(message.rules);
   else if (message.type === "preload") {
     // A module that fails to load fails its first call, which says why.
-    for (const module of message.modules) load(module).catch(() => {});
+    Promise.allSettled(message.modules.map(load)).then(() =>
+      post({ type: "preloaded" })
+    );
   } else if (message.type === "call") runCall(message);
   else if (message.type === "abort") controllers.get(message.id)?.abort();
   else if (message.type === "transcript") {

@@ -69,6 +69,8 @@ export type ToWorker =
 
 /** Worker → main. */
 export type FromWorker =
+  /** The modules of a `preload` are loaded (or failed to). */
+  | { type: "preloaded" }
   /** The worker could not confine itself (`confine`): it must not run calls. */
   | { type: "unconfined"; why: string }
   /** The tool's module is loaded and its run begins. */

@@ -220,10 +220,16 @@ class SandboxWorker {
     });
   }
 
-  preload(modules: readonly string[]): void {
-    if (!this.dead) {
-      this.worker.postMessage({ type: "preload", modules } satisfies ToWorker);
-    }
+  /** Resolvers of the preloads sent, in order (a worker answers them in order). */
+  #preloaded: (() => void)[] = [];
+
+  /** Has the worker load `modules`; settles when it has (or has ended). */
+  preload(modules: readonly string[]): Promise<void> {
+    if (this.dead) return Promise.resolve();
+    const { promise, resolve } = Promise.withResolvers<void>();
+    this.#preloaded.push(resolve);
+    this.worker.postMessage({ type: "preload", modules } satisfies ToWorker);
+    return promise;
   }
 
   abort(callId: string): void {
@@ -268,6 +274,7 @@ class SandboxWorker {
     if (this.dead) return;
     this.dead = true;
     this.worker.terminate();
+    for (const resolve of this.#preloaded.splice(0)) resolve();
     this.#processes.kill(this.#processes.ofWorker(this.id));
     for (const { resolve, expired } of this.pending.values()) {
       resolve({
@@ -321,6 +328,10 @@ class SandboxWorker {
   }
 
   #receive(message: FromWorker): void {
+    if (message.type === "preloaded") {
+      this.#preloaded.shift()?.();
+      return;
+    }
     if (message.type === "unconfined") {
       // system/init promised Landlock: no call runs without it.
       this.terminate(
@@ -457,17 +468,19 @@ export class SandboxExecutor {
    * none, and has it load `modules`: the first call of those tools then
    * finds its worker running and its module loaded, instead of paying for
    * both (a worker's start and a module graph take tens of milliseconds).
-   * The worker is retired after the idle time like any other.
+   * The worker is retired after the idle time like any other. Settles
+   * when the modules are loaded, so that workers can be warmed one after
+   * another rather than all at once.
    */
   prewarm(
     scopes: Scopes,
     programs: readonly string[],
     modules: readonly string[],
-  ): void {
-    if (this.#closed) return;
+  ): Promise<void> {
+    if (this.#closed) return Promise.resolve();
     const worker = this.#warmWorker(scopes, [...programs].sort());
-    worker.preload(modules);
     if (worker.pending.size === 0) this.#retireWhenIdle(worker);
+    return worker.preload(modules);
   }
 
   /** How many workers are running now: warm, one-off, and those ending. */

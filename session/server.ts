@@ -74,6 +74,13 @@ export interface ServeOptions {
   onOutputQueue?: (queue: OutputQueueView) => void;
 }
 
+/**
+ * How long after `system/init` the tools' workers start warming: a parent
+ * that sends a line at once gets it served (a first model request, a
+ * first call) before they compete with it for the cores.
+ */
+const PREWARM_AFTER_MS = 100;
+
 /** The `system/warning` when the file tools are held by path checks alone. */
 export const WEAK_FILE_BOUNDARY =
   "The file tools are held to the workspace by path checks only: this " +
@@ -171,10 +178,10 @@ export async function serve(
 
   // Idle time until the first line: the tools' workers start and load
   // their modules, so no first call pays for that.
-  setTimeout(() => {
-    warmDecoders();
-    session.calls.prewarm();
-  }, 0);
+  Deno.unrefTimer(setTimeout(warmDecoders, 0));
+  Deno.unrefTimer(
+    setTimeout(() => session.calls.prewarm(), PREWARM_AFTER_MS),
+  );
 
   const readLoop = (async () => {
     for await (const item of reader) {

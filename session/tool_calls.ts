@@ -81,6 +81,9 @@ export class ToolCalls {
    */
   async prewarm(): Promise<void> {
     const { registry, executor, config } = this.#deps;
+    // The tools as the model and list_tools see them (JSON Schemas, made
+    // once per session): the first model request needs them at once.
+    registry.describe(this.#deps.mode());
     for (const { def, module } of registry.bound(this.#deps.mode())) {
       // The schema's parser is built on its first use: now, not on the
       // first call (an empty input is enough, valid or not).
@@ -89,7 +92,9 @@ export class ToolCalls {
         const programs = def.scopes.run?.length
           ? await resolvePrograms(def.scopes.run, config.waveHome)
           : {};
-        executor.prewarm(def.scopes, Object.values(programs), [module]);
+        // One at a time: the workers start on the cores the session's
+        // own work (a first model request) needs too.
+        await executor.prewarm(def.scopes, Object.values(programs), [module]);
       } catch { /* the call will say */ }
     }
   }
