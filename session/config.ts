@@ -333,3 +333,8 @@ function checkModel(
 }
 
 type Env = { get(name: string): string | undefined };
+
+/** The session's spill directory: where its tools put output too long to return (`WAVE_HOME/spill/<session id>`). */
+export function spillDirOf(config: Config): string {
+  return `${config.waveHome}/spill/${config.sessionId}`;
+}

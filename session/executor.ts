@@ -102,7 +102,19 @@ export interface ExecutorOptions {
    * resolver's checks and Deno's permissions.
    */
   fileBoundary?: FileBoundary;
+  /**
+   * The session's spill directory (under `WAVE_HOME/spill`): the one part
+   * of WAVE_HOME beside {@linkcode WAVE_HOME_SHARED} a confined worker may
+   * read.
+   */
+  spillDir?: string;
 }
+
+/**
+ * The directories of `WAVE_HOME` a confined worker of file tools may use
+ * (made when the executor starts, since Landlock grants what exists).
+ */
+export const WAVE_HOME_SHARED: readonly string[] = ["history", "tasks"];
 
 /**
  * How long a warm worker may sit unused before it is retired: 30 s. A
@@ -392,6 +404,17 @@ export class SandboxExecutor {
 
   constructor(options: ExecutorOptions) {
     this.#options = options;
+    // Landlock grants directories that exist: these are made now.
+    for (
+      const dir of [
+        ...WAVE_HOME_SHARED.map((name) => join(options.waveHome, name)),
+        ...(options.spillDir ? [options.spillDir] : []),
+      ]
+    ) {
+      try {
+        Deno.mkdirSync(dir, { recursive: true, mode: 0o700 });
+      } catch { /* read-only WAVE_HOME: the tools that write there will say */ }
+    }
   }
 
   /** The Deno permissions of a worker for `scopes` and `grants`. */
@@ -444,7 +467,16 @@ export class SandboxExecutor {
     const writes = scopes.write === true;
     return [
       { path: workspace, access: writes ? READ_WRITE : READ },
-      { path: waveHome, access: scopes.write ? READ_WRITE : READ },
+      // Of WAVE_HOME only what file tools use: the file history and the
+      // task lists (written by the tools that change them), and this
+      // session's spill files (read); never other sessions' transcripts.
+      ...WAVE_HOME_SHARED.map((dir) => ({
+        path: join(waveHome, dir),
+        access: scopes.write ? READ_WRITE : READ,
+      })),
+      ...(this.#options.spillDir
+        ? [{ path: this.#options.spillDir, access: READ }]
+        : []),
       ...[
         WAVE_SOURCE,
         denoCacheDir(),

@@ -17,7 +17,7 @@ import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ApprovalGate } from "./approvals.ts";
 import { CommandSandbox } from "./command_sandbox.ts";
-import type { Config } from "./config.ts";
+import { type Config, spillDirOf } from "./config.ts";
 import { ControlRequests } from "./control_requests.ts";
 import { commandEnvironment } from "./environment.ts";
 import { SandboxExecutor } from "./executor.ts";
@@ -255,6 +255,7 @@ function openSession(
     processes,
     deadlineMs: config.toolDeadlineMs,
     fileBoundary: config.fileBoundary,
+    spillDir: spillDirOf(config),
     // An extra module may import any of wave's own modules, not all of
     // which are in a worker's module graph; wave's source is no secret.
     moduleDirs: config.toolModules.length === 0 ? [] : [

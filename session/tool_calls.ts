@@ -9,7 +9,7 @@
 import { dirname } from "node:path";
 import type { ApprovalGate } from "./approvals.ts";
 import { CommandSandbox } from "./command_sandbox.ts";
-import type { Config, Mode } from "./config.ts";
+import { type Config, type Mode, spillDirOf } from "./config.ts";
 import type { Grants, SandboxExecutor } from "./executor.ts";
 import { describeIssues } from "./inbound.ts";
 import type { CallToolAnswer } from "./outbound.ts";
@@ -74,29 +74,28 @@ export class ToolCalls {
   }
 
   /**
-   * Starts the workers of the tools bound in the current mode, and has
-   * them load their tools' modules: idle time spent so that the first
-   * call of each tool costs about what a later one does. Never fails: a
-   * tool whose programs or module cannot be found says so when called.
+   * Spends idle time on what the first calls would pay for: the JSON
+   * Schemas of the bound tools (the first model request sends them), each
+   * tool's input parser (zod builds it on first use), and the worker of
+   * the read-only tools that run no programs (a first call is most often
+   * a read), with their modules loaded. Only that one worker: each costs
+   * some 20 MB kept warm, and the others start on their first call.
+   * Never fails: a tool whose module cannot load says so when called.
    */
   async prewarm(): Promise<void> {
-    const { registry, executor, config } = this.#deps;
-    // The tools as the model and list_tools see them (JSON Schemas, made
-    // once per session): the first model request needs them at once.
+    const { registry, executor } = this.#deps;
+    const bound = registry.bound(this.#deps.mode());
     registry.describe(this.#deps.mode());
-    for (const { def, module } of registry.bound(this.#deps.mode())) {
-      // The schema's parser is built on its first use: now, not on the
-      // first call (an empty input is enough, valid or not).
-      zodSchemaOf(def).safeParse({});
-      try {
-        const programs = def.scopes.run?.length
-          ? await resolvePrograms(def.scopes.run, config.waveHome)
-          : {};
-        // One at a time: the workers start on the cores the session's
-        // own work (a first model request) needs too.
-        await executor.prewarm(def.scopes, Object.values(programs), [module]);
-      } catch { /* the call will say */ }
-    }
+    for (const { def } of bound) zodSchemaOf(def).safeParse({});
+    const readers = bound.filter(({ def }) =>
+      !def.scopes.write && !def.scopes.run?.length
+    );
+    if (readers.length === 0) return;
+    await executor.prewarm(
+      readers[0].def.scopes,
+      [],
+      readers.map(({ module }) => module),
+    );
   }
 
   /**
@@ -158,7 +157,7 @@ export class ToolCalls {
 
     // The session's spill files are the model's own output: readable without
     // approval, never written; the rest of WAVE_HOME needs one.
-    const spillDir = `${config.waveHome}/spill/${config.sessionId}`;
+    const spillDir = spillDirOf(config);
     // Layer 1: every declared path through the resolver.
     let uses: { use: PathUse; resolved: ResolvedPath }[];
     try {

@@ -353,3 +353,35 @@ for (const dialect of DIALECTS.filter((d) => d.write)) {
     }
   });
 }
+
+Deno.test({
+  name:
+    "file boundary: a directory swapped for a link into WAVE_HOME before a queued Write: other sessions' transcripts cannot be forged or read",
+  ignore: !!noLandlock,
+  async fn() {
+    const wave = await startWave({ args: ["--shell-sandbox", "none"] });
+    try {
+      const sessions = `${await Deno.realPath(wave.waveHome)}/sessions`;
+      await Deno.mkdir(sessions, { recursive: true });
+      await Deno.writeTextFile(`${sessions}/other.jsonl`, `${SECRET}\n`);
+      const before = await contents(sessions);
+      wave.put("dir/a.txt", "a\n");
+      const [, read, write] = await concurrently(wave, [
+        ["Bash", {
+          command: `sleep 1; mv dir dir.bak && ln -s ${sessions} dir`,
+        }],
+        ["Read", { file_path: `${wave.workspace}/dir/other.jsonl` }],
+        ["Write", {
+          file_path: `${wave.workspace}/dir/forged.jsonl`,
+          content: "{}\n",
+        }],
+      ]);
+      assert.equal(await Deno.realPath(`${wave.workspace}/dir`), sessions);
+      assert.doesNotMatch(JSON.stringify(read), new RegExp(SECRET));
+      assert.equal(write.is_error, true, JSON.stringify(write));
+      assert.deepEqual(await contents(sessions), before);
+    } finally {
+      await wave.kill();
+    }
+  },
+});

@@ -56,7 +56,8 @@ else echo "environ: refused"; fi
 if : 2>/dev/null </proc/$w/mem; then
   found=no
   while read -r range perms _; do
-    [[ $perms == r* ]] || continue
+    # A mapping that changed while the file was read can come as a short line.
+    [[ $perms == r* && $range == *-* ]] || continue
     start=$((16#\${range%-*})); end=$((16#\${range#*-}))
     (( end - start > 1 << 30 )) && continue
     if dd if=/proc/$w/mem bs=1M iflag=skip_bytes,count_bytes skip=$start count=$((end - start)) 2>/dev/null | grep -qaF "$key"; then found=yes; break; fi
