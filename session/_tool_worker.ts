@@ -82,6 +82,33 @@ function transcribe(
   });
 }
 
+/** open_file requests asked of the main thread, by request number. */
+const opens = new Map<number, (error?: ToolError) => void>();
+let nextOpen = 1;
+
+/** Asks the main thread to have the parent open a file (ToolContext.openInParent). */
+function openInParent(
+  id: string,
+  signal: AbortSignal,
+  path: string,
+  timeoutMs: number,
+): Promise<void> {
+  const request = nextOpen++;
+  return new Promise<void>((resolve, reject) => {
+    const onAbort = () => {
+      opens.delete(request);
+      reject(new ToolError("opening was interrupted", { type: "interrupted" }));
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+    opens.set(request, (error) => {
+      signal.removeEventListener("abort", onAbort);
+      if (error) reject(error);
+      else resolve();
+    });
+    post({ type: "open_file", id, request, path, timeoutMs });
+  });
+}
+
 function post(message: FromWorker): void {
   self.postMessage(message);
 }
@@ -161,6 +188,12 @@ function contextFor(
       signal: (pgid, signal) => post({ type: "signal", id, pgid, signal }),
     },
     transcribe: (path) => transcribe(id, data, signal, path),
+    task: data.task,
+    historyLimits: data.historyLimits,
+    outputDir: data.outputDir,
+    openWith: data.openWith,
+    openInParent: (path, timeoutMs) =>
+      openInParent(id, signal, path, timeoutMs),
   };
 }
 
@@ -217,7 +250,14 @@ self.onmessage = (event: MessageEvent<ToWorker>) => {
   const message = event.data;
   if (message.type === "call") runCall(message);
   else if (message.type === "abort") controllers.get(message.id)?.abort();
-  else if (message.type === "transcript") {
+  else if (message.type === "opened") {
+    const waiting = opens.get(message.request);
+    opens.delete(message.request);
+    waiting?.(
+      message.error &&
+        new ToolError(message.error.message, message.error.structured),
+    );
+  } else if (message.type === "transcript") {
     const waiting = transcripts.get(message.request);
     transcripts.delete(message.request);
     if (message.error) {

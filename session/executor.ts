@@ -53,6 +53,12 @@ export interface ExecRequest {
    * its `structured`. Absent: the worker is told no model is configured.
    */
   transcribe?(path: string): Promise<string>;
+  /**
+   * Asks the parent to open a file (`ctx.openInParent`); it checks the
+   * path. Rejects with an error whose `message` the tool throws, with its
+   * `structured`. Absent: the worker is told the parent cannot be asked.
+   */
+  openInParent?(path: string, timeoutMs: number): Promise<void>;
 }
 
 /** What a call produced. */
@@ -265,6 +271,37 @@ class SandboxWorker {
     }
   }
 
+  /** Asks the parent to open a file for a call's tool, and answers it (while the call is still pending). */
+  async #openInParent(
+    call: PendingCall,
+    request: number,
+    path: string,
+    timeoutMs: number,
+  ): Promise<void> {
+    const id = call.request.callId;
+    let answer: ToWorker = { type: "opened", id, request };
+    try {
+      if (!call.request.openInParent) {
+        throw new Error("this session cannot ask its parent to open files");
+      }
+      await call.request.openInParent(path, timeoutMs);
+    } catch (error) {
+      answer = {
+        type: "opened",
+        id,
+        request,
+        error: {
+          message: error instanceof Error ? error.message : String(error),
+          structured: (error as { structured?: unknown }).structured ??
+            { type: "open_failed" },
+        },
+      };
+    }
+    if (!this.dead && this.pending.get(id) === call) {
+      this.worker.postMessage(answer);
+    }
+  }
+
   #receive(message: FromWorker): void {
     const call = this.pending.get(message.id);
     switch (message.type) {
@@ -284,6 +321,16 @@ class SandboxWorker {
         return;
       case "transcribe":
         if (call) this.#transcribe(call, message.request, message.path);
+        return;
+      case "open_file":
+        if (call) {
+          this.#openInParent(
+            call,
+            message.request,
+            message.path,
+            message.timeoutMs,
+          );
+        }
         return;
       case "event":
         call?.request.onEvent(message.event);

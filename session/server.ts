@@ -19,6 +19,8 @@ import { ApprovalGate } from "./approvals.ts";
 import { CommandSandbox } from "./command_sandbox.ts";
 import type { Config } from "./config.ts";
 import { ControlRequests } from "./control_requests.ts";
+import { CurrentTask } from "./current_task.ts";
+import { ParentRequests } from "./parent_requests.ts";
 import { commandEnvironment } from "./environment.ts";
 import { SandboxExecutor } from "./executor.ts";
 import { InboundDispatch } from "./inbound_dispatch.ts";
@@ -176,6 +178,7 @@ export async function serve(
     // Nobody can answer an approval any more; finish the rest, unless a
     // signal says to stop now.
     session.approvals.close("stdin was closed, so no approval can arrive");
+    session.parent.close("stdin was closed");
     const finished = await Promise.race([
       session.inFlight.settle().then(() => "settled" as const),
       stop,
@@ -184,6 +187,7 @@ export async function serve(
   }
   if (state.stopping !== "eof") {
     session.approvals.close("wave is shutting down");
+    session.parent.close("wave is shutting down");
     session.inFlight.interrupt();
     await session.inFlight.settleWithin(1500);
   }
@@ -197,6 +201,7 @@ export async function serve(
 interface OpenSession {
   dispatch: InboundDispatch;
   approvals: ApprovalGate;
+  parent: ParentRequests;
   inFlight: InFlight;
   turns: UserTurns;
   taskList: TaskListAnnouncer;
@@ -232,6 +237,10 @@ function openSession(
     (requestId, request) =>
       writer.send({ type: "control_request", request_id: requestId, request }),
   );
+  const parent = new ParentRequests((requestId, request) =>
+    writer.send({ type: "control_request", request_id: requestId, request })
+  );
+  const currentTask = new CurrentTask(config.sessionId);
   const tasks = new TaskStore(config.waveHome, config.taskListId);
   const taskList = new TaskListAnnouncer(tasks, config.taskListId, writer);
   const calls = new ToolCalls({
@@ -250,6 +259,8 @@ function openSession(
       apiKey: config.sttApiKey,
     }),
     onEvent: toolEventRenderer(writer, taskList),
+    task: currentTask,
+    parent,
   });
   const trackers = new Set(registry.emitters("task_list_changed"));
   const reminders = new TaskReminders(tasks, {
@@ -267,6 +278,7 @@ function openSession(
     mode,
     reminders,
     inFlight,
+    task: currentTask,
   });
   const control = new ControlRequests({
     writer,
@@ -276,10 +288,18 @@ function openSession(
     writeQueue,
     taskList,
     inFlight,
+    task: currentTask,
   });
   return {
-    dispatch: new InboundDispatch({ writer, control, approvals, turns }),
+    dispatch: new InboundDispatch({
+      writer,
+      control,
+      approvals,
+      turns,
+      parent,
+    }),
     approvals,
+    parent,
     inFlight,
     turns,
     taskList,

@@ -35,6 +35,9 @@ Deno.test("defaults", async () => {
     resume: false,
     taskListId: sessionId,
     toolDeadlineMs: 60_000,
+    outputDir: `${dir}/output`,
+    openWith: "none",
+    historyLimits: { maxAgeMs: 30 * 24 * 3600 * 1000, maxBytes: 1 << 30 },
   });
 });
 

@@ -1,11 +1,26 @@
 /**
- * File history: the content a file had before a tool changed it, kept under
- * `WAVE_HOME/history/<session>/`, so a change can be undone (DevFlow's
- * write_file, spec 004's file_history and restore).
+ * File history: the one snapshot layer of the runtime. Every change any
+ * tool of any dialect makes to a file (the write path, `write_path.ts`,
+ * and edit_file) first records what the file held, so the change can be
+ * listed (file_history) and undone (edit_file restore, devflow's
+ * restore_file), also by a later session on the same workspace.
  *
- * An append-only `index.jsonl` lists versions; each version's bytes are a
- * file of their own. A version of a file that did not exist says so, and
- * restoring it removes the file.
+ * Layout, per workspace, under `WAVE_HOME/history/<key>/` (`key`: the
+ * first 16 hex digits of the SHA-256 of the workspace's real path):
+ * - `index.jsonl`: one {@linkcode Version} a line, appended. A line cut
+ *   short by a crash is skipped when read, and the next append starts on
+ *   a line of its own.
+ * - `blobs/<sha256>`: a version's bytes, stored once by content hash (two
+ *   versions with the same bytes share one blob), written atomically
+ *   before the index line that names it.
+ * - `rollbacks/<id>.json`: the journal of a multi-file restore in
+ *   progress; one left by a crash is undone by {@linkcode recoverRollbacks}.
+ * - `lock`: a shared `flock` while a version is recorded, an exclusive one
+ *   while retention rewrites the index.
+ *
+ * Retention ({@linkcode HistoryLimits}): versions older than the age
+ * budget go, then the oldest until the blobs fit the size budget; blobs no
+ * version names are deleted.
  *
  * @module
  */
@@ -13,28 +28,82 @@
 import { join } from "node:path";
 import { atomicWrite } from "../kernel/atomic_write.ts";
 import type { ToolContext } from "../kernel/tool.ts";
+import { sha256 } from "./text.ts";
 
-/** One recorded version. */
+/** The task a change happened in: a user turn, or what a parent named with `set_task`. */
+export interface HistoryTask {
+  /** Stable for the whole task. */
+  id: string;
+  /** What the task was for: the first line of the user's message, at most 200 characters. */
+  goal: string;
+}
+
+/** How much history a workspace keeps. */
+export interface HistoryLimits {
+  /** Versions older than this go (ms). */
+  maxAgeMs: number;
+  /** The blobs of a workspace's history stay under this many bytes. */
+  maxBytes: number;
+}
+
+/** Default retention: 30 days, 1 GiB per workspace (`--history-max-age`, `--history-max-bytes`). */
+export const DEFAULT_HISTORY_LIMITS: HistoryLimits = {
+  maxAgeMs: 30 * 24 * 3600 * 1000,
+  maxBytes: 1024 * 1024 * 1024,
+};
+
+/** One recorded version: what a file held just before a tool changed it. */
 export interface Version {
-  /** Unique within the session's history. */
+  /** Unique in the workspace's history. */
   id: string;
   /** The real path of the file. */
   path: string;
-  /** When it was recorded (just before the change). */
+  /** When it was recorded (just before the change), ISO 8601 UTC. */
   at: string;
   /** The tool whose change it precedes. */
   tool: string;
-  /** Whether the file existed then. */
+  /** The task the change happened in. */
+  task: HistoryTask;
+  /** The session that recorded it. */
+  session: string;
+  /** Whether the file existed then (a version of a file that did not is restored by removing it). */
   existed: boolean;
+  /** Its size in bytes (0 when it did not exist). */
   size: number;
+  /** The SHA-256 of its bytes, the name of its blob; `null` when it did not exist. */
+  hash: string | null;
 }
 
-function historyDir(ctx: ToolContext): string {
-  return join(ctx.waveHome, "history", ctx.sessionId);
+/** What of a tool's context history needs. */
+export type HistoryContext =
+  & Pick<
+    ToolContext,
+    "workspace" | "waveHome" | "sessionId"
+  >
+  & {
+    readonly task?: HistoryTask;
+    readonly historyLimits?: HistoryLimits;
+  };
+
+/** The task of a call: the context's, else the session's own. */
+export function taskOf(ctx: HistoryContext): HistoryTask {
+  return ctx.task ?? { id: `session-${ctx.sessionId}`, goal: "" };
 }
 
-/** Every version recorded in this session, oldest first. */
-export async function listVersions(ctx: ToolContext): Promise<Version[]> {
+/** The history directory of the context's workspace. */
+export function historyDir(
+  ctx: Pick<HistoryContext, "workspace" | "waveHome">,
+): string {
+  const key = sha256(new TextEncoder().encode(ctx.workspace)).slice(0, 16);
+  return join(ctx.waveHome, "history", key);
+}
+
+const blobPath = (dir: string, hash: string) => join(dir, "blobs", hash);
+
+/** Every version recorded for the workspace, oldest first; lines cut short are skipped. */
+export async function listVersions(
+  ctx: Pick<HistoryContext, "workspace" | "waveHome">,
+): Promise<Version[]> {
   let text: string;
   try {
     text = await Deno.readTextFile(join(historyDir(ctx), "index.jsonl"));
@@ -42,52 +111,356 @@ export async function listVersions(ctx: ToolContext): Promise<Version[]> {
     if (error instanceof Deno.errors.NotFound) return [];
     throw error;
   }
-  return text.split("\n").filter((l) => l.trim()).flatMap((l) => {
+  return parseIndex(text);
+}
+
+function parseIndex(text: string): Version[] {
+  const versions: Version[] = [];
+  for (const line of text.split("\n")) {
+    if (!line.trim()) continue;
     try {
-      return [JSON.parse(l) as Version];
-    } catch {
-      return []; // a line cut short by a crash
-    }
+      const v = JSON.parse(line) as Version;
+      if (
+        typeof v?.id === "string" && typeof v.path === "string" &&
+        typeof v.at === "string" && typeof v.existed === "boolean"
+      ) versions.push(v);
+    } catch { /* a line cut short by a crash */ }
+  }
+  return versions;
+}
+
+async function withLock<T>(
+  dir: string,
+  exclusive: boolean,
+  work: () => Promise<T>,
+): Promise<T> {
+  await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
+  using lock = await Deno.open(join(dir, "lock"), {
+    read: true,
+    write: true,
+    create: true,
   });
+  await lock.lock(exclusive);
+  try {
+    return await work();
+  } finally {
+    await lock.unlock().catch(() => {});
+  }
+}
+
+/** Options of {@linkcode recordVersion}. */
+export interface RecordOptions {
+  /** The SHA-256 of `bytes`, when the caller knows it already. */
+  hash?: string;
 }
 
 /**
  * Records what `real` holds now, `bytes` (`null`: nothing, the change
- * creates it), before `tool` changes it. Returns the version. The bytes go
- * through the atomic writer; the index line is one append.
+ * creates it), before `tool` changes it, in the context's task. The blob is
+ * written (atomically) before the index line; then retention runs. Returns
+ * the version.
  */
 export async function recordVersion(
-  ctx: ToolContext,
+  ctx: HistoryContext,
   real: string,
   tool: string,
   bytes: Uint8Array | null,
+  options: RecordOptions = {},
 ): Promise<Version> {
   const dir = historyDir(ctx);
-  await Deno.mkdir(dir, { recursive: true });
-  const id = `${Date.now().toString(36)}-${crypto.randomUUID().slice(0, 8)}`;
+  const hash = bytes === null ? null : options.hash ?? sha256(bytes);
   const version: Version = {
-    id,
+    id: `${Date.now().toString(36)}-${crypto.randomUUID().slice(0, 8)}`,
     path: real,
     at: new Date().toISOString(),
     tool,
+    task: taskOf(ctx),
+    session: ctx.sessionId,
     existed: bytes !== null,
     size: bytes?.length ?? 0,
+    hash,
   };
-  if (bytes) await atomicWrite(join(dir, `${id}.bin`), bytes);
-  using index = await Deno.open(join(dir, "index.jsonl"), {
+  await withLock(dir, false, async () => {
+    if (bytes !== null && hash !== null) {
+      const blob = blobPath(dir, hash);
+      const had = await Deno.stat(blob).then((i) => i.size === bytes.length)
+        .catch(() => false);
+      if (!had) await atomicWrite(blob, bytes, { createParents: true });
+    }
+    await appendLine(join(dir, "index.jsonl"), version);
+  });
+  await prune(ctx).catch(() => {}); // retention never fails a change
+  return version;
+}
+
+/** Appends one line, on a line of its own even after a torn one. */
+async function appendLine(path: string, version: Version): Promise<void> {
+  using index = await Deno.open(path, {
+    read: true,
     append: true,
     create: true,
   });
-  await index.write(new TextEncoder().encode(JSON.stringify(version) + "\n"));
-  return version;
+  const size = (await index.stat()).size;
+  let lead = "";
+  if (size > 0) {
+    const last = new Uint8Array(1);
+    await index.seek(size - 1, Deno.SeekMode.Start);
+    await index.read(last);
+    if (last[0] !== 0x0a) lead = "\n";
+  }
+  await index.write(
+    new TextEncoder().encode(lead + JSON.stringify(version) + "\n"),
+  );
+}
+
+/**
+ * Applies the retention budget to the workspace's history: versions older
+ * than `maxAgeMs` go, then the oldest until the blobs that remain fit
+ * `maxBytes`; blobs no remaining version (nor a rollback in progress)
+ * names are deleted. Returns the ids of the versions dropped.
+ */
+export async function prune(ctx: HistoryContext): Promise<string[]> {
+  const limits = ctx.historyLimits ?? DEFAULT_HISTORY_LIMITS;
+  const dir = historyDir(ctx);
+  return await withLock(dir, true, async () => {
+    const versions = await listVersions(ctx);
+    const now = Date.now();
+    const sizes = new Map<string, number>();
+    for (const v of versions) if (v.hash) sizes.set(v.hash, v.size);
+    let total = [...sizes.values()].reduce((a, b) => a + b, 0);
+    const refs = new Map<string, number>();
+    for (const v of versions) {
+      if (v.hash) refs.set(v.hash, (refs.get(v.hash) ?? 0) + 1);
+    }
+    const dropped = new Set<string>();
+    for (const v of versions) {
+      const old = now - Date.parse(v.at) > limits.maxAgeMs;
+      if (!old && total <= limits.maxBytes) break;
+      dropped.add(v.id);
+      if (v.hash) {
+        const left = refs.get(v.hash)! - 1;
+        refs.set(v.hash, left);
+        if (left === 0) total -= v.size;
+      }
+    }
+    if (dropped.size === 0) return [];
+    const kept = versions.filter((v) => !dropped.has(v.id));
+    await atomicWrite(
+      join(dir, "index.jsonl"),
+      kept.map((v) => JSON.stringify(v) + "\n").join(""),
+    );
+    const named = new Set(kept.map((v) => v.hash));
+    for (const journal of await readJournals(dir)) {
+      for (const entry of journal.files) named.add(entry.before.hash);
+    }
+    for await (const entry of Deno.readDir(join(dir, "blobs"))) {
+      if (entry.isFile && !named.has(entry.name)) {
+        await Deno.remove(join(dir, "blobs", entry.name)).catch(() => {});
+      }
+    }
+    return [...dropped];
+  });
 }
 
 /** The bytes of a version (`null` for a version in which the file did not exist). */
 export async function versionBytes(
-  ctx: ToolContext,
+  ctx: Pick<HistoryContext, "workspace" | "waveHome">,
   version: Version,
 ): Promise<Uint8Array | null> {
-  return version.existed
-    ? await Deno.readFile(join(historyDir(ctx), `${version.id}.bin`))
-    : null;
+  if (!version.existed || !version.hash) return null;
+  return await Deno.readFile(blobPath(historyDir(ctx), version.hash));
+}
+
+/** What a file holds: its bytes, or nothing. */
+interface FileState {
+  existed: boolean;
+  hash: string | null;
+}
+
+/** A restore in progress: each file's state before it, to put back after a crash. */
+interface Journal {
+  id: string;
+  files: { path: string; before: FileState }[];
+}
+
+/** One file of a {@linkcode restoreFiles} call: its real path and the bytes it gets (`null`: removed). */
+export interface RestoreStep {
+  real: string;
+  bytes: Uint8Array | null;
+}
+
+/** Options of {@linkcode restoreFiles}. */
+export interface RestoreOptions {
+  /** The tool restoring, for the versions recorded. */
+  tool: string;
+  /** Fault-injection seam for tests: runs before step `index` is applied. */
+  beforeStep?: (index: number) => Promise<void> | void;
+}
+
+/**
+ * Puts several files in the states `steps` give, in one step that either
+ * completes or leaves every file as it was. Each file's present state is
+ * recorded as a version first (so the restore can be undone too), then a
+ * journal naming those states is written atomically, then the files are
+ * changed one by one (atomic writes, removals). A failure puts back the
+ * files already changed and rethrows; a crash leaves the journal, which
+ * {@linkcode recoverRollbacks} undoes. Returns the versions recorded.
+ */
+export async function restoreFiles(
+  ctx: HistoryContext,
+  steps: readonly RestoreStep[],
+  options: RestoreOptions,
+): Promise<Version[]> {
+  const dir = historyDir(ctx);
+  const recorded: Version[] = [];
+  for (const step of steps) {
+    recorded.push(
+      await recordVersion(
+        ctx,
+        step.real,
+        options.tool,
+        await readOrNull(step.real),
+      ),
+    );
+  }
+  const journal: Journal = {
+    id: `${Date.now().toString(36)}-${crypto.randomUUID().slice(0, 8)}`,
+    files: recorded.map((v) => ({
+      path: v.path,
+      before: { existed: v.existed, hash: v.hash },
+    })),
+  };
+  const journalPath = join(dir, "rollbacks", `${journal.id}.json`);
+  await atomicWrite(journalPath, JSON.stringify(journal), {
+    createParents: true,
+  });
+  // Held while the restore runs: a recovery in another session waits for it.
+  using held = await Deno.open(journalPath, { read: true });
+  await held.lock(true);
+  let applied = 0;
+  try {
+    for (const [i, step] of steps.entries()) {
+      await options.beforeStep?.(i);
+      await putState(step.real, step.bytes);
+      applied = i + 1;
+    }
+  } catch (error) {
+    await undoJournal(ctx, journal, applied + 1);
+    await Deno.remove(journalPath).catch(() => {});
+    throw error;
+  }
+  await Deno.remove(journalPath);
+  return recorded;
+}
+
+async function readOrNull(real: string): Promise<Uint8Array | null> {
+  try {
+    return await Deno.readFile(real);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return null;
+    throw error;
+  }
+}
+
+async function putState(real: string, bytes: Uint8Array | null) {
+  if (bytes === null) {
+    await Deno.remove(real).catch((error) => {
+      if (!(error instanceof Deno.errors.NotFound)) throw error;
+    });
+  } else await atomicWrite(real, bytes, { createParents: true });
+}
+
+/** Puts the first `count` files of a journal back in their states before it. */
+async function undoJournal(
+  ctx: HistoryContext,
+  journal: Journal,
+  count = journal.files.length,
+): Promise<void> {
+  for (const entry of journal.files.slice(0, count)) {
+    const bytes = entry.before.existed && entry.before.hash
+      ? await Deno.readFile(blobPath(historyDir(ctx), entry.before.hash))
+      : null;
+    await putState(entry.path, bytes);
+  }
+}
+
+async function readJournals(dir: string): Promise<Journal[]> {
+  const journals: Journal[] = [];
+  try {
+    for await (const entry of Deno.readDir(join(dir, "rollbacks"))) {
+      if (!entry.isFile || !entry.name.endsWith(".json")) continue;
+      try {
+        journals.push(
+          JSON.parse(
+            await Deno.readTextFile(join(dir, "rollbacks", entry.name)),
+          ),
+        );
+      } catch { /* removed meanwhile, or written by no one we know */ }
+    }
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) throw error;
+  }
+  return journals;
+}
+
+/**
+ * Undoes every restore a crash cut short in the context's workspace: each
+ * file its journal names goes back to the state it had before that
+ * restore began, and the journal is removed. A restore still running in
+ * another session is waited for (its journal is locked), not undone.
+ * Returns the real paths put back.
+ */
+export async function recoverRollbacks(ctx: HistoryContext): Promise<string[]> {
+  const dir = join(historyDir(ctx), "rollbacks");
+  const restored: string[] = [];
+  let names: string[];
+  try {
+    names = [];
+    for await (const entry of Deno.readDir(dir)) {
+      if (entry.isFile && entry.name.endsWith(".json")) names.push(entry.name);
+    }
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return [];
+    throw error;
+  }
+  for (const name of names) {
+    const path = join(dir, name);
+    let file: Deno.FsFile;
+    try {
+      file = await Deno.open(path, { read: true });
+    } catch {
+      continue;
+    }
+    try {
+      await file.lock(true);
+      // Finished while we waited: its writer removed it.
+      const still = await Deno.stat(path).then(() => true, () => false);
+      if (!still) continue;
+      const journal = JSON.parse(await Deno.readTextFile(path)) as Journal;
+      await undoJournal(ctx, journal);
+      await Deno.remove(path);
+      restored.push(...journal.files.map((f) => f.path));
+    } catch {
+      /* unreadable: left for a later look */
+    } finally {
+      file.close();
+    }
+  }
+  return restored;
+}
+
+/**
+ * The state of every file a task changed before the task began: for each
+ * path, the earliest version recorded in the task. Paths in the order the
+ * task first changed them.
+ */
+export function taskStart(
+  versions: readonly Version[],
+  taskId: string,
+): Version[] {
+  const first = new Map<string, Version>();
+  for (const v of versions) {
+    if (v.task?.id === taskId && !first.has(v.path)) first.set(v.path, v);
+  }
+  return [...first.values()];
 }

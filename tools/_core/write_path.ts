@@ -36,7 +36,11 @@ export interface WriteRules {
    * this session did read that changed on disk since is refused as stale.
    */
   requireRead: "existing" | "never";
-  /** Keep what a file held before each change in file history, so it can be undone. */
+  /**
+   * Keep what a file held before each change in file history, so it can be
+   * listed and undone: `true` in every dialect (spec 004's snapshot layer
+   * is under all of them); `false` only to measure what history costs.
+   */
   history: boolean;
   /** The dialect's read tool, named in messages ("Read", "read", "read_file"). */
   readTool: string;

@@ -107,6 +107,17 @@ export interface ProcessGroupsView {
   signal(pgid: number, signal: Deno.Signal): void;
 }
 
+/** The task a call belongs to: a user turn, or what the parent named with `set_task`. */
+export interface CallTask {
+  /** Stable for the whole task. */
+  readonly id: string;
+  /** What the task is for: the first line of the user's message, at most 200 characters. */
+  readonly goal: string;
+}
+
+/** How a file is opened for the person (`--open-with`): by the parent, the system's opener, or not at all. */
+export type OpenWith = "parent" | "system" | "none";
+
 /**
  * What the session gives a running tool. Tools do not reach around it: a
  * path goes through `path()` (the resolver and the call's approvals), a
@@ -176,6 +187,24 @@ export interface ToolContext {
    * configured, else one saying what failed and what to do.
    */
   transcribe(path: string): Promise<string>;
+  /** The task this call belongs to (file history records it with each version). */
+  readonly task: CallTask;
+  /** The file-history budget of the workspace (`--history-max-days`, `--history-max-bytes`). */
+  readonly historyLimits: {
+    readonly maxAgeMs: number;
+    readonly maxBytes: number;
+  };
+  /** Where files made for the user go when no location is given (`--output-dir`), absolute. */
+  readonly outputDir: string;
+  /** How open_file opens a file (`--open-with`). */
+  readonly openWith: OpenWith;
+  /**
+   * Asks the parent to open `path` (a real path this call's input named)
+   * with a `control_request` `open_file`, and settles with its answer:
+   * rejects with a {@linkcode ToolError} when the parent answers with an
+   * error, or does not answer within `timeoutMs`, or the call is aborted.
+   */
+  openInParent(path: string, timeoutMs: number): Promise<void>;
 }
 
 /**
