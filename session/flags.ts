@@ -39,15 +39,7 @@ export const SHELL_SANDBOXES = ["none", "bwrap", "auto"] as const;
 /** One of {@linkcode SHELL_SANDBOXES}. */
 export type ShellSandbox = typeof SHELL_SANDBOXES[number];
 
-/**
- * How open_file opens a file for the person: `--open-with`'s values.
- *
- * @example
- * ```ts
- * import { OPEN_WITH } from "@wave/wave";
- * console.assert(OPEN_WITH.join("|") === "parent|system|none");
- * ```
- */
+/** How open_file opens a file for the person: `--open-with`'s values. */
 export const OPEN_WITH = ["parent", "system", "none"] as const;
 
 /** Every flag wave takes, in the order `--help` lists them. */
