@@ -121,7 +121,9 @@ export async function serve(
   config = { ...config, waveHome: realPathOf(config.waveHome) };
   const writer = new ProtocolWriter(io.stdout, config.sessionId);
   options.onOutputQueue?.(writer);
-  const registry = await ToolRegistry.load(options.modules);
+  const registry = await ToolRegistry.load(options.modules, {
+    output_dir: shownDir(config.workspace, config.outputDir),
+  });
   if (!options.initSent) {
     const names = registry.bound(config.mode).map((t) => t.def.name);
     // initMessage (init.ts) builds the declared system/init shape; the CLI writes it without the writer.
@@ -308,4 +310,12 @@ function openSession(
       processes.killAll();
     },
   };
+}
+
+/** A directory as a model is told it: relative to the workspace inside it (`output/`), else absolute. */
+function shownDir(workspace: string, dir: string): string {
+  if (dir === workspace) return "./";
+  return dir.startsWith(`${workspace}/`)
+    ? `${dir.slice(workspace.length + 1)}/`
+    : dir;
 }

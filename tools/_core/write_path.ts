@@ -20,7 +20,7 @@ import { atomicWrite, describeFsError } from "../kernel/atomic_write.ts";
 import { type ToolContext, ToolError } from "../kernel/tool.ts";
 import { chunksLength } from "./bytes.ts";
 import { checkFresh } from "./freshness.ts";
-import { recordVersion } from "./history.ts";
+import { recordVersion, type Version } from "./history.ts";
 import { decodeText, type FileRef, kindOf, statFile } from "./reader.ts";
 import { sha256 } from "./text.ts";
 
@@ -220,19 +220,20 @@ export async function writeWhole(
 /**
  * Removes the target (an undone create), its content kept in file history
  * first when the dialect keeps one; the read-state forgets it. Nothing
- * there is not an error.
+ * there is not an error. Returns the version recorded, if one was.
  */
 export async function removeFile(
   ctx: ToolContext,
   rules: WriteRules,
   target: WriteTarget,
   tool: string,
-): Promise<void> {
-  await keepHistory(ctx, rules, target, tool);
+): Promise<Version | undefined> {
+  const version = await keepHistory(ctx, rules, target, tool);
   await Deno.remove(target.real).catch((error) => {
     if (!(error instanceof Deno.errors.NotFound)) throw error;
   });
   ctx.readState.forget(target.real);
+  return version;
 }
 
 async function keepHistory(
@@ -240,9 +241,9 @@ async function keepHistory(
   rules: WriteRules,
   target: WriteTarget,
   tool: string,
-): Promise<void> {
-  if (!rules.history) return;
-  await recordVersion(
+): Promise<Version | undefined> {
+  if (!rules.history) return undefined;
+  return await recordVersion(
     ctx,
     target.real,
     tool,
