@@ -51,6 +51,7 @@ export const TOOL_MODULES: Readonly<
   "files/find_files.ts": () => import("./files/find_files.ts"),
   "files/read_files.ts": () => import("./files/read_files.ts"),
   "files/edit_file.ts": () => import("./files/edit_file.ts"),
+  "files/file_history.ts": () => import("./files/file_history.ts"),
 };
 
 /**
