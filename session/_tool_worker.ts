@@ -83,27 +83,30 @@ function transcribe(
 }
 
 /** open_file requests asked of the main thread, by request number. */
-const opens = new Map<number, (error?: ToolError) => void>();
+const opens = new Map<
+  number,
+  (answer: { text?: string; error?: ToolError }) => void
+>();
 let nextOpen = 1;
 
-/** Asks the main thread to have the parent open a file (ToolContext.openInParent). */
-function openInParent(
+/** Asks the main thread to open a file for the person (ToolContext.openFile). */
+function openFile(
   id: string,
   signal: AbortSignal,
   path: string,
   timeoutMs: number,
-): Promise<void> {
+): Promise<string> {
   const request = nextOpen++;
-  return new Promise<void>((resolve, reject) => {
+  return new Promise<string>((resolve, reject) => {
     const onAbort = () => {
       opens.delete(request);
       reject(new ToolError("opening was interrupted", { type: "interrupted" }));
     };
     signal.addEventListener("abort", onAbort, { once: true });
-    opens.set(request, (error) => {
+    opens.set(request, ({ text, error }) => {
       signal.removeEventListener("abort", onAbort);
       if (error) reject(error);
-      else resolve();
+      else resolve(text ?? "");
     });
     post({ type: "open_file", id, request, path, timeoutMs });
   });
@@ -192,8 +195,7 @@ function contextFor(
     historyLimits: data.historyLimits,
     outputDir: data.outputDir,
     openWith: data.openWith,
-    openInParent: (path, timeoutMs) =>
-      openInParent(id, signal, path, timeoutMs),
+    openFile: (path, timeoutMs) => openFile(id, signal, path, timeoutMs),
   };
 }
 
@@ -253,10 +255,11 @@ self.onmessage = (event: MessageEvent<ToWorker>) => {
   else if (message.type === "opened") {
     const waiting = opens.get(message.request);
     opens.delete(message.request);
-    waiting?.(
-      message.error &&
+    waiting?.({
+      text: message.text,
+      error: message.error &&
         new ToolError(message.error.message, message.error.structured),
-    );
+    });
   } else if (message.type === "transcript") {
     const waiting = transcripts.get(message.request);
     transcripts.delete(message.request);

@@ -71,11 +71,12 @@ export type ToWorker =
     text?: string;
     error?: { message: string; structured: unknown };
   }
-  /** The answer to an `open_file` request: nothing, or the error the tool throws. */
+  /** The answer to an `open_file` request: what happened, or the error the tool throws. */
   | {
     type: "opened";
     id: string;
     request: number;
+    text?: string;
     error?: { message: string; structured: unknown };
   };
 
@@ -106,8 +107,8 @@ export type FromWorker =
    */
   | { type: "transcribe"; id: string; request: number; path: string }
   /**
-   * A tool's `ctx.openInParent`: the main thread checks that `path` is one
-   * the call named, asks the parent, and answers `opened`.
+   * A tool's `ctx.openFile`: the main thread checks that `path` is one
+   * the call named, opens it as `--open-with` says, and answers `opened`.
    */
   | {
     type: "open_file";

@@ -54,11 +54,12 @@ export interface ExecRequest {
    */
   transcribe?(path: string): Promise<string>;
   /**
-   * Asks the parent to open a file (`ctx.openInParent`); it checks the
-   * path. Rejects with an error whose `message` the tool throws, with its
-   * `structured`. Absent: the worker is told the parent cannot be asked.
+   * Opens a file for the person (`ctx.openFile`); it checks the path.
+   * Resolves with what happened; rejects with an error whose `message` the
+   * tool throws, with its `structured`. Absent: the worker is told files
+   * cannot be opened.
    */
-  openInParent?(path: string, timeoutMs: number): Promise<void>;
+  openFile?(path: string, timeoutMs: number): Promise<string>;
 }
 
 /** What a call produced. */
@@ -271,20 +272,21 @@ class SandboxWorker {
     }
   }
 
-  /** Asks the parent to open a file for a call's tool, and answers it (while the call is still pending). */
-  async #openInParent(
+  /** Opens a file for a call's tool, and answers it (while the call is still pending). */
+  async #openFile(
     call: PendingCall,
     request: number,
     path: string,
     timeoutMs: number,
   ): Promise<void> {
     const id = call.request.callId;
-    let answer: ToWorker = { type: "opened", id, request };
+    let answer: ToWorker;
     try {
-      if (!call.request.openInParent) {
-        throw new Error("this session cannot ask its parent to open files");
+      if (!call.request.openFile) {
+        throw new Error("this session cannot open files");
       }
-      await call.request.openInParent(path, timeoutMs);
+      const text = await call.request.openFile(path, timeoutMs);
+      answer = { type: "opened", id, request, text };
     } catch (error) {
       answer = {
         type: "opened",
@@ -324,7 +326,7 @@ class SandboxWorker {
         return;
       case "open_file":
         if (call) {
-          this.#openInParent(
+          this.#openFile(
             call,
             message.request,
             message.path,

@@ -27,6 +27,7 @@ import { type Transcriber, TranscriptionError } from "./transcriber.ts";
 import type { WriteQueue } from "./write_queue.ts";
 import type { CurrentTask } from "./current_task.ts";
 import type { ParentRequests } from "./parent_requests.ts";
+import { openWithSystem } from "./system_opener.ts";
 import {
   type ResolvedPath,
   resolveInWorkspace,
@@ -239,18 +240,27 @@ export class ToolCalls {
             }
             return await transcriber.transcribe(path, signal);
           }),
-        openInParent: async (path, timeoutMs) => {
+        openFile: async (path, timeoutMs) => {
           if (!named.has(path)) {
             throw new ToolError(
-              `${path} is not a file this call named, so the parent is not asked to open it`,
+              `${path} is not a file this call named, so it is not opened`,
               { type: "not_granted" },
             );
           }
-          await deps.parent.request(
-            { subtype: "open_file", path },
-            timeoutMs,
-            signal,
-          );
+          if (config.openWith === "parent") {
+            await deps.parent.request(
+              { subtype: "open_file", path },
+              timeoutMs,
+              signal,
+            );
+            return "the parent opened it";
+          }
+          if (config.openWith === "system") {
+            return await openWithSystem(path, timeoutMs, deps.env, signal);
+          }
+          throw new ToolError("--open-with none: files are not opened", {
+            type: "open_disabled",
+          });
         },
         ctx: {
           workspace: config.workspace,

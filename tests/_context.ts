@@ -44,9 +44,9 @@ export class TestSession {
   historyLimits = { maxAgeMs: 30 * 24 * 3600 * 1000, maxBytes: 1 << 30 };
   /** How open_file opens files (`ctx.openWith`). */
   openWith: "parent" | "system" | "none" = "none";
-  /** What `ctx.openInParent` does (default: the parent answers at once). */
-  openInParent: (path: string, timeoutMs: number) => Promise<void> = () =>
-    Promise.resolve();
+  /** What `ctx.openFile` does (default: opened at once). */
+  openFile: (path: string, timeoutMs: number) => Promise<string> = () =>
+    Promise.resolve("opened");
 
   controller = new AbortController();
   /** What `ctx.transcribe` does (default: no speech-to-text model). */
@@ -113,7 +113,7 @@ export class TestSession {
       historyLimits: this.historyLimits,
       outputDir: `${this.workspace}/output`,
       openWith: this.openWith,
-      openInParent: (path, timeoutMs) => this.openInParent(path, timeoutMs),
+      openFile: (path, timeoutMs) => this.openFile(path, timeoutMs),
     };
   }
 

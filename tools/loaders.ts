@@ -52,6 +52,7 @@ export const TOOL_MODULES: Readonly<
   "files/read_files.ts": () => import("./files/read_files.ts"),
   "files/edit_file.ts": () => import("./files/edit_file.ts"),
   "files/file_history.ts": () => import("./files/file_history.ts"),
+  "files/open_file.ts": () => import("./files/open_file.ts"),
 };
 
 /**

@@ -86,6 +86,7 @@ export const TOOLSETS: Readonly<Record<string, readonly ToolEntry[]>> = {
     { name: "read_files", module: "files/read_files.ts", mode: "ask" },
     { name: "edit_file", module: "files/edit_file.ts", mode: "agent" },
     { name: "file_history", module: "files/file_history.ts", mode: "ask" },
+    { name: "open_file", module: "files/open_file.ts", mode: "ask" },
   ],
 };
 

@@ -199,12 +199,14 @@ export interface ToolContext {
   /** How open_file opens a file (`--open-with`). */
   readonly openWith: OpenWith;
   /**
-   * Asks the parent to open `path` (a real path this call's input named)
-   * with a `control_request` `open_file`, and settles with its answer:
-   * rejects with a {@linkcode ToolError} when the parent answers with an
-   * error, or does not answer within `timeoutMs`, or the call is aborted.
+   * Opens `path` (a real path this call's input named) for the person, as
+   * `openWith` says: `parent` sends the parent a `control_request`
+   * `open_file` and waits for its answer; `system` runs the system's
+   * opener (`xdg-open`, `open`) detached and waits for it to exit. Waits
+   * at most `timeoutMs`. Resolves with what happened, in words for the
+   * model; rejects with a {@linkcode ToolError} saying what failed.
    */
-  openInParent(path: string, timeoutMs: number): Promise<void>;
+  openFile(path: string, timeoutMs: number): Promise<string>;
 }
 
 /**
