@@ -7,6 +7,7 @@
 
 import { startup, throughput } from "./_bench/foundation.ts";
 import { fsTools } from "./_bench/fs_tools.ts";
+import { files } from "./_bench/files.ts";
 import { shell } from "./_bench/shell.ts";
 import { loop } from "./_bench/loop.ts";
 import { documents } from "./_bench/documents.ts";
@@ -17,6 +18,7 @@ const SECTIONS: Record<string, () => Promise<Figure[]>> = {
   startup: () => startup(),
   throughput: () => throughput(),
   fs: () => fsTools(),
+  files: () => files(),
   shell: () => shell(),
   loop: () => loop(),
   documents: () => documents(),

@@ -57,7 +57,8 @@ async function rgTime(
   );
 }
 
-async function waveTime(
+/** Milliseconds one call_tool takes; throws when it fails. */
+export async function waveTime(
   wave: BenchWave,
   id: string,
   tool: string,
@@ -83,7 +84,7 @@ async function waveTime(
 }
 
 /** Writes out what is left of `path` in the page cache. */
-async function flush(path: string) {
+export async function flush(path: string) {
   using file = await Deno.open(path, { write: true });
   await file.sync();
 }
@@ -92,7 +93,7 @@ async function flush(path: string) {
  * Runs `a` and `b` alternately `runs` times, with `settle` (untimed) after
  * each; returns their medians.
  */
-async function paired(
+export async function paired(
   runs: number,
   a: () => Promise<number>,
   b: () => Promise<number>,
@@ -113,7 +114,8 @@ async function paired(
   return [median(as), median(bs)];
 }
 
-function ratio(
+/** A ratio figure against its target. */
+export function ratio(
   name: string,
   ours: number,
   base: number,

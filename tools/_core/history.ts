@@ -152,6 +152,20 @@ async function withLock<T>(
 export interface RecordOptions {
   /** The SHA-256 of `bytes`, when the caller knows it already. */
   hash?: string;
+  /**
+   * The file that holds `bytes` now and is about to be replaced by a
+   * rename (never written in place), with no other link: its inode becomes
+   * the blob by a hard link, so nothing is copied. Where it cannot be
+   * linked (another file system), the bytes are copied.
+   */
+  linkFrom?: string;
+}
+
+/** A version just recorded, and whether its blob is a link to the file it was taken from. */
+export interface Recorded {
+  version: Version;
+  /** The blob is the file's own inode: {@linkcode detachBlob} if the file is not replaced after all. */
+  linked: boolean;
 }
 
 /**
@@ -167,6 +181,17 @@ export async function recordVersion(
   bytes: Uint8Array | null,
   options: RecordOptions = {},
 ): Promise<Version> {
+  return (await recordLinked(ctx, real, tool, bytes, options)).version;
+}
+
+/** {@linkcode recordVersion}, saying whether the blob was linked from `options.linkFrom`. */
+export async function recordLinked(
+  ctx: HistoryContext,
+  real: string,
+  tool: string,
+  bytes: Uint8Array | null,
+  options: RecordOptions = {},
+): Promise<Recorded> {
   const dir = historyDir(ctx);
   const hash = bytes === null ? null : options.hash ?? sha256(bytes);
   const version: Version = {
@@ -180,17 +205,42 @@ export async function recordVersion(
     size: bytes?.length ?? 0,
     hash,
   };
+  let linked = false;
   await withLock(dir, false, async () => {
     if (bytes !== null && hash !== null) {
       const blob = blobPath(dir, hash);
       const had = await Deno.stat(blob).then((i) => i.size === bytes.length)
         .catch(() => false);
-      if (!had) await atomicWrite(blob, bytes, { createParents: true });
+      if (!had && options.linkFrom) {
+        await Deno.mkdir(join(dir, "blobs"), { recursive: true });
+        linked = await Deno.link(options.linkFrom, blob).then(
+          () => true,
+          () => false,
+        );
+      }
+      if (!had && !linked) {
+        await atomicWrite(blob, bytes, { createParents: true });
+      }
     }
     await appendLine(join(dir, "index.jsonl"), version);
   });
   await prune(ctx).catch(() => {}); // retention never fails a change
-  return version;
+  return { version, linked };
+}
+
+/**
+ * Makes a linked blob a copy of its own (`bytes`, what it holds): for a
+ * version whose file was, after all, not replaced, and may be written in
+ * place later.
+ */
+export async function detachBlob(
+  ctx: Pick<HistoryContext, "workspace" | "waveHome">,
+  version: Version,
+  bytes: Uint8Array,
+): Promise<void> {
+  if (version.hash) {
+    await atomicWrite(blobPath(historyDir(ctx), version.hash), bytes);
+  }
 }
 
 /** Appends one line, on a line of its own even after a torn one. */

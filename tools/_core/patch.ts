@@ -14,6 +14,7 @@
  */
 
 import { ToolError } from "../kernel/tool.ts";
+import { byteSearch } from "./byte_search.ts";
 import { type DiffHunk, diffRegion, type FileDiff } from "./diff.ts";
 import { clip, newlinesBefore, normalizeEol } from "./text.ts";
 
@@ -96,6 +97,32 @@ export function inQuoteStyle(replacement: string, matched: string): string {
   return out;
 }
 
+/** The checks of target `i` that need no file: not empty, a change, not inside an earlier target's new_string. */
+function checkTarget(targets: readonly PatchTarget[], i: number): void {
+  const t = targets[i];
+  const n = `targets[${i}]`;
+  if (t.oldString === "") {
+    throw new ToolError(
+      `${n}.old_string is empty: give the exact text to replace (to insert, repeat the text before the insertion point at the start of new_string; to replace the whole file, use mode "write").`,
+      { type: "empty_anchor", target: i },
+    );
+  }
+  if (t.oldString === t.newString) {
+    throw new ToolError(
+      `${n}: old_string and new_string are the same; there is nothing to change.`,
+      { type: "no_change", target: i },
+    );
+  }
+  for (let j = 0; j < i; j++) {
+    if (targets[j].newString.includes(t.oldString)) {
+      throw new ToolError(
+        `${n}.old_string occurs inside targets[${j}].new_string. Every anchor is found in the file as it is before the call, so a target cannot edit what an earlier target writes; nothing was written. Merge the two targets into one.`,
+        { type: "nested_anchor", target: i, earlier: j },
+      );
+    }
+  }
+}
+
 /**
  * Applies `targets` to `original` (decoded text, BOM and all), each anchor
  * located in the original first. Throws a {@linkcode ToolError} (nothing
@@ -116,26 +143,7 @@ export function applyPatch(
   const changes: PatchChange[] = [];
   targets.forEach((t, i) => {
     const n = `targets[${i}]`;
-    if (t.oldString === "") {
-      throw new ToolError(
-        `${n}.old_string is empty: give the exact text to replace (to insert, repeat the text before the insertion point at the start of new_string; to replace the whole file, use mode "write").`,
-        { type: "empty_anchor", target: i },
-      );
-    }
-    if (t.oldString === t.newString) {
-      throw new ToolError(
-        `${n}: old_string and new_string are the same; there is nothing to change.`,
-        { type: "no_change", target: i },
-      );
-    }
-    for (let j = 0; j < i; j++) {
-      if (targets[j].newString.includes(t.oldString)) {
-        throw new ToolError(
-          `${n}.old_string occurs inside targets[${j}].new_string. Every anchor is found in the file as it is before the call, so a target cannot edit what an earlier target writes; nothing was written. Merge the two targets into one.`,
-          { type: "nested_anchor", target: i, earlier: j },
-        );
-      }
-    }
+    checkTarget(targets, i);
     const needle = eol(t.oldString);
     let replacement = eol(t.newString);
     let starts = occurrences(original, needle);
@@ -303,4 +311,161 @@ function linesForward(text: string, at: number, lines: number): number {
     i = nl + 1;
   }
   return i;
+}
+
+/** A patch applied to a UTF-8 file's bytes, without decoding them. */
+export interface BytePatched {
+  /** The new content, in order (the unchanged stretches share the old bytes). */
+  chunks: Uint8Array[];
+  /** The changes, in the order of the file: `[start, end)` of the old bytes and what replaces them. */
+  changes: { target: number; start: number; end: number; bytes: Uint8Array }[];
+}
+
+/**
+ * The fast path of {@linkcode applyPatch} for a large file: every anchor
+ * is found in the bytes exactly (for a CRLF file, with `\n` as `\r\n`),
+ * nothing overlaps. Returns `undefined` whenever the text path must decide
+ * (an anchor not found, or found too often, or two overlapping, a quote to
+ * fold): it gives the same result or the same error. The target checks
+ * that need no file throw here as there.
+ */
+export function applyPatchToBytes(
+  bytes: Uint8Array,
+  targets: readonly PatchTarget[],
+): BytePatched | undefined {
+  targets.forEach((_, i) => checkTarget(targets, i));
+  const search = byteSearch(bytes);
+  const enc = new TextEncoder();
+  const firstNl = bytes.indexOf(0x0a);
+  const crlf = firstNl > 0 && bytes[firstNl - 1] === 0x0d;
+  const changes: BytePatched["changes"] = [];
+  for (const [i, t] of targets.entries()) {
+    let needle = enc.encode(t.oldString);
+    let replacement = enc.encode(t.newString);
+    let starts = search.findAll(needle, t.replaceAll ? undefined : 2);
+    if (starts.length === 0 && crlf && t.oldString.includes("\n")) {
+      const toCrlf = (s: string) => normalizeEol(s).replaceAll("\n", "\r\n");
+      needle = enc.encode(toCrlf(t.oldString));
+      replacement = enc.encode(toCrlf(t.newString));
+      starts = search.findAll(needle, t.replaceAll ? undefined : 2);
+    }
+    if (starts.length === 0 || (starts.length > 1 && !t.replaceAll)) {
+      return undefined;
+    }
+    for (const start of starts) {
+      changes.push({
+        target: i,
+        start,
+        end: start + needle.length,
+        bytes: replacement,
+      });
+    }
+  }
+  changes.sort((a, b) => a.start - b.start);
+  for (let k = 1; k < changes.length; k++) {
+    if (changes[k].start < changes[k - 1].end) return undefined;
+  }
+  const chunks: Uint8Array[] = [];
+  let at = 0;
+  for (const c of changes) {
+    chunks.push(bytes.subarray(at, c.start), c.bytes);
+    at = c.end;
+  }
+  chunks.push(bytes.subarray(at));
+  return { chunks, changes };
+}
+
+/**
+ * The diff of a byte patch, decoding only windows of lines around its
+ * changes; the same hunks as {@linkcode patchDiff} gives for the text.
+ */
+export function bytePatchDiff(
+  shown: string,
+  bytes: Uint8Array,
+  patched: BytePatched,
+): FileDiff {
+  const lineStart = (at: number) => {
+    for (let i = at - 1; i >= 0; i--) if (bytes[i] === 0x0a) return i + 1;
+    return 0;
+  };
+  const back = (at: number, lines: number) => {
+    let i = lineStart(at);
+    for (let k = 0; k < lines && i > 0; k++) i = lineStart(i - 1);
+    return i;
+  };
+  const forward = (at: number, lines: number) => {
+    let i = at;
+    for (let k = 0; k < lines; k++) {
+      const nl = bytes.indexOf(0x0a, i);
+      if (nl === -1) return bytes.length;
+      i = nl + 1;
+    }
+    return i;
+  };
+  const windows: {
+    from: number;
+    to: number;
+    changes: BytePatched["changes"];
+  }[] = [];
+  for (const change of patched.changes) {
+    const from = back(change.start, CONTEXT);
+    const to = forward(change.end, CONTEXT + 1);
+    const last = windows.at(-1);
+    if (last && from <= last.to) {
+      last.to = Math.max(last.to, to);
+      last.changes.push(change);
+    } else windows.push({ from, to, changes: [change] });
+  }
+  // Each window as text (old and new), with the lines before it: the text
+  // path's diff then does the rest.
+  const dec = new TextDecoder("utf-8", { ignoreBOM: true });
+  const oldParts: string[] = [];
+  let lines = 0, at = 0, written = 0; // newlines before `at`; in the stand-in so far
+  const pieces: PatchChange[] = [];
+  let textAt = 0;
+  for (const w of windows) {
+    for (let i = bytes.indexOf(0x0a, at); i !== -1 && i < w.from;) {
+      lines++;
+      i = bytes.indexOf(0x0a, i + 1);
+    }
+    at = w.from;
+    // A stand-in original: the windows, each preceded by as many newlines
+    // as lines before it (so line numbers match), joined.
+    const prefix = "\n".repeat(lines - written);
+    let oldText = "";
+    let cursor = w.from;
+    const local: PatchChange[] = [];
+    for (const c of w.changes) {
+      oldText += dec.decode(bytes.subarray(cursor, c.start));
+      const start = textAt + prefix.length + oldText.length;
+      const matched = dec.decode(bytes.subarray(c.start, c.end));
+      oldText += matched;
+      local.push({
+        target: c.target,
+        start,
+        end: start + matched.length,
+        text: dec.decode(c.bytes),
+      });
+      cursor = c.end;
+    }
+    oldText += dec.decode(bytes.subarray(cursor, w.to));
+    oldParts.push(prefix + oldText);
+    textAt += prefix.length + oldText.length;
+    const inside = countNewlinesIn(bytes, w.from, w.to);
+    lines += inside;
+    written = lines;
+    at = w.to;
+    pieces.push(...local);
+  }
+  const original = oldParts.join("");
+  return patchDiff(shown, original, { text: "", changes: pieces });
+}
+
+function countNewlinesIn(bytes: Uint8Array, from: number, to: number): number {
+  let n = 0;
+  for (let i = bytes.indexOf(0x0a, from); i !== -1 && i < to;) {
+    n++;
+    i = bytes.indexOf(0x0a, i + 1);
+  }
+  return n;
 }

@@ -20,7 +20,13 @@ import { atomicWrite, describeFsError } from "../kernel/atomic_write.ts";
 import { type ToolContext, ToolError } from "../kernel/tool.ts";
 import { chunksLength } from "./bytes.ts";
 import { checkFresh } from "./freshness.ts";
-import { recordVersion, type Version } from "./history.ts";
+import {
+  detachBlob,
+  type Recorded,
+  recordLinked,
+  recordVersion,
+  type Version,
+} from "./history.ts";
 import { decodeText, type FileRef, kindOf, statFile } from "./reader.ts";
 import { sha256 } from "./text.ts";
 
@@ -150,7 +156,12 @@ export async function commitWrite(
   content: Uint8Array | readonly Uint8Array[],
   options: CommitOptions,
 ): Promise<WriteOutcome> {
-  await keepHistory(ctx, rules, target, options.tool);
+  // The old content goes into history after the new bytes are flushed and
+  // before they replace it: hashed while the disk flushes, its inode
+  // linked as the blob where it can be (the rename leaves it untouched).
+  const old = rules.history && target.info ? await currentBytes(target) : null;
+  let oldHash: string | undefined;
+  let recorded: Recorded | undefined;
   const chunks = content instanceof Uint8Array ? [content] : content;
   let hash: string | undefined;
   let result;
@@ -160,10 +171,22 @@ export async function commitWrite(
       // Hashing and diffing a large file cost about what its fsync does: overlap them.
       whileFlushing: () => {
         hash = sha256(chunks);
+        if (old) oldHash = sha256(old);
         options.whileFlushing?.();
       },
+      beforeRename: rules.history
+        ? async () => {
+          recorded = await recordLinked(ctx, target.real, options.tool, old, {
+            hash: oldHash,
+            linkFrom: target.info?.nlink === 1 ? target.real : undefined,
+          });
+        }
+        : undefined,
     });
   } catch (error) {
+    if (recorded?.linked && old) {
+      await detachBlob(ctx, recorded.version, old).catch(() => {});
+    }
     throw new ToolError(
       `Could not write ${target.shown}: ${
         describeFsError(error, target.shown)

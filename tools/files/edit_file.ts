@@ -22,7 +22,13 @@ import {
   type Version,
   versionBytes,
 } from "../_core/history.ts";
-import { applyPatch, patchDiff } from "../_core/patch.ts";
+import {
+  applyPatch,
+  applyPatchToBytes,
+  bytePatchDiff,
+  patchDiff,
+} from "../_core/patch.ts";
+import type { FileDiff } from "../_core/diff.ts";
 import {
   decodeText,
   fileRef,
@@ -217,29 +223,36 @@ async function patch(i: Input, ctx: ToolContext) {
     encoding:
       "edit_file patches UTF-8 files only, so it would re-encode it. Convert it first, or write it whole.",
   });
-  const original = decodeText(await currentBytes(target), "utf-8");
-  const patched = applyPatch(
-    original,
-    targets.map((t) => ({
-      oldString: t.old_string,
-      newString: t.new_string,
-      replaceAll: t.replace_all,
-    })),
-    shown,
-  );
-  let diff: ReturnType<typeof patchDiff> | undefined;
-  const made = () => diff ??= patchDiff(shown, original, patched);
-  const outcome = await commitWrite(
-    ctx,
-    FILES_WRITES,
-    target,
-    new TextEncoder().encode(patched.text),
-    { tool: "edit_file", whileFlushing: made },
-  );
+  const bytes = await currentBytes(target);
+  const wanted = targets.map((t) => ({
+    oldString: t.old_string,
+    newString: t.new_string,
+    replaceAll: t.replace_all,
+  }));
+  // Large files take the byte path: nothing decoded but the diff's windows.
+  const fast = applyPatchToBytes(bytes, wanted);
+  let content: Uint8Array | Uint8Array[];
+  let replacements: number;
+  let made: () => FileDiff;
+  if (fast) {
+    content = fast.chunks;
+    replacements = fast.changes.length;
+    made = once(() => bytePatchDiff(shown, bytes, fast));
+  } else {
+    const original = decodeText(bytes, "utf-8");
+    const patched = applyPatch(original, wanted, shown);
+    content = new TextEncoder().encode(patched.text);
+    replacements = patched.changes.length;
+    made = once(() => patchDiff(shown, original, patched));
+  }
+  const outcome = await commitWrite(ctx, FILES_WRITES, target, content, {
+    tool: "edit_file",
+    whileFlushing: made,
+  });
   const d = made();
   return {
     content: `Patched ${shown}: ${plural(targets.length, "target")}, ${
-      plural(patched.changes.length, "replacement")
+      plural(replacements, "replacement")
     }, first change at line ${d.firstChangedLine ?? 1}.\n${
       d.complete
         ? diffForModel(d.unified)
@@ -251,7 +264,7 @@ async function patch(i: Input, ctx: ToolContext) {
       mode: "patch",
       path: file.abs,
       targets: targets.length,
-      replacements: patched.changes.length,
+      replacements,
       bytes: outcome.bytesWritten,
       firstChangedLine: d.firstChangedLine,
       linesAdded: d.added,
@@ -361,4 +374,9 @@ async function restore(i: Input, ctx: ToolContext) {
       files,
     },
   };
+}
+
+function once<T>(make: () => T): () => T {
+  let made: { value: T } | undefined;
+  return () => (made ??= { value: make() }).value;
 }

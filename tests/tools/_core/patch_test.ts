@@ -5,6 +5,8 @@ import { ToolError } from "../../../tools/kernel/tool.ts";
 import { diffTexts } from "../../../tools/_core/diff.ts";
 import {
   applyPatch,
+  applyPatchToBytes,
+  bytePatchDiff,
   foldQuotes,
   inQuoteStyle,
   patchDiff,
@@ -103,3 +105,41 @@ Deno.test("patch: the windowed diff equals the whole-text diff, line numbers inc
   assert.equal(windowed.added, whole.added);
   assert.equal(windowed.removed, whole.removed);
 });
+
+Deno.test("patch: the byte path gives the text path's content and diff, and defers to it when an anchor needs it", () => {
+  const lines = Array.from({ length: 300 }, (_, i) => `line ${i + 1}`);
+  const original = lines.join("\n") + "\n";
+  const bytes = new TextEncoder().encode(original);
+  const targets = [
+    t("line 10\n", "line 10\nadded A\n"),
+    t("line 12\n", ""),
+    t("line 200\n", "CHANGED\n"),
+    t("line 299\n", "x\ny\n"),
+  ];
+  const fast = applyPatchToBytes(bytes, targets)!;
+  const slow = applyPatch(original, targets, "f");
+  assert.equal(new TextDecoder().decode(concat(fast.chunks)), slow.text);
+  assert.deepEqual(
+    bytePatchDiff("f", bytes, fast).hunks,
+    patchDiff("f", original, slow).hunks,
+  );
+  assert.equal(applyPatchToBytes(bytes, [t("nope", "x")]), undefined);
+  assert.equal(applyPatchToBytes(bytes, [t("line 1", "x")]), undefined); // line 1, line 10 …
+  const crlf = new TextEncoder().encode("a\r\nb\r\n");
+  assert.equal(
+    new TextDecoder().decode(
+      concat(applyPatchToBytes(crlf, [t("a\nb", "c\nd")])!.chunks),
+    ),
+    "c\r\nd\r\n",
+  );
+});
+
+function concat(chunks: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
+  return out;
+}
