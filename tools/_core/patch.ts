@@ -339,12 +339,17 @@ export function applyPatchToBytes(
   const firstNl = bytes.indexOf(0x0a);
   const crlf = firstNl > 0 && bytes[firstNl - 1] === 0x0d;
   const changes: BytePatched["changes"] = [];
+  const toCrlf = (s: string) => normalizeEol(s).replaceAll("\n", "\r\n");
+  const needles = targets.map((t) => enc.encode(t.oldString));
+  // One pass for every anchor (at most 2 of each: the second says "not
+  // unique"); a replace_all target is searched again for all of them.
+  const firsts = search.findEach(needles, 2);
   for (const [i, t] of targets.entries()) {
-    let needle = enc.encode(t.oldString);
+    let needle = needles[i];
     let replacement = enc.encode(t.newString);
-    let starts = search.findAll(needle, t.replaceAll ? undefined : 2);
+    let starts = firsts[i];
+    if (t.replaceAll && starts.length > 1) starts = search.findAll(needle);
     if (starts.length === 0 && crlf && t.oldString.includes("\n")) {
-      const toCrlf = (s: string) => normalizeEol(s).replaceAll("\n", "\r\n");
       needle = enc.encode(toCrlf(t.oldString));
       replacement = enc.encode(toCrlf(t.newString));
       starts = search.findAll(needle, t.replaceAll ? undefined : 2);
