@@ -543,3 +543,30 @@ Deno.test("e2e 004 edit_file: a 10 MB file with CRLF line ends is patched in pla
     const after = text(wave, "big.txt");
     assert.equal(after, body.replace("anchor line\r\n", "changed\r\n"));
   }));
+
+Deno.test("e2e 004 edit_file: the write queue runs concurrent patches of one file one after another, each seeing the last one's write as a fresh read; no temp file is left", () =>
+  files(async (wave) => {
+    wave.put("q.txt", "a\nb\nc\n");
+    await read(wave, "q.txt");
+    await Promise.all([
+      wave.sendCall("p1", "edit_file", {
+        path: "q.txt",
+        targets: [{ old_string: "a\n", new_string: "A\n" }],
+      }),
+      wave.sendCall("p2", "edit_file", {
+        path: "q.txt",
+        targets: [{ old_string: "c\n", new_string: "C\n" }],
+      }),
+    ]);
+    for (const id of ["p1", "p2"]) {
+      const answer = await wave.waitFor((m) =>
+        m.type === "control_response" && m.response.request_id === id
+      );
+      assert.equal(answer.response.response.is_error, false, id);
+    }
+    assert.equal(text(wave, "q.txt"), "A\nb\nC\n");
+    assert.deepEqual(
+      [...Deno.readDirSync(wave.workspace)].map((e) => e.name).sort(),
+      ["q.txt"],
+    );
+  }));

@@ -224,8 +224,37 @@ export async function recordLinked(
     }
     await appendLine(join(dir, "index.jsonl"), version);
   });
-  await prune(ctx).catch(() => {}); // retention never fails a change
+  if (pruneDue(ctx, dir, version.size)) {
+    await prune(ctx).catch(() => {}); // retention never fails a change
+  }
   return { version, linked };
+}
+
+/** How often retention runs at most, per workspace and thread, unless much was recorded. */
+const PRUNE_INTERVAL_MS = 60_000;
+/** Per history directory: when retention last ran here, and the bytes recorded since. */
+const sincePrune = new Map<string, { at: number; bytes: number }>();
+
+/**
+ * Whether retention should run after recording `size` bytes: a minute
+ * after it last ran in this thread, or once the bytes recorded since reach
+ * a sixteenth of the size budget. Reading the whole index on every change
+ * would cost more as history grows.
+ */
+function pruneDue(ctx: HistoryContext, dir: string, size: number): boolean {
+  const limits = ctx.historyLimits ?? DEFAULT_HISTORY_LIMITS;
+  const now = Date.now();
+  const last = sincePrune.get(dir);
+  const bytes = (last?.bytes ?? 0) + size;
+  if (
+    last && now - last.at < PRUNE_INTERVAL_MS && bytes < limits.maxBytes / 16
+  ) {
+    sincePrune.set(dir, { at: last.at, bytes });
+    return false;
+  }
+  if (sincePrune.size >= 1024) sincePrune.clear();
+  sincePrune.set(dir, { at: now, bytes: 0 });
+  return true;
 }
 
 /**
