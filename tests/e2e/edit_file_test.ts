@@ -378,6 +378,10 @@ Deno.test("e2e 004 edit_file: a task restore that fails part-way leaves every fi
     wave.put("dir", "a file now\n");
     const r = await edit(wave, { mode: "restore", task_id: "T" });
     assert.equal(r.is_error, true);
+    assert.equal(
+      r.content,
+      "Could not restore: a parent of dir/b.txt is not a directory. Nothing was restored: every file is as it was before this call.",
+    );
     assert.equal(text(wave, "a.txt"), "a1\n");
     assert.equal(text(wave, "dir"), "a file now\n");
   }));

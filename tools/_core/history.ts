@@ -368,6 +368,19 @@ export interface RestoreStep {
   bytes: Uint8Array | null;
 }
 
+/** A restore that failed, every file put back: which file could not be changed, and why. */
+export class RestoreFailed extends Error {
+  /** The real path of the file that could not be changed. */
+  readonly path: string;
+  /** Why (the file system's error). */
+  override readonly cause: unknown;
+  constructor(path: string, cause: unknown) {
+    super(`could not restore ${path}: ${(cause as Error)?.message ?? cause}`);
+    this.path = path;
+    this.cause = cause;
+  }
+}
+
 /** Options of {@linkcode restoreFiles}. */
 export interface RestoreOptions {
   /** The tool restoring, for the versions recorded. */
@@ -382,7 +395,8 @@ export interface RestoreOptions {
  * recorded as a version first (so the restore can be undone too), then a
  * journal naming those states is written atomically, then the files are
  * changed one by one (atomic writes, removals). A failure puts back the
- * files already changed and rethrows; a crash leaves the journal, which
+ * files already changed and throws {@linkcode RestoreFailed}; a crash
+ * leaves the journal, which
  * {@linkcode recoverRollbacks} undoes. Returns the versions recorded.
  */
 export async function restoreFiles(
@@ -424,9 +438,14 @@ export async function restoreFiles(
       applied = i + 1;
     }
   } catch (error) {
-    await undoJournal(ctx, journal, applied + 1);
-    await Deno.remove(journalPath).catch(() => {});
-    throw error;
+    // Put back what changed; should that fail too, the journal stays for
+    // recoverRollbacks to try again.
+    if (
+      await undoJournal(ctx, journal, applied + 1).then(() => true, () => false)
+    ) {
+      await Deno.remove(journalPath).catch(() => {});
+    }
+    throw new RestoreFailed(steps[applied].real, error);
   }
   await Deno.remove(journalPath);
   return recorded;
@@ -436,7 +455,11 @@ async function readOrNull(real: string): Promise<Uint8Array | null> {
   try {
     return await Deno.readFile(real);
   } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return null;
+    // A parent that is a file now: the file is not there either.
+    if (
+      error instanceof Deno.errors.NotFound ||
+      error instanceof Deno.errors.NotADirectory
+    ) return null;
     throw error;
   }
 }
@@ -444,23 +467,32 @@ async function readOrNull(real: string): Promise<Uint8Array | null> {
 async function putState(real: string, bytes: Uint8Array | null) {
   if (bytes === null) {
     await Deno.remove(real).catch((error) => {
-      if (!(error instanceof Deno.errors.NotFound)) throw error;
+      if (
+        !(error instanceof Deno.errors.NotFound) &&
+        !(error instanceof Deno.errors.NotADirectory)
+      ) throw error;
     });
   } else await atomicWrite(real, bytes, { createParents: true });
 }
 
-/** Puts the first `count` files of a journal back in their states before it. */
+/** Puts the first `count` files of a journal back in their states before it; throws the first failure after trying every file. */
 async function undoJournal(
   ctx: HistoryContext,
   journal: Journal,
   count = journal.files.length,
 ): Promise<void> {
+  let failure: unknown;
   for (const entry of journal.files.slice(0, count)) {
-    const bytes = entry.before.existed && entry.before.hash
-      ? await Deno.readFile(blobPath(historyDir(ctx), entry.before.hash))
-      : null;
-    await putState(entry.path, bytes);
+    try {
+      const bytes = entry.before.existed && entry.before.hash
+        ? await Deno.readFile(blobPath(historyDir(ctx), entry.before.hash))
+        : null;
+      await putState(entry.path, bytes);
+    } catch (error) {
+      failure ??= error; // the others are still put back
+    }
   }
+  if (failure !== undefined) throw failure;
 }
 
 async function readJournals(dir: string): Promise<Journal[]> {

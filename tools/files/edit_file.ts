@@ -11,11 +11,13 @@
 import { z } from "zod";
 import { defineTool, type ToolContext, ToolError } from "../kernel/tool.ts";
 import { displayPath } from "../kernel/workspace.ts";
+import { describeFsError } from "../kernel/atomic_write.ts";
 import { diffable, diffForModel, diffTexts } from "../_core/diff.ts";
 import { wholeRecord } from "../_core/freshness.ts";
 import {
   listVersions,
   recoverRollbacks,
+  RestoreFailed,
   restoreFiles,
   type RestoreStep,
   taskStart,
@@ -342,7 +344,17 @@ async function restore(i: Input, ctx: ToolContext) {
   for (const v of chosen) {
     steps.push({ real: v.path, bytes: await versionBytes(ctx, v) });
   }
-  await restoreFiles(ctx, steps, { tool: "edit_file" });
+  try {
+    await restoreFiles(ctx, steps, { tool: "edit_file" });
+  } catch (error) {
+    if (!(error instanceof RestoreFailed)) throw error;
+    throw new ToolError(
+      `Could not restore: ${
+        describeFsError(error.cause, displayPath(ctx.workspace, error.path))
+      }. Nothing was restored: every file is as it was before this call.`,
+      { type: "restore_failed" },
+    );
+  }
   for (const step of steps) {
     if (step.bytes === null) ctx.readState.forget(step.real);
     else {
