@@ -64,6 +64,16 @@ Deno.test("e2e 004 file_history: list gives versions newest first, each with whe
     });
     // mode defaults to list
     assert.equal((await history(wave, {})).content, r.content);
+    // What it lists is what edit_file restores from.
+    const back = await wave.callTool("edit_file", {
+      mode: "restore",
+      version_id: r.structured.versions[0].version_id,
+    });
+    assert.equal(back.is_error, false, back.content);
+    assert.equal(
+      Deno.readTextFileSync(`${wave.workspace}/n.txt`),
+      "first\n",
+    );
   }));
 
 Deno.test("e2e 004 file_history: list filters by path, task_id (current too), from / to in local time, and limit (at most 24)", () =>
