@@ -5,6 +5,9 @@
  * listed (file_history) and undone (edit_file restore, devflow's
  * restore_file), also by a later session on the same workspace.
  *
+ * Paths are opened, listed, linked and removed with synchronous calls, on
+ * the tool's own thread: the one a kernel file boundary holds.
+ *
  * Layout, per workspace, under `WAVE_HOME/history/<key>/` (`key`: the
  * first 16 hex digits of the SHA-256 of the workspace's real path):
  * - `index.jsonl`: one {@linkcode Version} a line, appended. A line cut
@@ -101,17 +104,17 @@ export function historyDir(
 const blobPath = (dir: string, hash: string) => join(dir, "blobs", hash);
 
 /** Every version recorded for the workspace, oldest first; lines cut short are skipped. */
-export async function listVersions(
+export function listVersions(
   ctx: Pick<HistoryContext, "workspace" | "waveHome">,
 ): Promise<Version[]> {
-  let text: string;
   try {
-    text = await Deno.readTextFile(join(historyDir(ctx), "index.jsonl"));
+    return Promise.resolve(
+      parseIndex(Deno.readTextFileSync(join(historyDir(ctx), "index.jsonl"))),
+    );
   } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return [];
-    throw error;
+    if (error instanceof Deno.errors.NotFound) return Promise.resolve([]);
+    return Promise.reject(error);
   }
-  return parseIndex(text);
 }
 
 function parseIndex(text: string): Version[] {
@@ -134,8 +137,8 @@ async function withLock<T>(
   exclusive: boolean,
   work: () => Promise<T>,
 ): Promise<T> {
-  await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
-  using lock = await Deno.open(join(dir, "lock"), {
+  Deno.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  using lock = Deno.openSync(join(dir, "lock"), {
     read: true,
     write: true,
     create: true,
@@ -209,14 +212,16 @@ export async function recordLinked(
   await withLock(dir, false, async () => {
     if (bytes !== null && hash !== null) {
       const blob = blobPath(dir, hash);
-      const had = await Deno.stat(blob).then((i) => i.size === bytes.length)
-        .catch(() => false);
+      let had = false;
+      try {
+        had = Deno.statSync(blob).size === bytes.length;
+      } catch { /* not stored yet */ }
       if (!had && options.linkFrom) {
-        await Deno.mkdir(join(dir, "blobs"), { recursive: true });
-        linked = await Deno.link(options.linkFrom, blob).then(
-          () => true,
-          () => false,
-        );
+        Deno.mkdirSync(join(dir, "blobs"), { recursive: true });
+        try {
+          Deno.linkSync(options.linkFrom, blob);
+          linked = true;
+        } catch { /* another file system, or not allowed: copied below */ }
       }
       if (!had && !linked) {
         await atomicWrite(blob, bytes, { createParents: true });
@@ -274,7 +279,7 @@ export async function detachBlob(
 
 /** Appends one line, on a line of its own even after a torn one. */
 async function appendLine(path: string, version: Version): Promise<void> {
-  using index = await Deno.open(path, {
+  using index = Deno.openSync(path, {
     read: true,
     append: true,
     create: true,
@@ -329,12 +334,14 @@ export async function prune(ctx: HistoryContext): Promise<string[]> {
       kept.map((v) => JSON.stringify(v) + "\n").join(""),
     );
     const named = new Set(kept.map((v) => v.hash));
-    for (const journal of await readJournals(dir)) {
+    for (const journal of readJournals(dir)) {
       for (const entry of journal.files) named.add(entry.before.hash);
     }
-    for await (const entry of Deno.readDir(join(dir, "blobs"))) {
+    for (const entry of Deno.readDirSync(join(dir, "blobs"))) {
       if (entry.isFile && !named.has(entry.name)) {
-        await Deno.remove(join(dir, "blobs", entry.name)).catch(() => {});
+        try {
+          Deno.removeSync(join(dir, "blobs", entry.name));
+        } catch { /* gone already */ }
       }
     }
     return [...dropped];
@@ -342,12 +349,18 @@ export async function prune(ctx: HistoryContext): Promise<string[]> {
 }
 
 /** The bytes of a version (`null` for a version in which the file did not exist). */
-export async function versionBytes(
+export function versionBytes(
   ctx: Pick<HistoryContext, "workspace" | "waveHome">,
   version: Version,
 ): Promise<Uint8Array | null> {
-  if (!version.existed || !version.hash) return null;
-  return await Deno.readFile(blobPath(historyDir(ctx), version.hash));
+  if (!version.existed || !version.hash) return Promise.resolve(null);
+  try {
+    return Promise.resolve(
+      Deno.readFileSync(blobPath(historyDir(ctx), version.hash)),
+    );
+  } catch (error) {
+    return Promise.reject(error);
+  }
 }
 
 /** What a file holds: its bytes, or nothing. */
@@ -412,7 +425,7 @@ export async function restoreFiles(
         ctx,
         step.real,
         options.tool,
-        await readOrNull(step.real),
+        readOrNull(step.real),
       ),
     );
   }
@@ -428,7 +441,7 @@ export async function restoreFiles(
     createParents: true,
   });
   // Held while the restore runs: a recovery in another session waits for it.
-  using held = await Deno.open(journalPath, { read: true });
+  using held = Deno.openSync(journalPath, { read: true });
   await held.lock(true);
   let applied = 0;
   try {
@@ -443,17 +456,19 @@ export async function restoreFiles(
     if (
       await undoJournal(ctx, journal, applied + 1).then(() => true, () => false)
     ) {
-      await Deno.remove(journalPath).catch(() => {});
+      try {
+        Deno.removeSync(journalPath);
+      } catch { /* gone already */ }
     }
     throw new RestoreFailed(steps[applied].real, error);
   }
-  await Deno.remove(journalPath);
+  Deno.removeSync(journalPath);
   return recorded;
 }
 
-async function readOrNull(real: string): Promise<Uint8Array | null> {
+function readOrNull(real: string): Uint8Array | null {
   try {
-    return await Deno.readFile(real);
+    return Deno.readFileSync(real);
   } catch (error) {
     // A parent that is a file now: the file is not there either.
     if (
@@ -466,12 +481,14 @@ async function readOrNull(real: string): Promise<Uint8Array | null> {
 
 async function putState(real: string, bytes: Uint8Array | null) {
   if (bytes === null) {
-    await Deno.remove(real).catch((error) => {
+    try {
+      Deno.removeSync(real);
+    } catch (error) {
       if (
         !(error instanceof Deno.errors.NotFound) &&
         !(error instanceof Deno.errors.NotADirectory)
       ) throw error;
-    });
+    }
   } else await atomicWrite(real, bytes, { createParents: true });
 }
 
@@ -485,7 +502,7 @@ async function undoJournal(
   for (const entry of journal.files.slice(0, count)) {
     try {
       const bytes = entry.before.existed && entry.before.hash
-        ? await Deno.readFile(blobPath(historyDir(ctx), entry.before.hash))
+        ? Deno.readFileSync(blobPath(historyDir(ctx), entry.before.hash))
         : null;
       await putState(entry.path, bytes);
     } catch (error) {
@@ -495,15 +512,15 @@ async function undoJournal(
   if (failure !== undefined) throw failure;
 }
 
-async function readJournals(dir: string): Promise<Journal[]> {
+function readJournals(dir: string): Journal[] {
   const journals: Journal[] = [];
   try {
-    for await (const entry of Deno.readDir(join(dir, "rollbacks"))) {
+    for (const entry of Deno.readDirSync(join(dir, "rollbacks"))) {
       if (!entry.isFile || !entry.name.endsWith(".json")) continue;
       try {
         journals.push(
           JSON.parse(
-            await Deno.readTextFile(join(dir, "rollbacks", entry.name)),
+            Deno.readTextFileSync(join(dir, "rollbacks", entry.name)),
           ),
         );
       } catch { /* removed meanwhile, or written by no one we know */ }
@@ -527,7 +544,7 @@ export async function recoverRollbacks(ctx: HistoryContext): Promise<string[]> {
   let names: string[];
   try {
     names = [];
-    for await (const entry of Deno.readDir(dir)) {
+    for (const entry of Deno.readDirSync(dir)) {
       if (entry.isFile && entry.name.endsWith(".json")) names.push(entry.name);
     }
   } catch (error) {
@@ -538,18 +555,23 @@ export async function recoverRollbacks(ctx: HistoryContext): Promise<string[]> {
     const path = join(dir, name);
     let file: Deno.FsFile;
     try {
-      file = await Deno.open(path, { read: true });
+      file = Deno.openSync(path, { read: true });
     } catch {
       continue;
     }
     try {
       await file.lock(true);
       // Finished while we waited: its writer removed it.
-      const still = await Deno.stat(path).then(() => true, () => false);
+      let still = true;
+      try {
+        Deno.statSync(path);
+      } catch {
+        still = false;
+      }
       if (!still) continue;
-      const journal = JSON.parse(await Deno.readTextFile(path)) as Journal;
+      const journal = JSON.parse(Deno.readTextFileSync(path)) as Journal;
       await undoJournal(ctx, journal);
-      await Deno.remove(path);
+      Deno.removeSync(path);
       restored.push(...journal.files.map((f) => f.path));
     } catch {
       /* unreadable: left for a later look */

@@ -169,10 +169,12 @@ async function read(i: Input, ctx: ToolContext) {
       continue;
     }
     const then = await versionBytes(ctx, latest);
-    const now = await Deno.readFile(file.real).catch((error) => {
-      if (error instanceof Deno.errors.NotFound) return null;
-      throw error;
-    });
+    let now: Uint8Array | null = null;
+    try {
+      now = Deno.readFileSync(file.real);
+    } catch (error) {
+      if (!(error instanceof Deno.errors.NotFound)) throw error;
+    }
     const head = `==> ${shown} <== latest version ${latest.id} (${
       localTime(new Date(latest.at))
     }, before ${latest.tool}) against the disk now`;
