@@ -57,7 +57,6 @@ async function rgTime(
   );
 }
 
-/** Milliseconds one call_tool takes; throws when it fails. */
 export async function waveTime(
   wave: BenchWave,
   id: string,

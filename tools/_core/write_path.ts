@@ -252,9 +252,11 @@ export async function removeFile(
   tool: string,
 ): Promise<Version | undefined> {
   const version = await keepHistory(ctx, rules, target, tool);
-  await Deno.remove(target.real).catch((error) => {
+  try {
+    Deno.removeSync(target.real);
+  } catch (error) {
     if (!(error instanceof Deno.errors.NotFound)) throw error;
-  });
+  }
   ctx.readState.forget(target.real);
   return version;
 }
