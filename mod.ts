@@ -41,12 +41,14 @@ export { ApiKey } from "./session/models/api_key.ts";
 export type { LineSink, OutputQueueView } from "./session/output.ts";
 export { serve, type ServeOptions, type SessionIO } from "./session/server.ts";
 export {
+  type CallTask,
   type ContentBlock,
   defineTool,
   errorResult,
   type InputOf,
   type InputSchema,
   type NewTask,
+  type OpenWith,
   type OutputEvent,
   type OutputStream,
   type PathUse,

@@ -11,6 +11,7 @@ import { boundary } from "./_bench/boundary.ts";
 import { firstRequest } from "./_bench/first_request.ts";
 import { firstCalls } from "./_bench/first_calls.ts";
 import { session } from "./_bench/session.ts";
+import { files } from "./_bench/files.ts";
 import { shell } from "./_bench/shell.ts";
 import { loop } from "./_bench/loop.ts";
 import { documents } from "./_bench/documents.ts";
@@ -24,6 +25,7 @@ const SECTIONS: Record<string, () => Promise<Figure[]>> = {
   "first-calls": () => firstCalls(),
   fs: () => fsTools(),
   boundary: () => boundary(),
+  files: () => files(),
   shell: () => shell(),
   loop: () => loop(),
   session: () => session(),

@@ -83,6 +83,36 @@ function transcribe(
   });
 }
 
+/** open_file requests asked of the main thread, by request number. */
+const opens = new Map<
+  number,
+  (answer: { text?: string; error?: ToolError }) => void
+>();
+let nextOpen = 1;
+
+/** Asks the main thread to open a file for the person (ToolContext.openFile). */
+function openFile(
+  id: string,
+  signal: AbortSignal,
+  path: string,
+  timeoutMs: number,
+): Promise<string> {
+  const request = nextOpen++;
+  return new Promise<string>((resolve, reject) => {
+    const onAbort = () => {
+      opens.delete(request);
+      reject(new ToolError("opening was interrupted", { type: "interrupted" }));
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+    opens.set(request, ({ text, error }) => {
+      signal.removeEventListener("abort", onAbort);
+      if (error) reject(error);
+      else resolve(text ?? "");
+    });
+    post({ type: "open_file", id, request, path, timeoutMs });
+  });
+}
+
 function post(message: FromWorker): void {
   self.postMessage(message);
 }
@@ -162,6 +192,11 @@ function contextFor(
       signal: (pgid, signal) => post({ type: "signal", id, pgid, signal }),
     },
     transcribe: (path) => transcribe(id, data, signal, path),
+    task: data.task,
+    historyLimits: data.historyLimits,
+    outputDir: data.outputDir,
+    openWith: data.openWith,
+    openFile: (path, timeoutMs) => openFile(id, signal, path, timeoutMs),
   };
 }
 
@@ -239,7 +274,15 @@ self.onmessage = (event: MessageEvent<ToWorker>) => {
     );
   } else if (message.type === "call") runCall(message);
   else if (message.type === "abort") controllers.get(message.id)?.abort();
-  else if (message.type === "transcript") {
+  else if (message.type === "opened") {
+    const waiting = opens.get(message.request);
+    opens.delete(message.request);
+    waiting?.({
+      text: message.text,
+      error: message.error &&
+        new ToolError(message.error.message, message.error.structured),
+    });
+  } else if (message.type === "transcript") {
     const waiting = transcripts.get(message.request);
     transcripts.delete(message.request);
     if (message.error) {

@@ -12,7 +12,12 @@ import type {
   ReadStateChanges,
 } from "../tools/kernel/read_state.ts";
 import type { ResolvedPath } from "../tools/kernel/workspace.ts";
-import type { ToolEvent, ToolResult } from "../tools/kernel/tool.ts";
+import type {
+  CallTask,
+  OpenWith,
+  ToolEvent,
+  ToolResult,
+} from "../tools/kernel/tool.ts";
 
 /** What a tool's context is built from in the worker. */
 export interface CallContextData {
@@ -36,6 +41,14 @@ export interface CallContextData {
   readState: Record<string, ReadRecord>;
   /** `--stt-model`, or null: then `ctx.transcribe` fails at once, naming the flag. */
   stt: string | null;
+  /** The task the call belongs to (`ctx.task`). */
+  task: CallTask;
+  /** The file-history budget (`ctx.historyLimits`). */
+  historyLimits: { maxAgeMs: number; maxBytes: number };
+  /** `--output-dir`, absolute (`ctx.outputDir`). */
+  outputDir: string;
+  /** `--open-with` (`ctx.openWith`). */
+  openWith: OpenWith;
 }
 
 /** Main → worker. */
@@ -61,6 +74,14 @@ export type ToWorker =
    */
   | {
     type: "transcript";
+    id: string;
+    request: number;
+    text?: string;
+    error?: { message: string; structured: unknown };
+  }
+  /** The answer to an `open_file` request: what happened, or the error the tool throws. */
+  | {
+    type: "opened";
     id: string;
     request: number;
     text?: string;
@@ -96,4 +117,15 @@ export type FromWorker =
    * A tool's `ctx.transcribe`: the main thread checks that `path` is one
    * the call named, makes the transcript, and answers `transcript`.
    */
-  | { type: "transcribe"; id: string; request: number; path: string };
+  | { type: "transcribe"; id: string; request: number; path: string }
+  /**
+   * A tool's `ctx.openFile`: the main thread checks that `path` is one
+   * the call named, opens it as `--open-with` says, and answers `opened`.
+   */
+  | {
+    type: "open_file";
+    id: string;
+    request: number;
+    path: string;
+    timeoutMs: number;
+  };

@@ -12,6 +12,7 @@
 
 import type { Mode } from "../tools/kernel/modes.ts";
 import { type FileBoundary, fileBoundary } from "../tools/kernel/landlock.ts";
+import type { OpenWith } from "../tools/kernel/tool.ts";
 import { flagValues, readFlags } from "./_flag_parser.ts";
 import { absolutePath } from "./_paths.ts";
 import {
@@ -27,7 +28,7 @@ import { parseModelId, parseSttModelId } from "./models/model_id.ts";
 import { VERSION } from "./version.ts";
 
 export { APPROVAL_POLICIES, SHELL_SANDBOXES };
-export type { ApprovalPolicy, Mode, ShellSandbox };
+export type { ApprovalPolicy, Mode, OpenWith, ShellSandbox };
 
 /**
  * The directory relative paths on the command line, and the default
@@ -114,6 +115,12 @@ export interface Config {
    * the latter, for tests).
    */
   fileBoundary: FileBoundary;
+  /** Where files made for the user go when no location is given (`--output-dir`), absolute. */
+  outputDir: string;
+  /** How open_file opens a file (`--open-with`; default: `system` where a display is present, else `none`). */
+  openWith: OpenWith;
+  /** File history's budget per workspace (`--history-max-days`, `--history-max-bytes`). */
+  historyLimits: { maxAgeMs: number; maxBytes: number };
 }
 
 /** The result of parsing: a config to run with, or an exit with text to print. */
@@ -293,6 +300,16 @@ export function parseFlags(
       fileBoundary: flags["file-boundary"] === "paths"
         ? "paths"
         : fileBoundary(),
+      outputDir: absolutePath(flags["output-dir"], workspace),
+      openWith: flags["open-with"] ??
+        (env.get("DISPLAY") || env.get("WAYLAND_DISPLAY") ||
+            Deno.build.os === "darwin"
+          ? "system"
+          : "none"),
+      historyLimits: {
+        maxAgeMs: flags["history-max-days"] * 24 * 3600 * 1000,
+        maxBytes: flags["history-max-bytes"],
+      },
     },
   };
 }

@@ -7,6 +7,7 @@
  */
 
 import { decodeControlBody } from "./inbound.ts";
+import type { CurrentTask } from "./current_task.ts";
 import type { InFlight } from "./in_flight.ts";
 import {
   type ControlAnswer,
@@ -29,6 +30,8 @@ export interface ControlRequestsDeps {
   writeQueue: WriteQueue;
   taskList: TaskListAnnouncer;
   inFlight: InFlight;
+  /** The task calls belong to (`set_task` names the parent's). */
+  task: CurrentTask;
 }
 
 /** Serves one session's control requests. */
@@ -75,6 +78,10 @@ export class ControlRequests {
         return this.#answer(id, { tools: registry.describe(mode.current) });
       case "get_tasks":
         return inFlight.track(this.#getTasks(id));
+      case "set_task": {
+        const task = this.#deps.task.set(body.task_id, body.goal);
+        return this.#answer(id, { task_id: task.id, goal: task.goal });
+      }
     }
   }
 

@@ -64,6 +64,13 @@ export interface ExecRequest {
    * its `structured`. Absent: the worker is told no model is configured.
    */
   transcribe?(path: string): Promise<string>;
+  /**
+   * Opens a file for the person (`ctx.openFile`); it checks the path.
+   * Resolves with what happened; rejects with an error whose `message` the
+   * tool throws, with its `structured`. Absent: the worker is told files
+   * cannot be opened.
+   */
+  openFile?(path: string, timeoutMs: number): Promise<string>;
 }
 
 /** What a call produced. */
@@ -339,6 +346,38 @@ class SandboxWorker {
     }
   }
 
+  /** Opens a file for a call's tool, and answers it (while the call is still pending). */
+  async #openFile(
+    call: PendingCall,
+    request: number,
+    path: string,
+    timeoutMs: number,
+  ): Promise<void> {
+    const id = call.request.callId;
+    let answer: ToWorker;
+    try {
+      if (!call.request.openFile) {
+        throw new Error("this session cannot open files");
+      }
+      const text = await call.request.openFile(path, timeoutMs);
+      answer = { type: "opened", id, request, text };
+    } catch (error) {
+      answer = {
+        type: "opened",
+        id,
+        request,
+        error: {
+          message: error instanceof Error ? error.message : String(error),
+          structured: (error as { structured?: unknown }).structured ??
+            { type: "open_failed" },
+        },
+      };
+    }
+    if (!this.dead && this.pending.get(id) === call) {
+      this.worker.postMessage(answer);
+    }
+  }
+
   #receive(message: FromWorker): void {
     if (message.type === "preloaded") {
       this.#preloaded.shift()?.();
@@ -369,6 +408,16 @@ class SandboxWorker {
         return;
       case "transcribe":
         if (call) this.#transcribe(call, message.request, message.path);
+        return;
+      case "open_file":
+        if (call) {
+          this.#openFile(
+            call,
+            message.request,
+            message.path,
+            message.timeoutMs,
+          );
+        }
         return;
       case "event":
         call?.request.onEvent(message.event);

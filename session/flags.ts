@@ -39,6 +39,9 @@ export const SHELL_SANDBOXES = ["none", "bwrap", "auto"] as const;
 /** One of {@linkcode SHELL_SANDBOXES}. */
 export type ShellSandbox = typeof SHELL_SANDBOXES[number];
 
+/** How open_file opens a file for the person: `--open-with`'s values. */
+export const OPEN_WITH = ["parent", "system", "none"] as const;
+
 /** Every flag wave takes, in the order `--help` lists them. */
 export const FLAGS = {
   "workspace": {
@@ -159,6 +162,32 @@ export const FLAGS = {
     kind: "list",
     arg: "FILE",
     help: "load an extra tool module into the toolset (embedding, tests)",
+  },
+  "output-dir": {
+    kind: "string",
+    arg: "DIR",
+    default: "output",
+    help:
+      "where files made for the user go when no location is given (relative to the workspace)",
+  },
+  "open-with": {
+    kind: "string",
+    arg: "HOW",
+    choices: OPEN_WITH,
+    help:
+      "how open_file opens a file: parent (asks the parent), system (xdg-open/open), none (default: system where a display is present, else none)",
+  },
+  "history-max-days": {
+    kind: "integer",
+    arg: "N",
+    default: "30",
+    help: "file history keeps versions this many days",
+  },
+  "history-max-bytes": {
+    kind: "integer",
+    arg: "N",
+    default: String(1024 * 1024 * 1024),
+    help: "file history keeps at most this many bytes per workspace",
   },
   "tool-deadline": {
     kind: "duration",

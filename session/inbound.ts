@@ -82,6 +82,11 @@ const SetPermissionMode = z.object({
 });
 const ListTools = z.object({ subtype: z.literal("list_tools") });
 const GetTasks = z.object({ subtype: z.literal("get_tasks") });
+const SetTask = z.object({
+  subtype: z.literal("set_task"),
+  task_id: z.string().min(1).max(MAX_ID_LENGTH),
+  goal: z.string().max(100_000).default(""),
+});
 
 /** A `control_request`'s `request` body that wave serves, decoded. */
 export type ControlBody = z.infer<
@@ -90,6 +95,7 @@ export type ControlBody = z.infer<
   | typeof SetPermissionMode
   | typeof ListTools
   | typeof GetTasks
+  | typeof SetTask
 >;
 
 /** A control request subtype wave serves. */
@@ -103,6 +109,7 @@ export const CONTROL_BODIES: ReadonlyMap<string, z.ZodType<ControlBody>> =
     ["set_permission_mode", SetPermissionMode],
     ["list_tools", ListTools],
     ["get_tasks", GetTasks],
+    ["set_task", SetTask],
   ]);
 
 /** A decoded inbound message. */

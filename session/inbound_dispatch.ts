@@ -14,6 +14,7 @@ import type { Block } from "./messages.ts";
 import { controlError } from "./outbound.ts";
 import type { ProtocolWriter } from "./output.ts";
 import type { UserTurns } from "./user_turns.ts";
+import type { ParentRequests } from "./parent_requests.ts";
 
 /** What {@linkcode InboundDispatch} hands lines to. */
 export interface InboundDispatchDeps {
@@ -21,6 +22,8 @@ export interface InboundDispatchDeps {
   control: ControlRequests;
   approvals: ApprovalGate;
   turns: UserTurns;
+  /** Requests wave sent the parent besides approvals (open_file). */
+  parent: ParentRequests;
 }
 
 /** Dispatches one session's input lines. */
@@ -41,7 +44,10 @@ export class InboundDispatch {
         return this.#deps.control.serve(decoded.request_id, decoded.request);
       case "control_response": {
         const { response } = decoded;
-        if (!this.#deps.approvals.answer(response.request_id, response)) {
+        if (
+          !this.#deps.approvals.answer(response.request_id, response) &&
+          !this.#deps.parent.answer(response.request_id, response)
+        ) {
           this.inputError({
             code: "invalid_message",
             line,

@@ -162,11 +162,17 @@ const CanUseTool = z.strictObject({
   reason: z.string(),
 });
 
-/** `control_request` `can_use_tool`. */
+/** The `request` of `open_file`: wave asks the parent to open a file for the person (`--open-with parent`). */
+const OpenFileRequest = z.strictObject({
+  subtype: z.literal("open_file"),
+  path: z.string(),
+});
+
+/** `control_request` `can_use_tool` or `open_file`. */
 const ApprovalRequest = z.strictObject({
   type: z.literal("control_request"),
   request_id: z.string(),
-  request: CanUseTool,
+  request: z.union([CanUseTool, OpenFileRequest]),
 });
 
 /** `call_tool`'s answer: exactly what the model would see, and the metadata. */
@@ -197,6 +203,8 @@ const ControlAnswer = z.union([
   ListToolsAnswer,
   z.strictObject({ mode: z.enum(MODES) }),
   TaskListView,
+  // set_task
+  z.strictObject({ task_id: z.string(), goal: z.string() }),
   // interrupt
   z.strictObject({}),
 ]);

@@ -43,10 +43,23 @@ export class ToolRegistry {
   #tools = new Map<string, RegisteredTool>();
   #schemas = new Map<string, Record<string, unknown>>();
 
-  /** Loads the modules (by `loadTool` reference) and registers them, in order. */
-  static async load(modules: readonly string[]): Promise<ToolRegistry> {
+  /**
+   * Loads the modules (by `loadTool` reference) and registers them, in
+   * order. Each `{{name}}` in a description becomes `words[name]` (the
+   * session's settings a model needs to know, such as `output_dir`).
+   */
+  static async load(
+    modules: readonly string[],
+    words: Readonly<Record<string, string>> = {},
+  ): Promise<ToolRegistry> {
     const registry = new ToolRegistry();
-    const defs = await Promise.all(modules.map(loadTool));
+    const defs = (await Promise.all(modules.map(loadTool))).map((def) => {
+      let description = def.description;
+      for (const [name, value] of Object.entries(words)) {
+        description = description.replaceAll(`{{${name}}}`, value);
+      }
+      return description === def.description ? def : { ...def, description };
+    });
     defs.forEach((def, i) => {
       if (registry.#tools.has(def.name)) {
         throw new Error(`two tools are named ${def.name}`);

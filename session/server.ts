@@ -19,6 +19,8 @@ import { ApprovalGate } from "./approvals.ts";
 import { CommandSandbox } from "./command_sandbox.ts";
 import { type Config, spillDirOf } from "./config.ts";
 import { ControlRequests } from "./control_requests.ts";
+import { CurrentTask } from "./current_task.ts";
+import { ParentRequests } from "./parent_requests.ts";
 import { commandEnvironment } from "./environment.ts";
 import { SandboxExecutor } from "./executor.ts";
 import { InboundDispatch } from "./inbound_dispatch.ts";
@@ -139,7 +141,9 @@ export async function serve(
   // The model's SDK (the slowest import before a first request) loads
   // beside the tools, which the session needs before it reads a line.
   if (config.model) preloadProvider(config.model);
-  const registry = await ToolRegistry.load(options.modules);
+  const registry = await ToolRegistry.load(options.modules, {
+    output_dir: shownDir(config.workspace, config.outputDir),
+  });
   if (!options.initSent) {
     const names = registry.bound(config.mode).map((t) => t.def.name);
     // initMessage (init.ts) builds the declared system/init shape; the CLI writes it without the writer.
@@ -210,6 +214,7 @@ export async function serve(
     // Nobody can answer an approval any more; finish the rest, unless a
     // signal says to stop now.
     session.approvals.close("stdin was closed, so no approval can arrive");
+    session.parent.close("stdin was closed");
     const finished = await Promise.race([
       session.inFlight.settle().then(() => "settled" as const),
       stop,
@@ -218,6 +223,7 @@ export async function serve(
   }
   if (state.stopping !== "eof") {
     session.approvals.close("wave is shutting down");
+    session.parent.close("wave is shutting down");
     session.inFlight.interrupt();
     await session.inFlight.settleWithin(1500);
   }
@@ -231,6 +237,7 @@ export async function serve(
 interface OpenSession {
   dispatch: InboundDispatch;
   approvals: ApprovalGate;
+  parent: ParentRequests;
   inFlight: InFlight;
   turns: UserTurns;
   taskList: TaskListAnnouncer;
@@ -269,6 +276,10 @@ function openSession(
     (requestId, request) =>
       writer.send({ type: "control_request", request_id: requestId, request }),
   );
+  const parent = new ParentRequests((requestId, request) =>
+    writer.send({ type: "control_request", request_id: requestId, request })
+  );
+  const currentTask = new CurrentTask(config.sessionId);
   const tasks = new TaskStore(config.waveHome, config.taskListId);
   const taskList = new TaskListAnnouncer(tasks, config.taskListId, writer);
   const calls = new ToolCalls({
@@ -287,6 +298,8 @@ function openSession(
       apiKey: config.sttApiKey,
     }),
     onEvent: toolEventRenderer(writer, taskList),
+    task: currentTask,
+    parent,
   });
   const trackers = new Set(registry.emitters("task_list_changed"));
   const reminders = new TaskReminders(tasks, {
@@ -304,6 +317,7 @@ function openSession(
     mode,
     reminders,
     inFlight,
+    task: currentTask,
   });
   const control = new ControlRequests({
     writer,
@@ -313,11 +327,19 @@ function openSession(
     writeQueue,
     taskList,
     inFlight,
+    task: currentTask,
   });
   return {
     calls,
-    dispatch: new InboundDispatch({ writer, control, approvals, turns }),
+    dispatch: new InboundDispatch({
+      writer,
+      control,
+      approvals,
+      turns,
+      parent,
+    }),
     approvals,
+    parent,
     inFlight,
     turns,
     taskList,
@@ -326,4 +348,12 @@ function openSession(
       processes.killAll();
     },
   };
+}
+
+/** A directory as a model is told it: relative to the workspace inside it (`output/`), else absolute. */
+function shownDir(workspace: string, dir: string): string {
+  if (dir === workspace) return "./";
+  return dir.startsWith(`${workspace}/`)
+    ? `${dir.slice(workspace.length + 1)}/`
+    : dir;
 }

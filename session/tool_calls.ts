@@ -25,6 +25,9 @@ import {
 } from "../tools/kernel/tool.ts";
 import { type Transcriber, TranscriptionError } from "./transcriber.ts";
 import type { WriteQueue } from "./write_queue.ts";
+import type { CurrentTask } from "./current_task.ts";
+import type { ParentRequests } from "./parent_requests.ts";
+import { openWithSystem } from "./system_opener.ts";
 import {
   type ResolvedPath,
   resolveInWorkspace,
@@ -55,6 +58,10 @@ export interface ToolCallsDeps {
   home?: string;
   /** The session's speech-to-text model (`--stt-model`), if it has one. */
   transcriber?: Transcriber;
+  /** The task calls belong to now (user turn, `set_task`, or the session's own). */
+  task: CurrentTask;
+  /** Requests to the parent (open_file under `--open-with parent`). */
+  parent: ParentRequests;
   /**
    * Each event a call's tool emits, in order. A promise it returns is
    * awaited before the call's result is returned, so whatever it writes
@@ -261,6 +268,28 @@ export class ToolCalls {
             }
             return await transcriber.transcribe(path, signal);
           }),
+        openFile: async (path, timeoutMs) => {
+          if (!named.has(path)) {
+            throw new ToolError(
+              `${path} is not a file this call named, so it is not opened`,
+              { type: "not_granted" },
+            );
+          }
+          if (config.openWith === "parent") {
+            await deps.parent.request(
+              { subtype: "open_file", path },
+              timeoutMs,
+              signal,
+            );
+            return "the parent opened it";
+          }
+          if (config.openWith === "system") {
+            return await openWithSystem(path, timeoutMs, deps.env, signal);
+          }
+          throw new ToolError("--open-with none: files are not opened", {
+            type: "open_disabled",
+          });
+        },
         ctx: {
           workspace: config.workspace,
           sessionId: config.sessionId,
@@ -285,6 +314,10 @@ export class ToolCalls {
           approved: needing.map(({ resolved }) => resolved.real),
           readState: deps.readState.snapshot(uses.map((u) => u.resolved.real)),
           stt: config.sttModel ?? null,
+          task: deps.task.current,
+          historyLimits: config.historyLimits,
+          outputDir: config.outputDir,
+          openWith: config.openWith,
         },
       });
       deps.readState.apply(outcome.readState);

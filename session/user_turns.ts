@@ -9,6 +9,7 @@
 
 import { AgentLoop, repairHistory } from "./agent_loop.ts";
 import type { Config } from "./config.ts";
+import type { CurrentTask } from "./current_task.ts";
 import type { InFlight } from "./in_flight.ts";
 import type { Block, Message } from "./messages.ts";
 import { createProvider } from "./models/mod.ts";
@@ -30,6 +31,8 @@ export interface UserTurnsDeps {
   mode: SessionMode;
   reminders: TaskReminders;
   inFlight: InFlight;
+  /** The session's current task: each turn is one. */
+  task: CurrentTask;
 }
 
 /** A session's user turns and the agent loop that runs them. */
@@ -86,9 +89,11 @@ export class UserTurns {
         return this.#failed("error_during_execution", (error as Error).message);
       }
       const controller = inFlight.controller();
+      this.#deps.task.beginTurn(messageText(content));
       try {
         await loop.runTurn(content, controller.signal);
       } finally {
+        this.#deps.task.endTurn();
         inFlight.release(controller);
       }
     });
@@ -136,4 +141,12 @@ export class UserTurns {
     this.#agent.catch(() => this.#agent = undefined);
     return this.#agent;
   }
+}
+
+/** The text of a user message: the string, or its text blocks in order. */
+function messageText(content: string | Block[]): string {
+  if (typeof content === "string") return content;
+  return content.map((b) =>
+    b.type === "text" ? (b as { text: string }).text : ""
+  ).join("\n");
 }

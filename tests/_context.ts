@@ -38,6 +38,15 @@ export class TestSession {
   maxReadTokens = 25_000;
   shellSandbox: CommandConfinement = { kind: "none" };
   taskListId = "test-list";
+  /** The task calls belong to (`ctx.task`). */
+  task = { id: "task-test", goal: "a test" };
+  /** File history's budget (`ctx.historyLimits`). */
+  historyLimits = { maxAgeMs: 30 * 24 * 3600 * 1000, maxBytes: 1 << 30 };
+  /** How open_file opens files (`ctx.openWith`). */
+  openWith: "parent" | "system" | "none" = "none";
+  /** What `ctx.openFile` does (default: opened at once). */
+  openFile: (path: string, timeoutMs: number) => Promise<string> = () =>
+    Promise.resolve("opened");
 
   controller = new AbortController();
   /** What `ctx.transcribe` does (default: no speech-to-text model). */
@@ -100,6 +109,11 @@ export class TestSession {
         signal: (pgid, signal) => signalGroup(pgid, signal),
       },
       transcribe: (path) => this.transcribe(path),
+      task: this.task,
+      historyLimits: this.historyLimits,
+      outputDir: `${this.workspace}/output`,
+      openWith: this.openWith,
+      openFile: (path, timeoutMs) => this.openFile(path, timeoutMs),
     };
   }
 

@@ -50,6 +50,9 @@ export const TOOL_MODULES: Readonly<
   "devflow/restore_file.ts": () => import("./devflow/restore_file.ts"),
   "files/find_files.ts": () => import("./files/find_files.ts"),
   "files/read_files.ts": () => import("./files/read_files.ts"),
+  "files/edit_file.ts": () => import("./files/edit_file.ts"),
+  "files/file_history.ts": () => import("./files/file_history.ts"),
+  "files/open_file.ts": () => import("./files/open_file.ts"),
 };
 
 /**

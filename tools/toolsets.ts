@@ -84,6 +84,9 @@ export const TOOLSETS: Readonly<Record<string, readonly ToolEntry[]>> = {
   files: [
     { name: "find_files", module: "files/find_files.ts", mode: "ask" },
     { name: "read_files", module: "files/read_files.ts", mode: "ask" },
+    { name: "edit_file", module: "files/edit_file.ts", mode: "agent" },
+    { name: "file_history", module: "files/file_history.ts", mode: "ask" },
+    { name: "open_file", module: "files/open_file.ts", mode: "ask" },
   ],
 };
 

@@ -83,7 +83,7 @@ export async function waveTime(
 }
 
 /** Writes out what is left of `path` in the page cache. */
-async function flush(path: string) {
+export async function flush(path: string) {
   using file = await Deno.open(path, { write: true });
   await file.sync();
 }
@@ -113,7 +113,8 @@ export async function paired(
   return [median(as), median(bs)];
 }
 
-function ratio(
+/** A ratio figure against its target. */
+export function ratio(
   name: string,
   ours: number,
   base: number,

@@ -19,9 +19,15 @@ function answer(wave: WaveProcess, ask: Message, response: unknown) {
   });
 }
 
-Deno.test("e2e 004: --toolset files serves find_files and read_files, read-only (bound in ask mode)", () =>
+Deno.test("e2e 004: --toolset files serves find_files, read_files, edit_file, file_history and open_file; find_files and read_files read only (bound in ask mode)", () =>
   files(async (wave) => {
-    assert.deepEqual(wave.messages[0].tools, ["find_files", "read_files"]);
+    assert.deepEqual(wave.messages[0].tools, [
+      "find_files",
+      "read_files",
+      "edit_file",
+      "file_history",
+      "open_file",
+    ]);
     const listed = await wave.request({ subtype: "list_tools" });
     const [find, read] = listed.response.tools;
     assert.deepEqual(find.scopes, { read: true, write: false, run: ["rg"] });

@@ -37,6 +37,9 @@ Deno.test("defaults", async () => {
     taskListId: sessionId,
     toolDeadlineMs: 60_000,
     fileBoundary: landlockAbi() > 0 ? "landlock" : "paths",
+    outputDir: `${dir}/output`,
+    openWith: "none",
+    historyLimits: { maxAgeMs: 30 * 24 * 3600 * 1000, maxBytes: 1 << 30 },
   });
 });
 

@@ -107,6 +107,10 @@ async function harness(options: Partial<ExecutorOptions>): Promise<Harness> {
           approved: approved ? [approved] : [],
           readState: {},
           stt: options.transcribe ? "openai:test" : null,
+          task: { id: "task-s", goal: "" },
+          historyLimits: { maxAgeMs: 1e12, maxBytes: 1 << 30 },
+          outputDir: `${workspace}/output`,
+          openWith: "none",
         },
         grants: approved ? { read: [approved], write: [] } : undefined,
       });

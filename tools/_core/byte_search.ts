@@ -30,6 +30,11 @@ export interface ByteSearch {
   indexOfByte(byte: number, from?: number): number;
   /** Start offsets of the non-overlapping occurrences of `needle`, at most `max`. */
   findAll(needle: Uint8Array, max?: number): number[];
+  /**
+   * `findAll` of each needle (at most `max` occurrences of each), in one
+   * pass: each window of the buffer is copied once for all of them.
+   */
+  findEach(needles: readonly Uint8Array[], max?: number): number[][];
 }
 
 /** Searches over `haystack`, which must not change while they are used. Results are those of a plain scan. */
@@ -95,6 +100,45 @@ class Search implements ByteSearch {
 
   findAll(needle: Uint8Array, max = Infinity): number[] {
     return this.#find(needle, 0, max);
+  }
+
+  findEach(needles: readonly Uint8Array[], max = Infinity): number[][] {
+    const hay = this.#haystack;
+    const longest = Math.max(0, ...needles.map((n) => n.length));
+    if (
+      hay.length < SIMD_FROM || longest > SIMD_NEEDLE_MAX ||
+      needles.some((n) => n.length === 0)
+    ) {
+      return needles.map((n) => this.#find(n, 0, max));
+    }
+    const { exports, memory } = simdWindow();
+    const window = new Uint8Array(memory.buffer);
+    const found: number[][] = needles.map(() => []);
+    const next = needles.map(() => 0); // where each needle's search goes on
+    // Windows overlap by longest - 1 bytes, so a match across an edge is
+    // found; each needle's next start moves past its matches.
+    for (let start = 0; start < hay.length;) {
+      const part = hay.subarray(start, start + WINDOW);
+      window.set(part);
+      needles.forEach((needle, k) => {
+        if (found[k].length >= max) return;
+        window.set(needle, WINDOW);
+        while (found[k].length < max) {
+          const at = exports.find(
+            part.length,
+            WINDOW,
+            needle.length,
+            Math.max(0, next[k] - start),
+          );
+          if (at === -1) break;
+          found[k].push(start + at);
+          next[k] = start + at + needle.length;
+        }
+      });
+      if (start + WINDOW >= hay.length) break;
+      start += WINDOW - longest + 1;
+    }
+    return found;
   }
 
   /** Non-overlapping occurrences from `from` on, at most `max`; each window is copied once. */

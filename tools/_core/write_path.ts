@@ -20,7 +20,13 @@ import { atomicWrite, describeFsError } from "../kernel/atomic_write.ts";
 import { type ToolContext, ToolError } from "../kernel/tool.ts";
 import { chunksLength } from "./bytes.ts";
 import { checkFresh } from "./freshness.ts";
-import { recordVersion } from "./history.ts";
+import {
+  detachBlob,
+  type Recorded,
+  recordLinked,
+  recordVersion,
+  type Version,
+} from "./history.ts";
 import { decodeText, type FileRef, kindOf, statFile } from "./reader.ts";
 import { sha256 } from "./text.ts";
 import { readFileBytes } from "../kernel/read_file.ts";
@@ -37,7 +43,11 @@ export interface WriteRules {
    * this session did read that changed on disk since is refused as stale.
    */
   requireRead: "existing" | "never";
-  /** Keep what a file held before each change in file history, so it can be undone. */
+  /**
+   * Keep what a file held before each change in file history, so it can be
+   * listed and undone: `true` in every dialect (spec 004's snapshot layer
+   * is under all of them); `false` only to measure what history costs.
+   */
   history: boolean;
   /** The dialect's read tool, named in messages ("Read", "read", "read_file"). */
   readTool: string;
@@ -147,7 +157,12 @@ export async function commitWrite(
   content: Uint8Array | readonly Uint8Array[],
   options: CommitOptions,
 ): Promise<WriteOutcome> {
-  await keepHistory(ctx, rules, target, options.tool);
+  // The old content goes into history after the new bytes are flushed and
+  // before they replace it: hashed while the disk flushes, its inode
+  // linked as the blob where it can be (the rename leaves it untouched).
+  const old = rules.history && target.info ? await currentBytes(target) : null;
+  let oldHash: string | undefined;
+  let recorded: Recorded | undefined;
   const chunks = content instanceof Uint8Array ? [content] : content;
   let hash: string | undefined;
   let result;
@@ -157,10 +172,22 @@ export async function commitWrite(
       // Hashing and diffing a large file cost about what its fsync does: overlap them.
       whileFlushing: () => {
         hash = sha256(chunks);
+        if (old) oldHash = sha256(old);
         options.whileFlushing?.();
       },
+      beforeRename: rules.history
+        ? async () => {
+          recorded = await recordLinked(ctx, target.real, options.tool, old, {
+            hash: oldHash,
+            linkFrom: target.info?.nlink === 1 ? target.real : undefined,
+          });
+        }
+        : undefined,
     });
   } catch (error) {
+    if (recorded?.linked && old) {
+      await detachBlob(ctx, recorded.version, old).catch(() => {});
+    }
     throw new ToolError(
       `Could not write ${target.shown}: ${
         describeFsError(error, target.shown)
@@ -217,21 +244,22 @@ export async function writeWhole(
 /**
  * Removes the target (an undone create), its content kept in file history
  * first when the dialect keeps one; the read-state forgets it. Nothing
- * there is not an error.
+ * there is not an error. Returns the version recorded, if one was.
  */
 export async function removeFile(
   ctx: ToolContext,
   rules: WriteRules,
   target: WriteTarget,
   tool: string,
-): Promise<void> {
-  await keepHistory(ctx, rules, target, tool);
+): Promise<Version | undefined> {
+  const version = await keepHistory(ctx, rules, target, tool);
   try {
     Deno.removeSync(target.real);
   } catch (error) {
     if (!(error instanceof Deno.errors.NotFound)) throw error;
   }
   ctx.readState.forget(target.real);
+  return version;
 }
 
 async function keepHistory(
@@ -239,9 +267,9 @@ async function keepHistory(
   rules: WriteRules,
   target: WriteTarget,
   tool: string,
-): Promise<void> {
-  if (!rules.history) return;
-  await recordVersion(
+): Promise<Version | undefined> {
+  if (!rules.history) return undefined;
+  return await recordVersion(
     ctx,
     target.real,
     tool,

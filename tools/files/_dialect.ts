@@ -9,10 +9,34 @@
 import { relative } from "node:path";
 import { ToolError } from "../kernel/tool.ts";
 import { isInside } from "../kernel/workspace.ts";
-import type { SearchRoot } from "../_core/reader.ts";
+import { missingFile, type SearchRoot } from "../_core/reader.ts";
+import type { WriteRules } from "../_core/write_path.ts";
 
 /** The toolset's read tool: what its reads are recorded as, and what its messages tell a model to call. */
 export const FILES_READER = "read_files";
+
+/**
+ * Spec 004 edit_file: a patch, and a write over an existing file, need a
+ * read_files read of it in this session with the file unchanged since; a
+ * new file needs none. Every change is kept in file history.
+ */
+export const FILES_WRITES: WriteRules = {
+  requireRead: "existing",
+  history: true,
+  readTool: FILES_READER,
+  directory: (shown) => `${shown} is a directory; give a file path.`,
+  missing: (file, workspace) => missingFile(file.real, workspace, file.shown),
+};
+
+/**
+ * edit_file's remove: moving a file aside into history needs no read (it
+ * can be restored), but a file read in this session that changed on disk
+ * since is still refused as stale.
+ */
+export const FILES_REMOVES: WriteRules = {
+  ...FILES_WRITES,
+  requireRead: "never",
+};
 
 /**
  * Refuses a directory inside `.git/` (spec 004 find_files: no mode ever

@@ -45,6 +45,12 @@ export interface AtomicWriteOptions {
    * got as far as the flush.
    */
   whileFlushing?: () => void;
+  /**
+   * Work that must be done after the new bytes are on disk and before they
+   * replace the target (file history records the old content there). If it
+   * throws, the target keeps its old bytes and the error is rethrown.
+   */
+  beforeRename?: () => Promise<void>;
 }
 
 /** What an atomic write replaced. */
@@ -145,6 +151,7 @@ export async function atomicWrite(
     }
     // open()'s mode is narrowed by the umask; an existing file's mode is kept exactly.
     if (mode !== undefined) await Deno.chmod(temp, mode);
+    await options.beforeRename?.();
     const keeper = previous && previous.size >= RELEASE_IN_BACKGROUND
       ? await keepAlive(path, secondName(path, suffix, OLD_SUFFIX), fs)
       : undefined;

@@ -107,6 +107,17 @@ export interface ProcessGroupsView {
   signal(pgid: number, signal: Deno.Signal): void;
 }
 
+/** The task a call belongs to: a user turn, or what the parent named with `set_task`. */
+export interface CallTask {
+  /** Stable for the whole task. */
+  readonly id: string;
+  /** What the task is for: the first line of the user's message, at most 200 characters. */
+  readonly goal: string;
+}
+
+/** How a file is opened for the person (`--open-with`): by the parent, the system's opener, or not at all. */
+export type OpenWith = "parent" | "system" | "none";
+
 /**
  * What the session gives a running tool. Tools do not reach around it: a
  * path goes through `path()` (the resolver and the call's approvals), a
@@ -176,6 +187,26 @@ export interface ToolContext {
    * configured, else one saying what failed and what to do.
    */
   transcribe(path: string): Promise<string>;
+  /** The task this call belongs to (file history records it with each version). */
+  readonly task: CallTask;
+  /** The file-history budget of the workspace (`--history-max-days`, `--history-max-bytes`). */
+  readonly historyLimits: {
+    readonly maxAgeMs: number;
+    readonly maxBytes: number;
+  };
+  /** Where files made for the user go when no location is given (`--output-dir`), absolute. */
+  readonly outputDir: string;
+  /** How open_file opens a file (`--open-with`). */
+  readonly openWith: OpenWith;
+  /**
+   * Opens `path` (a real path this call's input named) for the person, as
+   * `openWith` says: `parent` sends the parent a `control_request`
+   * `open_file` and waits for its answer; `system` runs the system's
+   * opener (`xdg-open`, `open`) detached and waits for it to exit. Waits
+   * at most `timeoutMs`. Resolves with what happened, in words for the
+   * model; rejects with a {@linkcode ToolError} saying what failed.
+   */
+  openFile(path: string, timeoutMs: number): Promise<string>;
 }
 
 /**

@@ -9,13 +9,14 @@ import { missingFile } from "../_core/reader.ts";
 import type { WriteRules } from "../_core/write_path.ts";
 
 /**
- * Spec 001 asks for no read before write or edit, and keeps no history; as
- * everywhere, a file this session read that changed on disk since is
- * refused, until it is read again.
+ * Spec 001 asks for no read before write or edit; as everywhere, a file
+ * this session read that changed on disk since is refused, until it is
+ * read again, and every change is kept in file history (spec 004's
+ * snapshot layer, under every dialect).
  */
 export const SATA_WRITES: WriteRules = {
   requireRead: "never",
-  history: false,
+  history: true,
   readTool: "read",
   directory: (shown) => `${shown} is a directory; give a file path.`,
   missing: (file, workspace) => missingFile(file.real, workspace, file.shown),

@@ -11,11 +11,12 @@ import type { WriteRules } from "../_core/write_path.ts";
 /**
  * Spec 000 "编辑前读取", "写入前读取", "陈旧检测": Write and Edit change an
  * existing file only after a Read of it in this session, and refuse one
- * changed on disk since; no file history.
+ * changed on disk since; every change is kept in file history (spec 004's
+ * snapshot layer, under every dialect).
  */
 export const WAVE_WRITES: WriteRules = {
   requireRead: "existing",
-  history: false,
+  history: true,
   readTool: "Read",
   directory: (shown) => `${shown} is a directory; give a file path to write.`,
   missing: (file, workspace) => missingFile(file.real, workspace, file.shown),

@@ -148,3 +148,28 @@ Deno.test("byte search: the committed module is what byte_search.wat compiles to
     "run `deno task build-wasm` after changing byte_search.wat",
   );
 });
+
+Deno.test("byte search: findEach gives each needle's findAll in one pass, across window edges", () => {
+  const size = 3 * (1 << 20) + 12345;
+  const hay = new Uint8Array(size);
+  let seed = 7;
+  for (let i = 0; i < size; i++) {
+    seed = (seed * 1103515245 + 12345) & 0x7fffffff;
+    hay[i] = 97 + (seed % 4);
+  }
+  const enc = new TextEncoder();
+  const needles = ["abcd", "dcbaabcd", "aaaaaaa", "bcbcbcbcbc", "cab"].map((
+    s,
+  ) => enc.encode(s));
+  // Plant a needle across the first window edge.
+  hay.set(needles[3], (1 << 20) - 4);
+  const search = byteSearch(hay);
+  assert.deepEqual(
+    search.findEach(needles),
+    needles.map((n) => search.findAll(n)),
+  );
+  assert.deepEqual(
+    search.findEach(needles, 2),
+    needles.map((n) => search.findAll(n, 2)),
+  );
+});

@@ -1,0 +1,121 @@
+/**
+ * Requests wave sends its parent besides approvals (docs/protocol.md
+ * "open_file"): a `control_request` with an id no one can guess, answered
+ * by the parent's `control_response`, or given up on after a timeout, an
+ * interrupt or the end of stdin.
+ *
+ * @module
+ */
+
+/** A request wave sends its parent besides approvals. */
+export type ParentRequest = { subtype: "open_file"; path: string };
+
+/** Sends a control request to the parent. */
+export type SendParentRequest = (
+  requestId: string,
+  request: ParentRequest,
+) => void;
+
+/** A request that failed: the parent's error, no answer in time, or an interrupt. */
+export class ParentRequestError extends Error {
+  /** For the tool's `structured`. */
+  readonly structured: { type: string };
+  constructor(message: string, type: string) {
+    super(message);
+    this.structured = { type };
+  }
+}
+
+/** One session's outstanding requests to its parent. */
+export class ParentRequests {
+  #send: SendParentRequest;
+  #pending = new Map<
+    string,
+    (answer: { error?: string; response?: unknown }) => void
+  >();
+  #closed: string | null = null;
+
+  constructor(send: SendParentRequest) {
+    this.#send = send;
+  }
+
+  /**
+   * Sends `request` and resolves with the parent's `response` body;
+   * rejects with a {@linkcode ParentRequestError} when the parent answers
+   * with an error, does not answer within `timeoutMs`, or `signal` aborts.
+   */
+  request(
+    request: ParentRequest,
+    timeoutMs: number,
+    signal: AbortSignal,
+  ): Promise<unknown> {
+    const what = request.subtype;
+    if (this.#closed !== null) {
+      return Promise.reject(
+        new ParentRequestError(
+          `the parent cannot be asked: ${this.#closed}`,
+          "closed",
+        ),
+      );
+    }
+    const requestId = `wave-${what}-${crypto.randomUUID()}`;
+    return new Promise((resolve, reject) => {
+      const finish = (answer: { error?: string; response?: unknown }) => {
+        clearTimeout(timer);
+        signal.removeEventListener("abort", onAbort);
+        this.#pending.delete(requestId);
+        if (answer.error !== undefined) {
+          reject(new ParentRequestError(answer.error, "parent_error"));
+        } else resolve(answer.response);
+      };
+      const onAbort = () => {
+        clearTimeout(timer);
+        this.#pending.delete(requestId);
+        reject(
+          new ParentRequestError(
+            `the ${what} request was interrupted`,
+            "interrupted",
+          ),
+        );
+      };
+      const timer = setTimeout(() => {
+        signal.removeEventListener("abort", onAbort);
+        this.#pending.delete(requestId);
+        reject(
+          new ParentRequestError(
+            `the parent did not answer the ${what} request within ${
+              Math.round(timeoutMs / 1000)
+            } s`,
+            "timeout",
+          ),
+        );
+      }, timeoutMs);
+      signal.addEventListener("abort", onAbort, { once: true });
+      this.#pending.set(requestId, finish);
+      this.#send(requestId, request);
+    });
+  }
+
+  /** Takes the parent's answer to one of these requests; false when none with that id waits. */
+  answer(
+    requestId: string | number,
+    response:
+      | { subtype: "success"; response?: Record<string, unknown> }
+      | { subtype: "error"; error?: string },
+  ): boolean {
+    const pending = this.#pending.get(String(requestId));
+    if (!pending) return false;
+    if (response.subtype === "error") {
+      pending({ error: response.error || "the parent answered with an error" });
+    } else pending({ response: response.response ?? {} });
+    return true;
+  }
+
+  /** Fails every waiting request and every later one (stdin closed, shutting down). */
+  close(reason: string): void {
+    this.#closed = reason;
+    for (const pending of [...this.#pending.values()]) {
+      pending({ error: `the parent cannot answer: ${reason}` });
+    }
+  }
+}
