@@ -79,6 +79,11 @@ const DIALECTS: Dialect[] = [
   {
     toolset: "files",
     read: (_, path) => ["read_files", { files: [{ path }] }],
+    write: (_, path, content) => ["edit_file", { path, content }],
+    edit: (_, path, from, to) => [
+      "edit_file",
+      { path, targets: [{ old_string: from, new_string: to }] },
+    ],
   },
 ];
 
