@@ -238,7 +238,7 @@ export function statusOf(call: Call): CallStatus {
   const type = r.structured?.type;
   if (type === "permission_denied") return "denied";
   if (
-    type === "interrupted" ||
+    type === "interrupted" || r.structured?.cancelled === true ||
     (r.isError && typeof r.content === "string" &&
       /was interrupted/.test(r.content))
   ) return "interrupted";

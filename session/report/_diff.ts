@@ -6,7 +6,7 @@
  */
 
 import { createTwoFilesPatch, parsePatch } from "diff";
-import { escapeHtml } from "./_escape.ts";
+import { escapeHtml, escapeText } from "./_escape.ts";
 
 /** A unified diff as HTML; text that does not parse as one is shown as it is. */
 export function renderDiff(unified: string): string {
@@ -36,7 +36,7 @@ export function renderDiff(unified: string): string {
           : line[0] === "\\"
           ? "hunk"
           : "ctx";
-        out.push(`<span class="${kind}">${escapeHtml(line) || " "}</span>`);
+        out.push(`<span class="${kind}">${escapeText(line) || " "}</span>`);
       }
     }
   }

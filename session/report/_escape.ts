@@ -17,3 +17,11 @@ const ENTITIES: Record<string, string> = {
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ENTITIES[c]);
 }
+
+/**
+ * `text` safe in an HTML text node (never in an attribute): only `&`, `<`
+ * and `>` become entities, so long outputs stay about their own size.
+ */
+export function escapeText(text: string): string {
+  return text.replace(/[&<>]/g, (c) => ENTITIES[c]);
+}

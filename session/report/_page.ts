@@ -21,13 +21,20 @@ import {
 } from "./_analysis.ts";
 import { SCRIPT, STYLE } from "./_assets.ts";
 import { renderDiff, replacementDiff } from "./_diff.ts";
-import { escapeHtml } from "./_escape.ts";
+import { escapeHtml, escapeText } from "./_escape.ts";
 import { formatMs, waterfall } from "./_waterfall.ts";
 
 /** Lines of output shown before the rest is folded. */
-const SHOWN_LINES = 30;
+const SHOWN_LINES = 20;
 /** Characters of output shown before the rest is folded. */
-const SHOWN_CHARS = 4000;
+const SHOWN_CHARS = 2000;
+/** The most characters of one folded rest. */
+const FOLDED_CHARS = 256 * 1024;
+/**
+ * Characters of folded rests a page holds in all: past it, a rest is left
+ * out with a note, so a long session still makes a page a browser opens.
+ */
+const FOLDED_BUDGET = 5 * 1024 * 1024;
 /** Diffs up to this many lines show open, while few calls are shown open. */
 const OPEN_DIFF_LINES = 80;
 const MAX_OPEN_CALLS = 40;
@@ -45,6 +52,7 @@ export async function renderPage(a: Analysis, title: string): Promise<string> {
   const csp =
     `default-src 'none'; script-src 'sha256-${scriptHash}'; style-src 'sha256-${styleHash}'; img-src 'none'; base-uri 'none'; form-action 'none'`;
   let openCalls = 0;
+  folded = 0;
   const body = [
     header(a, title),
     notes(a),
@@ -374,6 +382,11 @@ function changeDiff(call: Call): string | null {
   const d = diffOf(call);
   if (d) return d;
   const input = call.input as Record<string, unknown> | null;
+  // A new file: all of it is added.
+  if (
+    call.result?.structured?.type === "create" && !call.result.isError &&
+    typeof input?.content === "string"
+  ) return replacementDiff(pathOf(call) ?? "file", "", input.content);
   if (
     call.result && !call.result.isError && input &&
     typeof input.old_string === "string" &&
@@ -452,19 +465,43 @@ function resultContent(content: string | Block[]): string {
   }).join("");
 }
 
-/** Text in a `<pre>`; past the limits, the rest in a fold rendered when opened. */
+/** Characters of folded rests on the page so far. */
+let folded = 0;
+
+/**
+ * Text in a `<pre>`; past the limits, the rest in a fold rendered when
+ * opened (up to {@linkcode FOLDED_CHARS}, while the page's
+ * {@linkcode FOLDED_BUDGET} lasts).
+ */
 function foldedText(text: string): string {
-  const lines = text.split("\n");
-  if (lines.length <= SHOWN_LINES && text.length <= SHOWN_CHARS) {
-    return `<pre>${escapeHtml(text)}</pre>`;
+  if (text.length <= SHOWN_CHARS) {
+    const lines = text.split("\n", SHOWN_LINES + 1);
+    if (lines.length <= SHOWN_LINES) return `<pre>${escapeText(text)}</pre>`;
   }
-  let head = lines.slice(0, SHOWN_LINES).join("\n");
-  if (head.length > SHOWN_CHARS) head = head.slice(0, SHOWN_CHARS);
-  return `<pre>${escapeHtml(head)}</pre>${
-    fold(
-      `all ${lines.length} lines (${text.length} characters)`,
-      `<pre>${escapeHtml(text)}</pre>`,
-    )
+  let cut = 0;
+  for (let n = 0; n < SHOWN_LINES && cut !== -1; n++) {
+    cut = text.indexOf("\n", cut + (n > 0 ? 1 : 0));
+  }
+  if (cut === -1 || cut > SHOWN_CHARS) cut = SHOWN_CHARS;
+  const head = text.slice(0, cut);
+  const rest = text.slice(cut);
+  const restLines = rest.split("\n").length - (rest.startsWith("\n") ? 1 : 0);
+  const summary = `${restLines} more lines (${rest.length} characters)`;
+  if (folded + rest.length > FOLDED_BUDGET || rest.length > FOLDED_CHARS) {
+    const room = Math.max(0, Math.min(FOLDED_CHARS, FOLDED_BUDGET - folded));
+    folded += room;
+    return `<pre>${escapeText(head)}</pre>${
+      fold(
+        summary,
+        `<pre>${escapeText(rest.slice(0, room))}</pre><p class="notes">${
+          rest.length - room
+        } characters more are not on this page (it holds at most ${FOLDED_CHARS} of one output and ${FOLDED_BUDGET} in all); the transcript has them.</p>`,
+      )
+    }`;
+  }
+  folded += rest.length;
+  return `<pre>${escapeText(head)}</pre>${
+    fold(summary, `<pre>${escapeText(rest)}</pre>`)
   }`;
 }
 
