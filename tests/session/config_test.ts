@@ -33,9 +33,23 @@ Deno.test("defaults", async () => {
     sttApiKey: undefined,
     maxTurns: 50,
     resume: false,
+    reportFile: null,
     taskListId: sessionId,
     toolDeadlineMs: 60_000,
   });
+});
+
+Deno.test("--report FILE is taken relative to the caller's directory", async () => {
+  const dir = await Deno.realPath(await Deno.makeTempDir());
+  const out = parseFlags(
+    ["--workspace", dir, "--report", "out/r.html"],
+    env({ HOME: "/home/u", WAVE_CALLER_CWD: "/srv/ci" }),
+    ["wave"],
+  );
+  assert.equal(
+    out.kind === "run" && out.config.reportFile,
+    "/srv/ci/out/r.html",
+  );
 });
 
 Deno.test("flags with = and with a separate value; WAVE_HOME wins over HOME", async () => {
