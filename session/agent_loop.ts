@@ -30,7 +30,7 @@ import {
 import type { ProtocolWriter } from "./output.ts";
 import type { ToolRegistry } from "./registry.ts";
 import { systemPrompt } from "./system_prompt.ts";
-import type { CallResult, ToolCalls } from "./tool_calls.ts";
+import type { ApprovalOutcome, CallResult, ToolCalls } from "./tool_calls.ts";
 import type { Transcript, TranscriptEntry } from "./transcript.ts";
 import { VERSION } from "./version.ts";
 
@@ -248,6 +248,7 @@ export class AgentLoop {
     const results: (CallResult & { durationMs: number })[] = new Array(
       uses.length,
     );
+    const approvals: Record<string, ApprovalOutcome> = {};
     const running = uses.map(async (use, i) => {
       const started = performance.now();
       const prepared = calls.prepare(use.name, use.input, use.id);
@@ -258,7 +259,11 @@ export class AgentLoop {
           is_error: true,
           structured: null,
         }
-        : await calls.run(prepared, signal);
+        : await calls.run(
+          prepared,
+          signal,
+          (outcome) => approvals[use.id] = outcome,
+        );
       results[i] = {
         ...result,
         durationMs: Math.round(performance.now() - started),
@@ -297,6 +302,7 @@ export class AgentLoop {
     await this.#add({ role: "user", content: blocks }, {
       toolUseResults: structured,
       durationsMs,
+      ...(Object.keys(approvals).length > 0 ? { approvals } : {}),
     });
   }
 

@@ -21,6 +21,13 @@ export interface TranscriptEntry {
   toolUseResults?: Record<string, unknown>;
   /** How long each tool call took, in ms, by tool_use id, on a tool-result message. */
   durationsMs?: Record<string, number>;
+  /** The approvals calls needed and how each was decided, by tool_use id. */
+  approvals?: Record<string, {
+    reason: string;
+    allowed: boolean;
+    by: "parent" | "policy";
+    message?: string;
+  }>;
   /** On a reply: the model that wrote it, its tokens, and how long the request took (ms). */
   model?: string;
   usage?: Usage;

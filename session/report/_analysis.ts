@@ -26,6 +26,8 @@ export interface Call {
   input: unknown;
   /** The reply's time: when the model asked for the call. */
   askedAt: number;
+  /** The approval the call needed, as the transcript recorded it. */
+  approval: NonNullable<TranscriptEntry["approvals"]>[string] | null;
   /** Null when no result was written (the session stopped mid-call). */
   result: {
     content: string | Block[];
@@ -74,11 +76,14 @@ export interface TaskSnapshot {
   tasks: { id: string; subject: string; status: string }[];
 }
 
-/** An approval the session asked for and was refused. */
-export interface Refusal {
+/** An approval a call needed, and the answer. */
+export interface Approval {
   call: number;
   tool: string;
   reason: string;
+  allowed: boolean;
+  /** Who decided; null in a transcript that did not record it. */
+  by: "parent" | "policy" | null;
   message: string;
 }
 
@@ -91,7 +96,7 @@ export interface Analysis {
   turns: TurnTime[];
   files: FileSummary[];
   tasks: TaskSnapshot[];
-  refusals: Refusal[];
+  approvals: Approval[];
   started: number | null;
   ended: number | null;
   usage: Usage | null;
@@ -165,6 +170,7 @@ export function analyse(
             name: String(use.name),
             input: use.input,
             askedAt: at,
+            approval: null,
             result: null,
           };
           calls.push(call);
@@ -190,6 +196,7 @@ export function analyse(
           const call = byId.get(r.tool_use_id);
           if (!call) continue;
           const structured = line.toolUseResults?.[r.tool_use_id];
+          call.approval = line.approvals?.[r.tool_use_id] ?? null;
           call.result = {
             content: r.content,
             isError: !!r.is_error,
@@ -223,7 +230,7 @@ export function analyse(
     turns,
     files: summariseFiles(calls),
     tasks: taskSnapshots(calls),
-    refusals: refusals(calls),
+    approvals: approvals(calls),
     started,
     ended,
     usage,
@@ -342,8 +349,20 @@ function taskSnapshots(calls: Call[]): TaskSnapshot[] {
   return out;
 }
 
-function refusals(calls: Call[]): Refusal[] {
-  return calls.flatMap((call) => {
+function approvals(calls: Call[]): Approval[] {
+  return calls.flatMap((call): Approval[] => {
+    const a = call.approval;
+    if (a) {
+      return [{
+        call: call.n,
+        tool: call.name,
+        reason: String(a.reason),
+        allowed: a.allowed === true,
+        by: a.by === "parent" || a.by === "policy" ? a.by : null,
+        message: String(a.message ?? ""),
+      }];
+    }
+    // A transcript from before approvals were recorded: its refusals.
     const s = call.result?.structured;
     if (s?.type !== "permission_denied") return [];
     const content = call.result!.content;
@@ -351,6 +370,8 @@ function refusals(calls: Call[]): Refusal[] {
       call: call.n,
       tool: call.name,
       reason: String(s.reason ?? ""),
+      allowed: false,
+      by: null,
       message: typeof content === "string" ? content : "",
     }];
   });

@@ -210,21 +210,28 @@ function commands(a: Analysis): string {
 }
 
 function approvals(a: Analysis): string {
-  const policy = a.session?.approvals;
-  const lead = policy === "allow"
-    ? "Calls needing approval were allowed by policy (--approvals allow)."
-    : "Approvals granted are not listed: a transcript records the refusals.";
-  if (a.refusals.length === 0) {
-    return `<p>No approval was refused. ${escapeHtml(lead)}</p>`;
+  if (a.approvals.length === 0) {
+    return `<p>No call needed an approval (--approvals ${
+      escapeHtml(a.session?.approvals ?? "not recorded")
+    }).</p>`;
   }
-  return `<p>${a.refusals.length} refused. ${
-    escapeHtml(lead)
-  }</p><table id="approvals"><thead><tr><th>call</th><th>tool</th><th>asked for</th><th>answer</th></tr></thead><tbody>${
-    a.refusals.map((r) =>
+  const refused = a.approvals.filter((r) => !r.allowed).length;
+  return `<p>${a.approvals.length} asked, ${refused} refused.</p><table id="approvals"><thead><tr><th>call</th><th>tool</th><th>asked for</th><th>answer</th><th>by</th></tr></thead><tbody>${
+    a.approvals.map((r) =>
       `<tr><td><a href="#call-${r.call}">#${r.call}</a></td><td>${
         escapeHtml(r.tool)
-      }</td><td>${escapeHtml(r.reason)}</td><td class="denied">${
-        escapeHtml(r.message)
+      }</td><td>${escapeHtml(r.reason)}</td><td class="${
+        r.allowed ? "ok" : "denied"
+      }">${
+        r.allowed
+          ? "allowed"
+          : `refused${r.message ? `: ${escapeHtml(r.message)}` : ""}`
+      }</td><td>${
+        r.by === "parent"
+          ? "the parent"
+          : r.by === "policy"
+          ? `--approvals ${escapeHtml(a.session?.approvals ?? "")}`
+          : "not recorded"
       }</td></tr>`
     ).join("")
   }</tbody></table>`;

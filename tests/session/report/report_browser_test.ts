@@ -202,6 +202,13 @@ Deno.test({
             }],
           },
           {
+            content: [{
+              type: "tool_use",
+              name: "Read",
+              input: { file_path: "/etc/hosts" },
+            }],
+          },
+          {
             content: [
               {
                 type: "tool_use",
@@ -252,6 +259,18 @@ Deno.test({
         response: { behavior: "deny", message: "not outside the workspace" },
       },
     });
+    const ask2 = await wave.waitFor((m) =>
+      m.type === "control_request" && m.request.subtype === "can_use_tool" &&
+      m !== ask
+    );
+    await wave.send({
+      type: "control_response",
+      response: {
+        subtype: "success",
+        request_id: ask2.request_id,
+        response: { behavior: "allow" },
+      },
+    });
     const first = await wave.waitFor((m) => m.type === "result", 60_000);
     assert.equal(first.subtype, "success");
     await wave.send({
@@ -280,16 +299,18 @@ Deno.test({
         const expected of [
           "Fix mean() and keep notes.",
           "Now run the slow job.",
-          "2 user, 8 model",
+          "2 user, 9 model",
           "error_interrupted",
-          "1 refused.",
+          "2 asked, 1 refused.",
+          "allowed",
+          "the parent",
           "path outside the workspace: /etc/hosts",
           "not outside the workspace",
           "2 ran, 2 failed.",
           "exit 3",
           "interrupted",
           `${workspace}/notes.md`,
-          "2 changed, 1 read.",
+          "2 changed, 2 read.",
           "+  return sum(values) / values.length;",
           "+# Notes",
           "Fix mean()",
@@ -313,7 +334,7 @@ Deno.test({
           "details.call.interrupted",
           (els) => els.map((el) => el.id),
         ),
-        ["call-11"],
+        ["call-12"],
       );
       assert.deepEqual(
         await page.$$eval(
