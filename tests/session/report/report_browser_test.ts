@@ -773,3 +773,15 @@ Deno.test("report: `wave report ID` writes wave-report-ID.html in the caller's d
     /<meta http-equiv="Content-Security-Policy" content="default-src &#39;none&#39;; script-src &#39;sha256-[A-Za-z0-9+/=]{44}&#39;; style-src &#39;sha256-[A-Za-z0-9+/=]{44}&#39;;/,
   );
 });
+
+Deno.test("report: --report on a session that ran no user turn writes a page that says so", async () => {
+  const out = `${await Deno.makeTempDir()}/empty.html`;
+  const wave = await startWave({ args: ["--report", out] });
+  assert.equal((await wave.finish()).code, 0);
+  const html = await Deno.readTextFile(out);
+  assert.match(
+    html,
+    /\.jsonl does not exist: the session ran no user turn, so it recorded nothing/,
+  );
+  assert.match(html, /No model turns were recorded\./);
+});
