@@ -107,6 +107,12 @@ function section(name: string, html: string): string {
 function header(a: Analysis, title: string): string {
   const s = a.session;
   const last = a.results[a.results.length - 1];
+  // A turn asked for after the last result never ended (a crash, kill -9).
+  const lastPrompt = a.timeline.findLastIndex((i) =>
+    i.kind === "prompt" && !i.meta
+  );
+  const lastEnd = a.timeline.findLastIndex((i) => i.kind === "result");
+  const unfinished = s !== null && lastPrompt > lastEnd;
   const rows: [string, string][] = [
     ["workspace", s ? code(s.cwd) : "not recorded"],
     ["model", s?.model ? code(s.model) : "not recorded"],
@@ -144,11 +150,15 @@ function header(a: Analysis, title: string): string {
     ["cost", "not known (transcripts record tokens, not prices)"],
     [
       "result",
-      last
+      unfinished
+        ? `<span class="badge pending">none</span> the last turn recorded no end (wave stopped mid-turn)`
+        : last
         ? `<span class="badge ${last.is_error ? "error" : "ok"}">${
           escapeHtml(last.subtype)
         }</span> ${escapeHtml(clip(last.result, 300))}`
-        : `<span class="badge pending">none</span> no turn of this session recorded its end (it stopped mid-turn)`,
+        : `<span class="badge pending">none</span> ${
+          s ? "no turn was recorded" : "not recorded"
+        }`,
     ],
   ];
   if (s?.wave_version) rows.push(["wave", escapeHtml(s.wave_version)]);

@@ -749,13 +749,24 @@ Deno.test("report: `wave report ID` writes wave-report-ID.html in the caller's d
   const home = await Deno.makeTempDir();
   const cwd = await Deno.makeTempDir();
   await Deno.mkdir(`${home}/sessions`);
+  // A session killed mid-turn: a session line and a prompt, no result.
   await Deno.writeTextFile(
     `${home}/sessions/s1.jsonl`,
-    JSON.stringify({
+    [{
+      type: "session",
+      session_id: "s1",
+      cwd: "/w",
+      model: "replay:x",
+      toolset: "wave",
+      mode: "agent",
+      approvals: "deny",
+      wave_version: "0.1.0",
+      timestamp: new Date().toISOString(),
+    }, {
       type: "user",
       message: { role: "user", content: "hello" },
       timestamp: new Date().toISOString(),
-    }) + "\n",
+    }].map((l) => JSON.stringify(l) + "\n").join(""),
   );
   const run = await runWave(["report", "s1"], "", {
     WAVE_HOME: home,
@@ -768,6 +779,7 @@ Deno.test("report: `wave report ID` writes wave-report-ID.html in the caller's d
   });
   const html = await Deno.readTextFile(`${cwd}/wave-report-s1.html`);
   assert.match(html, /<p>hello<\/p>/);
+  assert.match(html, /the last turn recorded no end \(wave stopped mid-turn\)/);
   assert.match(
     html,
     /<meta http-equiv="Content-Security-Policy" content="default-src &#39;none&#39;; script-src &#39;sha256-[A-Za-z0-9+/=]{44}&#39;; style-src &#39;sha256-[A-Za-z0-9+/=]{44}&#39;;/,
