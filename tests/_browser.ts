@@ -1,13 +1,17 @@
 /**
  * A real browser for the report tests: Debian's `chromium`, headless,
- * driven by puppeteer-core (no browser download). Every request a page
- * makes other than for the page's own file is refused and recorded, and
- * so is every console error and page error.
+ * driven by playwright-core (no browser download; one npm package with no
+ * dependencies, so a cold Deno cache stays small: Deno installs every
+ * package of deno.lock on first use). Every request a page makes other than
+ * for the page's own file is refused and recorded, and so is every console
+ * error and page error.
  *
  * @module
  */
 
-import puppeteer, { type Browser, type Page } from "puppeteer-core";
+import { type Browser, chromium, type Page } from "playwright-core";
+
+export type { Browser, Page };
 
 /** Where the system's Chromium is, or why there is none. */
 export function findChromium(): { path: string } | { skip: string } {
@@ -38,7 +42,7 @@ export async function withBrowser(
   executablePath: string,
   fn: (browser: Browser) => Promise<void>,
 ): Promise<void> {
-  const browser = await puppeteer.launch({
+  const browser = await chromium.launch({
     executablePath,
     headless: true,
     // Root in a container has no user namespace sandbox to give Chromium.
@@ -56,18 +60,16 @@ export async function openReport(
   browser: Browser,
   file: string,
 ): Promise<OpenedPage> {
-  const page = await browser.newPage();
-  await page.setViewport({ width: 1100, height: 900 });
+  const page = await browser.newPage({
+    viewport: { width: 1100, height: 900 },
+  });
   const url = `file://${file}`;
   const requests: string[] = [];
   const errors: string[] = [];
-  await page.setRequestInterception(true);
-  page.on("request", (request) => {
-    if (request.url() === url) request.continue();
-    else {
-      requests.push(request.url());
-      request.abort();
-    }
+  await page.route("**/*", (route) => {
+    if (route.request().url() === url) return route.continue();
+    requests.push(route.request().url());
+    return route.abort();
   });
   page.on("console", (message) => {
     if (message.type() === "error") errors.push(message.text());
@@ -81,11 +83,7 @@ export async function openReport(
 
 /** Whether the element `selector` is shown (a closed fold's body is not). */
 export function isShown(page: Page, selector: string): Promise<boolean> {
-  return page.evaluate(
-    `(() => { const el = document.querySelector(${
-      JSON.stringify(selector)
-    }); return !!el && el.checkVisibility(); })()`,
-  ) as Promise<boolean>;
+  return page.locator(selector).isVisible();
 }
 
 /**
@@ -94,4 +92,25 @@ export function isShown(page: Page, selector: string): Promise<boolean> {
  */
 export function inPage<T>(page: Page, expression: string): Promise<T> {
   return page.evaluate(expression) as Promise<T>;
+}
+
+/**
+ * Waits until `expression` is true in the page, polling (a string
+ * predicate through the page's own `eval` would be refused by the page's
+ * Content-Security-Policy; evaluation from outside is not).
+ */
+export async function waitInPage(
+  page: Page,
+  expression: string,
+  timeoutMs = 20_000,
+): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!(await inPage<boolean>(page, `!!(${expression})`))) {
+    if (Date.now() > until) {
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${expression}`,
+      );
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }

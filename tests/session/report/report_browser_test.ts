@@ -1,18 +1,19 @@
 /**
  * The session report in a real browser (Debian's chromium, headless,
- * through puppeteer-core): pages of sessions the real CLI ran show what
+ * through playwright-core): pages of sessions the real CLI ran show what
  * happened, their folds open and close, nothing leaves the page and
  * nothing logs an error; a hostile transcript stays text; a 2,000-call
  * transcript makes a page under 10 MB (its times are printed, not asserted).
  */
 
 import assert from "node:assert/strict";
-import type { Page } from "puppeteer-core";
+import type { Page } from "../../_browser.ts";
 import {
   findChromium,
   inPage,
   isShown,
   openReport,
+  waitInPage,
   withBrowser,
 } from "../../_browser.ts";
 import { ROOT, runWave, startWave } from "../../_wave.ts";
@@ -35,7 +36,8 @@ async function text(page: Page): Promise<string> {
 async function toggle(page: Page, fold: string): Promise<boolean> {
   await page.click(`${fold} > summary`);
   // The body is in place once the toggle event has run.
-  await page.waitForFunction(
+  await waitInPage(
+    page,
     `(() => { const el = document.querySelector(${
       JSON.stringify(fold)
     }); return !el.open || el.querySelector(":scope > template") === null; })()`,
@@ -350,7 +352,8 @@ Deno.test({
       assert.equal(await page.$$eval("#tasks tr", (rows) => rows.length), 2);
       // open all / close all.
       await page.click('button[data-folds="open"]');
-      await page.waitForFunction(
+      await waitInPage(
+        page,
         `document.querySelectorAll("#timeline details.call > template").length === 0`,
       );
       assert.match(await text(page), /sleep 30/);
@@ -528,7 +531,8 @@ Deno.test({
     await withBrowser(browserPath, async (browser) => {
       const { page, requests, errors } = await openReport(browser, out);
       await page.click('button[data-folds="open"]');
-      await page.waitForFunction(
+      await waitInPage(
+        page,
         `document.querySelectorAll("#timeline details.call > template").length === 0`,
       );
       await inPage(
