@@ -154,8 +154,8 @@ export function analyse(
       turns.push(openTurn);
       if (line.usage) {
         usage ??= { input_tokens: 0, output_tokens: 0 };
-        usage.input_tokens += line.usage.input_tokens ?? 0;
-        usage.output_tokens += line.usage.output_tokens ?? 0;
+        usage.input_tokens += Number(line.usage.input_tokens) || 0;
+        usage.output_tokens += Number(line.usage.output_tokens) || 0;
       }
       for (const block of typeof content === "string" ? [] : content) {
         if (block.type === "text" && "text" in block) {
@@ -203,7 +203,9 @@ export function analyse(
             structured: structured && typeof structured === "object"
               ? structured as Record<string, unknown>
               : null,
-            durationMs: line.durationsMs?.[r.tool_use_id] ?? null,
+            durationMs: typeof line.durationsMs?.[r.tool_use_id] === "number"
+              ? line.durationsMs[r.tool_use_id]
+              : null,
             at,
           };
         }
@@ -218,8 +220,8 @@ export function analyse(
   if (!usage && results.length > 0) {
     usage = { input_tokens: 0, output_tokens: 0 };
     for (const r of results) {
-      usage.input_tokens += r.usage?.input_tokens ?? 0;
-      usage.output_tokens += r.usage?.output_tokens ?? 0;
+      usage.input_tokens += Number(r.usage?.input_tokens) || 0;
+      usage.output_tokens += Number(r.usage?.output_tokens) || 0;
     }
   }
   return {

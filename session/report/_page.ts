@@ -144,7 +144,9 @@ function header(a: Analysis, title: string): string {
     [
       "tokens",
       a.usage
-        ? `${a.usage.input_tokens} in, ${a.usage.output_tokens} out`
+        ? `${count(a.usage.input_tokens)} in, ${
+          count(a.usage.output_tokens)
+        } out`
         : "not recorded",
     ],
     ["cost", "not known (transcripts record tokens, not prices)"],
@@ -304,10 +306,10 @@ function timelineItem(item: TimelineItem, mayOpen: () => boolean): string {
         r.is_error ? "error" : "ok"
       }"><span class="badge ${r.is_error ? "error" : "ok"}">${
         escapeHtml(r.subtype)
-      }</span> after ${r.num_turns} model turns in ${
-        escapeHtml(formatMs(r.duration_ms))
-      } · ${r.usage?.input_tokens ?? 0} tokens in, ${
-        r.usage?.output_tokens ?? 0
+      }</span> after ${count(r.num_turns)} model turns in ${
+        escapeHtml(formatMs(count(r.duration_ms)))
+      } · ${count(r.usage?.input_tokens)} tokens in, ${
+        count(r.usage?.output_tokens)
       } out${r.result ? `<pre>${escapeHtml(r.result)}</pre>` : ""}</div>`;
     }
   }
@@ -526,6 +528,12 @@ function fold(summary: string, html: string): string {
   return `<details class="more"><summary>${
     escapeHtml(summary)
   }</summary><template>${html}</template></details>`;
+}
+
+/** A count from the transcript as a number, whatever the line held. */
+function count(value: unknown): number {
+  const n = Number(value);
+  return Number.isFinite(n) ? n : 0;
 }
 
 function code(text: string): string {

@@ -469,6 +469,9 @@ Deno.test({
             },
           ],
         },
+        model: PAYLOADS[1],
+        usage: { input_tokens: PAYLOADS[1], output_tokens: PAYLOADS[0] },
+        durationMs: PAYLOADS[5],
         timestamp: t(2),
       },
       {
@@ -496,15 +499,20 @@ Deno.test({
             fullPath: `/spill/${PAYLOADS[4]}`,
           },
         },
+        durationsMs: { w1: PAYLOADS[1], b1: PAYLOADS[0] },
+        approvals: {
+          w1: { reason: PAYLOADS[1], allowed: PAYLOADS[0], by: PAYLOADS[5] },
+        },
         timestamp: t(3),
       },
       {
         type: "result",
         subtype: "success",
         is_error: false,
-        num_turns: 2,
-        duration_ms: 3000,
-        usage: { input_tokens: 1, output_tokens: 2 },
+        // Numbers that are not: shown as 0, never as markup.
+        num_turns: PAYLOADS[1],
+        duration_ms: PAYLOADS[0],
+        usage: { input_tokens: PAYLOADS[5], output_tokens: 2 },
         result: all,
         timestamp: t(4),
       },
