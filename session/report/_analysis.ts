@@ -310,10 +310,18 @@ function summariseFiles(calls: Call[]): FileSummary[] {
     if (change) {
       f.changes++;
       const diff = diffOf(call);
+      const content = (call.input as Record<string, unknown> | null)?.content;
       if (diff) {
         const { added, removed } = countDiff(diff);
         f.added += added;
         f.removed += removed;
+      } else if (
+        call.result?.structured?.type === "create" &&
+        typeof content === "string"
+      ) {
+        // A new file: every line of it is added.
+        f.added += content.split("\n").length -
+          (content.endsWith("\n") ? 1 : 0);
       }
     }
   }

@@ -390,6 +390,11 @@ function summaryOf(call: Call): string {
   }
   if (path) return path;
   if (input && typeof input.subject === "string") return input.subject;
+  if (input && input.taskId !== undefined) {
+    return `#${String(input.taskId)}${
+      typeof input.status === "string" ? ` → ${input.status}` : ""
+    }`;
+  }
   try {
     return JSON.stringify(call.input) ?? "";
   } catch {

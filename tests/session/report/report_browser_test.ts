@@ -313,6 +313,8 @@ Deno.test({
           "interrupted",
           `${workspace}/notes.md`,
           "2 changed, 2 read.",
+          "+3 −0",
+          "#1 → in_progress",
           "+  return sum(values) / values.length;",
           "+# Notes",
           "Fix mean()",
