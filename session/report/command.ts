@@ -24,8 +24,8 @@ export const REPORT_USAGE =
   `usage: wave report <session-id | path/to/transcript.jsonl> [-o FILE]
 
 Writes one self-contained HTML page of what a session did (its prompts, the
-model's text, every tool call with its result, diffs, commands, approvals
-refused, the task list, the time per turn), from its transcript in
+model's text, every tool call with its result, diffs, commands, approvals,
+the task list, the time per turn), from its transcript in
 WAVE_HOME/sessions. Default FILE: wave-report-<session>.html here.
 `;
 
