@@ -108,8 +108,9 @@ export class AgentLoop {
       usage,
       result: ending.text,
     } as const;
-    this.#deps.writer.send(result);
+    // On disk first: a parent that has read `result` finds it in the transcript.
     await this.#deps.transcript.append(result);
+    this.#deps.writer.send(result);
   }
 
   /** The session's settings, once per loop, for a report read later. */
