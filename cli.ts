@@ -25,6 +25,17 @@ function writeSync(out: typeof Deno.stdout, text: string): void {
   while (offset < bytes.length) offset += out.writeSync(bytes.subarray(offset));
 }
 
+// `wave report`: a page of a past session; its renderers load only here.
+const REPORT = new URL("./session/report/command.ts", import.meta.url).href;
+type ReportModule = typeof import("./session/report/command.ts");
+if (Deno.args[0] === "report") {
+  const { reportCommand } = await import(REPORT) as ReportModule;
+  const done = await reportCommand(Deno.args.slice(1), Deno.env);
+  if (done.stdout) writeSync(Deno.stdout, done.stdout);
+  if (done.stderr) writeSync(Deno.stderr, done.stderr);
+  Deno.exit(done.code);
+}
+
 const outcome = parseFlags(Deno.args, Deno.env, TOOLSET_NAMES);
 if (outcome.kind === "exit") {
   if (outcome.stdout) writeSync(Deno.stdout, outcome.stdout);
@@ -76,6 +87,14 @@ for (const [signal, code] of [["SIGTERM", 143], ["SIGINT", 130]] as const) {
   });
 }
 
+/** `--report FILE`: the session's page, however it ended. */
+async function writeSessionReport(): Promise<void> {
+  if (!config.reportFile) return;
+  const { reportAtEnd } = await import(REPORT) as ReportModule;
+  await reportAtEnd(config.waveHome, config.sessionId, config.reportFile);
+}
+
+let code: number;
 try {
   const result = await serve(
     config,
@@ -86,8 +105,10 @@ try {
     },
     shutdown.signal,
   );
-  Deno.exit(result === 0 ? 0 : exitCode || result);
+  code = result === 0 ? 0 : exitCode || result;
 } catch (error) {
   console.error("wave: fatal:", error);
-  Deno.exit(1);
+  code = 1;
 }
+await writeSessionReport();
+Deno.exit(code);

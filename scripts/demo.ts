@@ -2,16 +2,28 @@
  * `deno task demo`: copies examples/demo-workspace to a temp directory and
  * runs a replayed session there (examples/demo-replay.json) that runs the
  * tests, greps, reads, fixes a bug and runs the tests again, printing the
- * protocol stream as it goes. `--raw` prints the JSON lines themselves.
+ * protocol stream as it goes. `--raw` prints the JSON lines themselves;
+ * `--report FILE` has wave write the session's report page to FILE (a
+ * relative FILE means the directory `deno task` was run from).
  *
  * @module
  */
 
+import { resolve } from "node:path";
 import { plural } from "../tools/_core/text.ts";
 import { waveArgs } from "./flags.ts";
 
 const root = new URL("..", import.meta.url).pathname;
 const raw = Deno.args.includes("--raw");
+const reportAt = Deno.args.indexOf("--report");
+const report = reportAt === -1 ? null : Deno.args[reportAt + 1];
+if (report === undefined) {
+  console.error("demo: --report needs a FILE");
+  Deno.exit(2);
+}
+const reportFile = report === null
+  ? null
+  : resolve(Deno.env.get("INIT_CWD") ?? Deno.cwd(), report);
 
 const workspace = await Deno.makeTempDir({ prefix: "wave-demo-" });
 await new Deno.Command("cp", {
@@ -25,6 +37,7 @@ const child = new Deno.Command(Deno.execPath(), {
     workspace,
     "--model",
     `replay:${root}examples/demo-replay.json`,
+    ...(reportFile ? ["--report", reportFile] : []),
   ]),
   stdin: "piped",
   stdout: "piped",
@@ -99,3 +112,4 @@ for await (const chunk of child.stdout.pipeThrough(new TextDecoderStream())) {
 }
 await child.status;
 console.log(`\nThe fixed file: ${workspace}/src/stats.js`);
+if (reportFile) console.log(`The session's report: ${reportFile}`);

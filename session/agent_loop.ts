@@ -30,8 +30,9 @@ import {
 import type { ProtocolWriter } from "./output.ts";
 import type { ToolRegistry } from "./registry.ts";
 import { systemPrompt } from "./system_prompt.ts";
-import type { CallResult, ToolCalls } from "./tool_calls.ts";
-import type { Transcript } from "./transcript.ts";
+import type { ApprovalOutcome, CallResult, ToolCalls } from "./tool_calls.ts";
+import type { Transcript, TranscriptEntry } from "./transcript.ts";
+import { VERSION } from "./version.ts";
 
 /** How often a reply stream cut off mid-way is tried again before the turn fails. */
 const STREAM_RETRIES = 2;
@@ -72,6 +73,7 @@ type Ending =
 export class AgentLoop {
   readonly history: Message[];
   #deps: LoopDeps;
+  #recorded = false;
 
   constructor(deps: LoopDeps, history: Message[] = []) {
     this.#deps = deps;
@@ -88,6 +90,7 @@ export class AgentLoop {
     let turns = 0;
     let ending: Ending;
     try {
+      if (!this.#recorded) await this.#recordSession();
       await this.#add({ role: "user", content });
       ending = await this.#loop(signal, usage, () => ++turns);
     } catch (error) {
@@ -96,7 +99,7 @@ export class AgentLoop {
         text: `internal error: ${(error as Error).message}`,
       };
     }
-    this.#deps.writer.send({
+    const result = {
       type: "result",
       subtype: ending.subtype,
       is_error: ending.subtype !== "success",
@@ -104,8 +107,26 @@ export class AgentLoop {
       duration_ms: Math.round(performance.now() - started),
       usage,
       result: ending.text,
+    } as const;
+    // On disk first: a parent that has read `result` finds it in the transcript.
+    await this.#deps.transcript.append(result);
+    this.#deps.writer.send(result);
+  }
+
+  /** The session's settings, once per loop, for a report read later. */
+  async #recordSession(): Promise<void> {
+    this.#recorded = true;
+    const { config } = this.#deps;
+    await this.#deps.transcript.append({
+      type: "session",
+      session_id: config.sessionId,
+      cwd: config.workspace,
+      model: config.model,
+      toolset: config.toolset,
+      mode: this.#deps.mode(),
+      approvals: config.approvals,
+      wave_version: VERSION,
     });
-    await this.#deps.transcript.flush();
   }
 
   async #loop(
@@ -121,6 +142,7 @@ export class AgentLoop {
       if (meta) await this.#add(meta, { isMeta: true });
 
       let reply: ModelReply;
+      const asked = performance.now();
       try {
         reply = await this.#request(signal);
       } catch (error) {
@@ -135,7 +157,11 @@ export class AgentLoop {
       usage.output_tokens += reply.usage.output_tokens;
       const text = textOf(reply.content);
       if (text) lastText = text;
-      await this.#add({ role: "assistant", content: reply.content });
+      await this.#add({ role: "assistant", content: reply.content }, {
+        model: reply.model,
+        usage: reply.usage,
+        durationMs: Math.round(performance.now() - asked),
+      });
       this.#deps.writer.send({
         type: "assistant",
         message: {
@@ -223,6 +249,7 @@ export class AgentLoop {
     const results: (CallResult & { durationMs: number })[] = new Array(
       uses.length,
     );
+    const approvals: Record<string, ApprovalOutcome> = {};
     const running = uses.map(async (use, i) => {
       const started = performance.now();
       const prepared = calls.prepare(use.name, use.input, use.id);
@@ -233,7 +260,11 @@ export class AgentLoop {
           is_error: true,
           structured: null,
         }
-        : await calls.run(prepared, signal);
+        : await calls.run(
+          prepared,
+          signal,
+          (outcome) => approvals[use.id] = outcome,
+        );
       results[i] = {
         ...result,
         durationMs: Math.round(performance.now() - started),
@@ -258,8 +289,10 @@ export class AgentLoop {
       is_error: r.is_error,
     }));
     const structured: Record<string, unknown> = {};
+    const durationsMs: Record<string, number> = {};
     results.forEach((r, i) => {
       structured[r.tool_use_id] = r.structured;
+      durationsMs[r.tool_use_id] = r.durationMs;
       writer.send({
         type: "user",
         message: { role: "user", content: [blocks[i]] },
@@ -269,12 +302,14 @@ export class AgentLoop {
     });
     await this.#add({ role: "user", content: blocks }, {
       toolUseResults: structured,
+      durationsMs,
+      ...(Object.keys(approvals).length > 0 ? { approvals } : {}),
     });
   }
 
   async #add(
     message: Message,
-    extra: { isMeta?: boolean; toolUseResults?: Record<string, unknown> } = {},
+    extra: Omit<TranscriptEntry, "type" | "message" | "timestamp"> = {},
   ) {
     this.history.push(message);
     await this.#deps.transcript.append({

@@ -100,6 +100,8 @@ export interface Config {
   sttApiKey?: ApiKey;
   /** Model turns one user turn may take (`--max-turns`). */
   maxTurns: number;
+  /** Where to write the session's report when it ends (`--report`, absolute), or null. */
+  reportFile: string | null;
   /** The session is a resumed one (`--resume`): its transcript is loaded. */
   resume: boolean;
   /** The task list the session works on (`--task-list`, else the session id). */
@@ -295,6 +297,9 @@ export function parseFlags(
       sttApiKey,
       maxTurns: flags["max-turns"],
       resume: resumeId !== undefined,
+      reportFile: flags.report === undefined
+        ? null
+        : absolutePath(flags.report, cwd),
       taskListId,
       toolDeadlineMs: flags["tool-deadline"],
       fileBoundary: flags["file-boundary"] === "paths"

@@ -152,6 +152,12 @@ export const FLAGS = {
     arg: "ID",
     help: "continue the session ID from its transcript in WAVE_HOME/sessions",
   },
+  "report": {
+    kind: "string",
+    arg: "FILE",
+    help:
+      "when the session ends (also on an interrupt, an error or SIGTERM), write its report, one HTML page, to FILE",
+  },
   "task-list": {
     kind: "string",
     arg: "ID",
@@ -216,6 +222,7 @@ export function usage(toolsets: readonly string[]): string {
     `wave ${VERSION}: a headless agent runtime driven over stdin/stdout JSON lines`,
     "",
     "usage: wave [flags]",
+    "       wave report <session-id | transcript.jsonl> [-o FILE]   (one HTML page of a session)",
     "",
     ...helpLines(FLAGS, 28),
     "",

@@ -36,6 +36,17 @@ import {
 /** A call's result, in the protocol's words: `call_tool`'s answer (outbound.ts). */
 export type CallResult = CallToolAnswer;
 
+/** An approval a call needed, and how it was decided (for the transcript). */
+export interface ApprovalOutcome {
+  /** What was asked: "path outside the workspace: /etc/hosts". */
+  reason: string;
+  allowed: boolean;
+  /** `parent`: the parent was asked; `policy`: `--approvals` decided. */
+  by: "parent" | "policy";
+  /** Why it was refused. */
+  message?: string;
+}
+
 /** A call that passed lookup, mode and schema checks. */
 export interface PreparedCall {
   tool: RegisteredTool;
@@ -150,7 +161,11 @@ export class ToolCalls {
    * Runs a prepared call. Never rejects: every failure, including a denied
    * approval, an interrupt or a crashed sandbox, is an error result.
    */
-  async run(call: PreparedCall, signal: AbortSignal): Promise<CallResult> {
+  async run(
+    call: PreparedCall,
+    signal: AbortSignal,
+    onApproval?: (outcome: ApprovalOutcome) => void,
+  ): Promise<CallResult> {
     const { tool, input, toolUseId } = call;
     const def = tool.def;
     const deps = this.#deps;
@@ -200,6 +215,15 @@ export class ToolCalls {
         { toolName: def.name, input, toolUseId, reason, alwaysAsk },
         signal,
       );
+      onApproval?.({
+        reason,
+        allowed: decision.allowed,
+        by: config.approvals === "parent" ||
+            (alwaysAsk && config.approvals === "allow")
+          ? "parent"
+          : "policy",
+        ...(decision.allowed ? {} : { message: decision.message }),
+      });
       if (!decision.allowed) {
         return fail(decision.message, { type: "permission_denied", reason });
       }

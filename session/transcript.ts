@@ -9,9 +9,9 @@
  */
 
 import { dirname } from "node:path";
-import type { Message } from "./messages.ts";
+import type { Message, Usage } from "./messages.ts";
 
-/** One line of a transcript. */
+/** One message of a transcript: what `--resume` sends back to the model. */
 export interface TranscriptEntry {
   type: "user" | "assistant";
   message: Message;
@@ -19,8 +19,53 @@ export interface TranscriptEntry {
   isMeta?: boolean;
   /** The structured results of tool calls, by tool_use id, on a tool-result message. */
   toolUseResults?: Record<string, unknown>;
+  /** How long each tool call took, in ms, by tool_use id, on a tool-result message. */
+  durationsMs?: Record<string, number>;
+  /** The approvals calls needed and how each was decided, by tool_use id. */
+  approvals?: Record<string, {
+    reason: string;
+    allowed: boolean;
+    by: "parent" | "policy";
+    message?: string;
+  }>;
+  /** On a reply: the model that wrote it, its tokens, and how long the request took (ms). */
+  model?: string;
+  usage?: Usage;
+  durationMs?: number;
   timestamp: string;
 }
+
+/**
+ * A line that is not a message, for a person reading the session later
+ * (`wave report`): the session's settings when its agent loop started
+ * (once per process, so a resumed session has one more), and each user
+ * turn's end, as its `result` said it.
+ */
+export type TranscriptRecord =
+  | {
+    type: "session";
+    session_id: string;
+    cwd: string;
+    model: string | null;
+    toolset: string;
+    mode: string;
+    approvals: string;
+    wave_version: string;
+    timestamp: string;
+  }
+  | {
+    type: "result";
+    subtype: string;
+    is_error: boolean;
+    num_turns: number;
+    duration_ms: number;
+    usage: Usage;
+    result: string;
+    timestamp: string;
+  };
+
+/** Distributes `Omit` over a union. */
+type Unstamped<T> = T extends unknown ? Omit<T, "timestamp"> : never;
 
 /** Where a session's transcript lives. */
 export function transcriptPath(waveHome: string, sessionId: string): string {
@@ -38,7 +83,9 @@ export class Transcript {
   }
 
   /** Appends an entry; appends happen in call order. A failure is logged once, never thrown. */
-  append(entry: Omit<TranscriptEntry, "timestamp">): Promise<void> {
+  append(
+    entry: Unstamped<TranscriptEntry> | Unstamped<TranscriptRecord>,
+  ): Promise<void> {
     const line =
       JSON.stringify({ ...entry, timestamp: new Date().toISOString() }) + "\n";
     this.#queue = this.#queue.then(async () => {
@@ -69,26 +116,40 @@ export class Transcript {
 
   /**
    * Reads a transcript. Lines that are not complete entries (a crash in the
-   * middle of a write) are skipped, each with a warning.
+   * middle of a write) are skipped, each with a warning. `entries` are the
+   * messages; `lines` are the messages and the records, in file order.
    */
   static async load(
     path: string,
-  ): Promise<{ entries: TranscriptEntry[]; warnings: string[] }> {
+  ): Promise<{
+    entries: TranscriptEntry[];
+    lines: (TranscriptEntry | TranscriptRecord)[];
+    warnings: string[];
+  }> {
     const text = await Deno.readTextFile(path);
     const entries: TranscriptEntry[] = [];
+    const kept: (TranscriptEntry | TranscriptRecord)[] = [];
     const warnings: string[] = [];
     const lines = text.split("\n");
     lines.forEach((line, i) => {
       if (line.trim() === "") return;
       try {
-        const entry = JSON.parse(line) as TranscriptEntry;
+        const entry = JSON.parse(line) as TranscriptEntry | TranscriptRecord;
         if (
-          (entry.type !== "user" && entry.type !== "assistant") ||
+          (entry?.type === "session" || entry?.type === "result") &&
+          typeof entry.timestamp === "string"
+        ) {
+          kept.push(entry);
+          return;
+        }
+        if (
+          (entry?.type !== "user" && entry?.type !== "assistant") ||
           !entry.message?.role
         ) {
           throw new Error("not a message");
         }
         entries.push(entry);
+        kept.push(entry);
       } catch {
         const last = i === lines.length - 1 ||
           lines.slice(i + 1).every((l) => l.trim() === "");
@@ -99,6 +160,6 @@ export class Transcript {
         );
       }
     });
-    return { entries, warnings };
+    return { entries, lines: kept, warnings };
   }
 }

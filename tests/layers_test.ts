@@ -127,6 +127,37 @@ Deno.test("layers: every import runs downward, and no dialect imports another", 
   assert.deepEqual(upward, []);
 });
 
+/**
+ * The modules outside `session/report/` that import one inside it: the
+ * report's renderers (Markdown, diffs) load only for `wave report` and at
+ * the end of a `--report` session, never on a session's way.
+ */
+export function reportImporters(edges: Map<string, string[]>): string[] {
+  const out: string[] = [];
+  for (const [file, targets] of edges) {
+    if (file.startsWith("session/report/")) continue;
+    for (const target of targets) {
+      if (target.startsWith("session/report/")) out.push(`${file} → ${target}`);
+    }
+  }
+  return out.sort();
+}
+
+Deno.test("layers: only cli.ts loads the session report (session/report/), and through a computed specifier", async () => {
+  assert.deepEqual(reportImporters(await graph()), [
+    "cli.ts → session/report/command.ts",
+  ]);
+  const cli = await Deno.readTextFile(join(ROOT, "cli.ts"));
+  assert.ok(
+    !/^import (?!type )[^;]*from "\.\/session\/report\//m.test(cli),
+    "cli.ts imports the report statically",
+  );
+  assert.deepEqual(
+    reportImporters(new Map([["session/server.ts", ["session/report/x.ts"]]])),
+    ["session/server.ts → session/report/x.ts"],
+  );
+});
+
 Deno.test("layers: no module imports itself round a loop", async () => {
   assert.deepEqual(cycles(await graph()), []);
 });

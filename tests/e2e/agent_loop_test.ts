@@ -534,10 +534,12 @@ Deno.test("loop: transcripts record every message; --resume sends the history ba
     (await Deno.readTextFile(`${waveHome}/sessions/${sessionId}.jsonl`)).trim()
       .split("\n");
   assert.deepEqual(lines.map((l) => JSON.parse(l).type), [
+    "session",
     "user",
     "assistant",
     "user",
     "assistant",
+    "result",
   ]);
   // A crash mid-write leaves half a line: resume skips it with a warning.
   await Deno.writeTextFile(
@@ -551,7 +553,7 @@ Deno.test("loop: transcripts record every message; --resume sends the history ba
     const warning = await wave.waitFor((m) => m.subtype === "warning");
     assert.match(
       warning.message,
-      /line 5 is not a complete message \(a write cut short, most likely\); it was skipped/,
+      /line 7 is not a complete message \(a write cut short, most likely\); it was skipped/,
     );
     mock.script({
       reply: [{ type: "text", text: "You asked what f.txt says." }],

@@ -80,6 +80,11 @@ const asNobody: Runner = {
   },
 };
 
+/** The directory Deno's cache is under now, for a wave given another HOME. */
+function denoCacheHome(): string {
+  return Deno.env.get("XDG_CACHE_HOME") ?? `${Deno.env.get("HOME")}/.cache`;
+}
+
 /** A test under each runner; skipped with a message where it cannot run. */
 function attack(
   name: string,
@@ -285,7 +290,14 @@ attack(
     // A home with credentials, and a workspace inside it (as nobody, its own).
     const fake = runner === asNobody ? undefined : await fakeHome();
     const wave = await runner.start(
-      fake ? { env: { HOME: fake }, workspace: `${fake}/proj` } : {},
+      // Deno's cache where it is, not under the new HOME (a cold cache
+      // downloads every package of deno.lock before the first call).
+      fake
+        ? {
+          env: { HOME: fake, XDG_CACHE_HOME: denoCacheHome() },
+          workspace: `${fake}/proj`,
+        }
+        : {},
     );
     try {
       const home = (await bash(wave, "echo $HOME")).content;
@@ -353,7 +365,11 @@ attack(
     await Deno.chmod(`${home}/bin/pwsh`, 0o755);
     await Deno.writeTextFile(`${home}/secret.txt`, "HOME SECRET");
     const wave = await runner.start({
-      env: { HOME: home, PATH: `${home}/bin:/usr/local/bin:/usr/bin:/bin` },
+      env: {
+        HOME: home,
+        PATH: `${home}/bin:/usr/local/bin:/usr/bin:/bin`,
+        XDG_CACHE_HOME: denoCacheHome(),
+      },
     });
     try {
       const r = await bash(
@@ -444,11 +460,9 @@ attack(
     const ws = await ownDir(runner, "wave-unborn-");
     const home = `${ws}/home/me`;
     // Deno's cache where it is, not under the new HOME (which would make it).
-    const cache = Deno.env.get("XDG_CACHE_HOME") ??
-      `${Deno.env.get("HOME")}/.cache`;
     const wave = await runner.start({
       workspace: ws,
-      env: { HOME: home, XDG_CACHE_HOME: cache },
+      env: { HOME: home, XDG_CACHE_HOME: denoCacheHome() },
     });
     try {
       const r = await bash(

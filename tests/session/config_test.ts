@@ -34,6 +34,7 @@ Deno.test("defaults", async () => {
     sttApiKey: undefined,
     maxTurns: 50,
     resume: false,
+    reportFile: null,
     taskListId: sessionId,
     toolDeadlineMs: 60_000,
     fileBoundary: landlockAbi() > 0 ? "landlock" : "paths",
@@ -41,6 +42,19 @@ Deno.test("defaults", async () => {
     openWith: "none",
     historyLimits: { maxAgeMs: 30 * 24 * 3600 * 1000, maxBytes: 1 << 30 },
   });
+});
+
+Deno.test("--report FILE is taken relative to the caller's directory", async () => {
+  const dir = await Deno.realPath(await Deno.makeTempDir());
+  const out = parseFlags(
+    ["--workspace", dir, "--report", "out/r.html"],
+    env({ HOME: "/home/u", WAVE_CALLER_CWD: "/srv/ci" }),
+    ["wave"],
+  );
+  assert.equal(
+    out.kind === "run" && out.config.reportFile,
+    "/srv/ci/out/r.html",
+  );
 });
 
 Deno.test("flags with = and with a separate value; WAVE_HOME wins over HOME", async () => {
