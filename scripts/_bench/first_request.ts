@@ -8,14 +8,14 @@
  * @module
  */
 
-import {
-  PERMISSION_FLAGS,
-  UNSTABLE_FLAGS,
-  V8_FLAGS,
-  waveArgs,
-} from "../flags.ts";
+import { waveArgs } from "../flags.ts";
 import { MockModel } from "../../tests/_mock_model.ts";
-import { type Figure, median, timeToFirstLine } from "./measure.ts";
+import {
+  emptyScriptArgs,
+  type Figure,
+  median,
+  timeToFirstLine,
+} from "./measure.ts";
 
 /** Milliseconds from spawning wave to the mock server's first request. */
 async function toFirstRequest(
@@ -65,16 +65,7 @@ async function toFirstRequest(
 /** Start → first model request ÷ an empty Deno script's start. */
 export async function firstRequest(runs = 15): Promise<Figure[]> {
   const dir = await Deno.makeTempDir({ prefix: "wave-bench-first-" });
-  const empty = `${dir}/empty.ts`;
-  await Deno.writeTextFile(empty, 'console.log("{}");\n');
-  const emptyArgs = [
-    "run",
-    "--quiet",
-    ...PERMISSION_FLAGS,
-    ...UNSTABLE_FLAGS,
-    ...V8_FLAGS,
-    empty,
-  ];
+  const emptyArgs = await emptyScriptArgs(dir);
   const mock = new MockModel();
   await timeToFirstLine(emptyArgs);
   await toFirstRequest(mock, dir);

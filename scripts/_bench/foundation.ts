@@ -5,13 +5,14 @@
  * @module
  */
 
+import { waveArgs } from "../flags.ts";
 import {
-  PERMISSION_FLAGS,
-  UNSTABLE_FLAGS,
-  V8_FLAGS,
-  waveArgs,
-} from "../flags.ts";
-import { BenchWave, type Figure, median, timeToFirstLine } from "./measure.ts";
+  BenchWave,
+  emptyScriptArgs,
+  type Figure,
+  median,
+  timeToFirstLine,
+} from "./measure.ts";
 
 const ECHO =
   new URL("../../tests/fixtures/tools/echo.ts", import.meta.url).pathname;
@@ -19,16 +20,7 @@ const ECHO =
 /** Start to `system/init` ÷ an empty script's start to its first line, same flags, interleaved runs. */
 export async function startup(runs = 21): Promise<Figure[]> {
   const dir = await Deno.makeTempDir({ prefix: "wave-bench-" });
-  const empty = `${dir}/empty.ts`;
-  await Deno.writeTextFile(empty, 'console.log("{}");\n');
-  const emptyArgs = [
-    "run",
-    "--quiet",
-    ...PERMISSION_FLAGS,
-    ...UNSTABLE_FLAGS,
-    ...V8_FLAGS,
-    empty,
-  ];
+  const emptyArgs = await emptyScriptArgs(dir);
   const env = { WAVE_HOME: `${dir}/home` };
   // Warm both (module cache, page cache).
   await timeToFirstLine(emptyArgs);

@@ -5,7 +5,12 @@
  * @module
  */
 
-import { waveArgs } from "../flags.ts";
+import {
+  PERMISSION_FLAGS,
+  UNSTABLE_FLAGS,
+  V8_FLAGS,
+  waveArgs,
+} from "../flags.ts";
 
 /** One line of the report. */
 export interface Figure {
@@ -31,6 +36,24 @@ export async function time(fn: () => Promise<unknown>): Promise<number> {
   const start = performance.now();
   await fn();
   return performance.now() - start;
+}
+
+/**
+ * The arguments that run an empty Deno script (it prints one line) with
+ * the flags wave runs with: the baseline of start-up figures. The script
+ * is written into `dir`.
+ */
+export async function emptyScriptArgs(dir: string): Promise<string[]> {
+  const empty = `${dir}/empty.ts`;
+  await Deno.writeTextFile(empty, 'console.log("{}");\n');
+  return [
+    "run",
+    "--quiet",
+    ...PERMISSION_FLAGS,
+    ...UNSTABLE_FLAGS,
+    ...V8_FLAGS,
+    empty,
+  ];
 }
 
 /** Milliseconds until a spawned command prints its first line (it is then killed). */
