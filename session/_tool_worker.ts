@@ -10,6 +10,7 @@
 
 import type {
   CallContextData,
+  FileIdentity,
   FromWorker,
   ToWorker,
 } from "./_worker_protocol.ts";
@@ -60,6 +61,23 @@ function transcribe(
       type: "interrupted",
     });
   if (signal.aborted) return Promise.reject(interrupted());
+  // Opened here, on the confined thread: what the main thread transcribes
+  // must be this file (Landlock held the open to the call's roots).
+  let file: FileIdentity;
+  try {
+    using opened = Deno.openSync(path, { read: true });
+    const info = opened.statSync();
+    file = { dev: info.dev, ino: info.ino ?? 0 };
+  } catch (error) {
+    const why = error instanceof Deno.errors.NotCapable
+      ? "the sandbox refused access (not a file this call was granted)"
+      : (error as Error).message;
+    return Promise.reject(
+      new ToolError(`${path} cannot be read: ${why}`, {
+        type: "transcription_failed",
+      }),
+    );
+  }
   const request = nextTranscript++;
   return new Promise<string>((resolve, reject) => {
     // The main thread stops too (it has the call's signal); the tool need
@@ -79,7 +97,7 @@ function transcribe(
         reject(error);
       },
     });
-    post({ type: "transcribe", id, request, path });
+    post({ type: "transcribe", id, request, path, file });
   });
 }
 

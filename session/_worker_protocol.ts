@@ -117,7 +117,18 @@ export type FromWorker =
    * A tool's `ctx.transcribe`: the main thread checks that `path` is one
    * the call named, makes the transcript, and answers `transcript`.
    */
-  | { type: "transcribe"; id: string; request: number; path: string }
+  | {
+    type: "transcribe";
+    id: string;
+    request: number;
+    path: string;
+    /**
+     * The file the worker's confined thread opened at `path` (device and
+     * inode): the main thread transcribes that file, not whatever the
+     * path names by the time it opens it.
+     */
+    file: FileIdentity;
+  }
   /**
    * A tool's `ctx.openFile`: the main thread checks that `path` is one
    * the call named, opens it as `--open-with` says, and answers `opened`.
@@ -129,3 +140,9 @@ export type FromWorker =
     path: string;
     timeoutMs: number;
   };
+
+/** A file's identity on its file system. */
+export interface FileIdentity {
+  dev: number;
+  ino: number;
+}

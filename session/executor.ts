@@ -22,6 +22,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type {
   CallContextData,
+  FileIdentity,
   FromWorker,
   ToWorker,
 } from "./_worker_protocol.ts";
@@ -63,7 +64,7 @@ export interface ExecRequest {
    * the path. Rejects with an error whose `message` the tool throws, with
    * its `structured`. Absent: the worker is told no model is configured.
    */
-  transcribe?(path: string): Promise<string>;
+  transcribe?(path: string, file: FileIdentity): Promise<string>;
   /**
    * Opens a file for the person (`ctx.openFile`); it checks the path.
    * Resolves with what happened; rejects with an error whose `message` the
@@ -314,6 +315,7 @@ class SandboxWorker {
     call: PendingCall,
     request: number,
     path: string,
+    file: FileIdentity,
   ): Promise<void> {
     const id = call.request.callId;
     let answer: ToWorker;
@@ -325,7 +327,7 @@ class SandboxWorker {
           { structured: { type: "no_stt_model" } },
         );
       }
-      const text = await call.request.transcribe(path);
+      const text = await call.request.transcribe(path, file);
       answer = { type: "transcript", id, request, text };
     } catch (error) {
       answer = {
@@ -407,7 +409,9 @@ class SandboxWorker {
         call?.hooks.onStarted();
         return;
       case "transcribe":
-        if (call) this.#transcribe(call, message.request, message.path);
+        if (call) {
+          this.#transcribe(call, message.request, message.path, message.file);
+        }
         return;
       case "open_file":
         if (call) {

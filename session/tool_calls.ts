@@ -278,19 +278,17 @@ export class ToolCalls {
           if (done) (rendering ??= []).push(done);
         },
         transcribe: transcriber &&
-          (async (path) => {
+          (async (path, file) => {
             // The channel reads only what the call was granted: a path its
-            // input named, still where resolution found it.
-            if (
-              !named.has(path) ||
-              await Deno.realPath(path).catch(() => "") !== path
-            ) {
+            // input named, and the very file the worker opened there (the
+            // transcriber checks it is the one it opens).
+            if (!named.has(path)) {
               throw new TranscriptionError(
                 `${path} is not a file this call named, so it cannot be transcribed`,
                 { type: "not_granted" },
               );
             }
-            return await transcriber.transcribe(path, signal);
+            return await transcriber.transcribe(path, signal, file);
           }),
         openFile: async (path, timeoutMs) => {
           if (!named.has(path)) {

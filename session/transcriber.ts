@@ -100,25 +100,54 @@ export class Transcriber {
 
   /**
    * The transcript of the media file at `real` (a real path the caller
-   * checked). Guarantees: the same file version is sent once per session;
-   * the request and ffmpeg stop when `signal` aborts; every failure
-   * rejects with a {@linkcode TranscriptionError} saying what to do (which
-   * flag, what to install, what the API said), never with the key.
+   * checked), and, given `expected`, of that very file (its device and
+   * inode, as the caller opened it): a path that names another file by
+   * now (a swapped symlink, a renamed directory) is refused, and the file
+   * is read from the descriptor opened here, never by its path again.
+   * Guarantees: the same file version is sent once per session; the
+   * request and ffmpeg stop when `signal` aborts; every failure rejects
+   * with a {@linkcode TranscriptionError} saying what to do (which flag,
+   * what to install, what the API said), never with the key.
    */
-  async transcribe(real: string, signal: AbortSignal): Promise<string> {
+  async transcribe(
+    real: string,
+    signal: AbortSignal,
+    expected?: { dev: number; ino: number },
+  ): Promise<string> {
+    let file: Deno.FsFile;
     let info: Deno.FileInfo;
     try {
-      info = await Deno.stat(real);
+      file = await Deno.open(real, { read: true });
     } catch (error) {
       throw new TranscriptionError(
         `it cannot be read: ${(error as Error).message}`,
         { type: "transcription_failed" },
       );
     }
-    const key = `${real}\0${info.size}\0${info.mtime?.getTime()}`;
+    try {
+      info = await file.stat();
+      if (
+        expected && (info.dev !== expected.dev || info.ino !== expected.ino)
+      ) {
+        throw new TranscriptionError(
+          "it was replaced while it was being read (another process renamed or linked something on its path); read it again",
+          { type: "file_changed" },
+        );
+      }
+    } catch (error) {
+      file.close();
+      if (error instanceof TranscriptionError) throw error;
+      throw new TranscriptionError(
+        `it cannot be read: ${(error as Error).message}`,
+        { type: "transcription_failed" },
+      );
+    }
+    const key =
+      `${info.dev}:${info.ino}\0${info.size}\0${info.mtime?.getTime()}`;
     let made = this.#kept.get(key);
-    if (!made) {
-      made = this.#make(real, info.size, signal);
+    if (made) file.close();
+    else {
+      made = this.#make(file, basename(real), info.size, signal);
       this.#kept.set(key, made);
       made.catch(() => this.#kept.delete(key));
       while (this.#kept.size > KEPT) {
@@ -128,13 +157,34 @@ export class Transcriber {
     return await made;
   }
 
-  async #make(real: string, size: number, signal: AbortSignal) {
-    const ext = extname(real).slice(1).toLowerCase();
+  /** Transcribes the open `file` (named `name`, `size` bytes); closes it. */
+  async #make(
+    file: Deno.FsFile,
+    name: string,
+    size: number,
+    signal: AbortSignal,
+  ) {
+    try {
+      return await this.#transcribeOpen(file, name, size, signal);
+    } finally {
+      try {
+        file.close();
+      } catch { /* closed already */ }
+    }
+  }
+
+  async #transcribeOpen(
+    file: Deno.FsFile,
+    name: string,
+    size: number,
+    signal: AbortSignal,
+  ) {
+    const ext = extname(name).slice(1).toLowerCase();
     const max = this.#options.maxUploadBytes ?? MAX_UPLOAD_BYTES;
     if (API_FORMATS.includes(ext) && size <= max) {
       return await this.#request(
-        await Deno.readFile(real),
-        basename(real),
+        await new Response(file.readable).bytes(),
+        name,
         signal,
       );
     }
@@ -157,7 +207,20 @@ export class Transcriber {
     }
     const dir = await Deno.makeTempDir({ prefix: "wave-stt-" });
     try {
-      const chunks = await convertToChunks(real, dir, {
+      // ffmpeg reads a private copy made from the descriptor: given the
+      // path, it would open whatever the path names by then.
+      const input = `${dir}/input${ext ? `.${ext}` : ""}`;
+      {
+        await using copy = await Deno.open(input, {
+          write: true,
+          createNew: true,
+          mode: 0o600,
+        });
+        await file.readable.pipeTo(copy.writable, { preventClose: true });
+      }
+      const out = `${dir}/chunks`;
+      await Deno.mkdir(out);
+      const chunks = await convertToChunks(input, out, {
         ffmpeg,
         chunkSeconds: this.#options.chunkSeconds ?? CHUNK_SECONDS,
         signal: this.#bounded(signal),

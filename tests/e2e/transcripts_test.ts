@@ -128,18 +128,27 @@ Deno.test("e2e 004: the transcript channel reads only a path the call named", ()
     stt.script("named");
     const ok = await wave.callTool("Transcribe", { path: "named.wav" });
     assert.equal(ok.content, "named");
+    // In the workspace but not named: the main thread refuses it.
     const other = `${wave.workspace}/other.wav`;
-    for (const ask of [other, "/etc/passwd"]) {
-      const r = await wave.callTool("Transcribe", {
-        path: "named.wav",
-        ask,
-      });
-      assert.equal(r.is_error, true);
-      assert.equal(
-        r.content,
-        `${ask} is not a file this call named, so it cannot be transcribed`,
-      );
-    }
+    const r = await wave.callTool("Transcribe", {
+      path: "named.wav",
+      ask: other,
+    });
+    assert.equal(r.is_error, true);
+    assert.equal(
+      r.content,
+      `${other} is not a file this call named, so it cannot be transcribed`,
+    );
+    // Outside: the worker cannot even open it.
+    const outside = await wave.callTool("Transcribe", {
+      path: "named.wav",
+      ask: "/etc/passwd",
+    });
+    assert.equal(outside.is_error, true);
+    assert.equal(
+      outside.content,
+      "/etc/passwd cannot be read: the sandbox refused access (not a file this call was granted)",
+    );
     assert.deepEqual(stt.requests.map((r) => r.fileName), ["named.wav"]);
   }).finally(() => stt.close());
 });

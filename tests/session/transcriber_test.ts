@@ -214,3 +214,29 @@ Deno.test({
       assert.equal(stt.requests.length, 0);
     }),
 });
+
+Deno.test("transcriber: a path that names another file than the one the worker opened is refused, and nothing is sent", () =>
+  withStt(async (stt) => {
+    const t = new Transcriber({ model: "openai:whisper-1", baseUrl: stt.url });
+    const path = `${dir}/swapped.wav`;
+    await Deno.writeFile(path, new TextEncoder().encode("RIFF"));
+    const info = await Deno.stat(path);
+    // What the worker opened: another inode than the one the path names now.
+    const error = await t.transcribe(path, never, {
+      dev: info.dev,
+      ino: (info.ino ?? 0) + 1,
+    }).catch((e) => e);
+    assert.ok(error instanceof TranscriptionError);
+    assert.equal(
+      error.message,
+      "it was replaced while it was being read (another process renamed or linked something on its path); read it again",
+    );
+    assert.deepEqual(error.structured, { type: "file_changed" });
+    assert.equal(stt.requests.length, 0);
+    // The very file the worker opened goes through.
+    stt.script("swapped");
+    assert.equal(
+      await t.transcribe(path, never, { dev: info.dev, ino: info.ino ?? 0 }),
+      "swapped",
+    );
+  }));
