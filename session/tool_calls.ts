@@ -14,6 +14,8 @@ import type { Grants, SandboxExecutor } from "./executor.ts";
 import { describeIssues } from "./inbound.ts";
 import type { CallToolAnswer } from "./outbound.ts";
 import type { ReadState } from "../tools/kernel/read_state.ts";
+import type { CommandConfinement } from "../tools/kernel/bwrap.ts";
+import type { ProcessGroups } from "../tools/kernel/processes.ts";
 import type { RegisteredTool, ToolRegistry } from "./registry.ts";
 import { boundIn } from "../tools/kernel/modes.ts";
 import { resolvePrograms } from "../tools/kernel/programs.ts";
@@ -45,6 +47,8 @@ export interface ToolCallsDeps {
   config: Config;
   registry: ToolRegistry;
   executor: SandboxExecutor;
+  /** The session's process groups, and its commands' cgroups. */
+  processes: ProcessGroups;
   approvals: ApprovalGate;
   readState: ReadState;
   writeQueue: WriteQueue;
@@ -185,6 +189,8 @@ export class ToolCalls {
     }
 
     const ticket = deps.writeQueue.enter(def.scopes.write ? "write" : "read");
+    /** The cgroup the call's command runs in, under `none` where wave can make one. */
+    let cgroup: string | undefined;
     try {
       await ticket.ready;
       if (signal.aborted) {
@@ -206,6 +212,31 @@ export class ToolCalls {
       let rendering: Promise<void>[] | undefined;
       const named = new Set(uses.map(({ resolved }) => resolved.real));
       const transcriber = deps.transcriber;
+      let shellSandbox: CommandConfinement = { kind: "none" };
+      if (def.scopes.run?.length) {
+        const sandbox = CommandSandbox.for(config);
+        shellSandbox = await sandbox.confinement({
+          workspace: config.workspace,
+          waveHome: config.waveHome,
+          spillDir,
+          home: deps.home,
+          programs,
+        });
+        const { cgroupParent } = await sandbox.decided();
+        if (shellSandbox.kind === "none" && cgroupParent) {
+          // The command joins it before it runs; it is killed, whole, below.
+          try {
+            cgroup = deps.processes.makeCgroup(cgroupParent);
+          } catch (error) {
+            return fail(
+              `${def.name} was not run: wave could not make a cgroup for its command in ${cgroupParent} (${
+                error instanceof Error ? error.message : String(error)
+              }), and without one what the command starts could outlive it`,
+            );
+          }
+          shellSandbox = { kind: "none", cgroup };
+        }
+      }
       const outcome = await deps.executor.run({
         callId: `${toolUseId}#${nextCall++}`,
         toolName: def.name,
@@ -241,15 +272,7 @@ export class ToolCalls {
           spillDir,
           home: deps.home,
           limits: { maxReadTokens: config.maxReadTokens },
-          shellSandbox: def.scopes.run?.length
-            ? await CommandSandbox.for(config).confinement({
-              workspace: config.workspace,
-              waveHome: config.waveHome,
-              spillDir,
-              home: deps.home,
-              programs,
-            })
-            : { kind: "none" },
+          shellSandbox,
           taskListId: config.taskListId,
           env: deps.env,
           programs,
@@ -269,6 +292,8 @@ export class ToolCalls {
         structured: result.structured ?? null,
       };
     } finally {
+      // Nothing the command started outlives the call.
+      if (cgroup) deps.processes.endCgroup(cgroup);
       ticket.release();
     }
   }

@@ -16,6 +16,8 @@ import {
   type WaveProcess,
 } from "../_wave.ts";
 import { nobodyRuntime, startWaveAsNobody } from "./_unprivileged.ts";
+import { commandCgroupParent } from "../../session/command_sandbox.ts";
+import { waitUntil } from "../_waiting.ts";
 
 const SECRET = `sk-ant-contain-${crypto.randomUUID()}`;
 
@@ -618,7 +620,47 @@ const ENDINGS: [string, (wave: WaveProcess, n: number) => Promise<void>][] = [
   }],
 ];
 
+/** Where wave, run as this user, makes its unconfined commands' cgroups (found as wave finds it); else why the tests cannot run. */
+const cgroupParent = commandCgroupParent();
+const noCgroups = cgroupParent
+  ? false
+  : "this user cannot make cgroup v2 cgroups here (no unified hierarchy mounted, or its own cgroup is not writable or not delegated)";
+
+/** The command cgroups a wave has made and not yet removed. */
+function cgroupsOf(wave: WaveProcess): string[] {
+  return [...Deno.readDirSync(cgroupParent!)]
+    .map((e) => e.name)
+    .filter((name) => name.startsWith(`wave-command-${wave.child.pid}-`));
+}
+
 for (const [ending, end] of ENDINGS) {
+  // Under none, with no pid namespace, the cgroup each command runs in.
+  Deno.test(`orphans under --shell-sandbox none: nothing a command starts outlives ${ending} (${KINDS.length} kinds, a cgroup per command)`, async () => {
+    if (noCgroups) {
+      console.error(`skipped (${noCgroups})`);
+      return;
+    }
+    const wave = await startWave({ args: ["--shell-sandbox", "none"] });
+    const n = 7000 + Math.floor(Math.random() * 2000);
+    try {
+      assert.deepEqual(wave.messages[0].sandbox, {
+        commands: "none",
+        orphans: "cgroup",
+        network: true,
+      });
+      await end(wave, n);
+      await assertNoneLeft(n, ending);
+      // The cgroup is removed once empty.
+      await waitUntil(
+        () => cgroupsOf(wave).length === 0,
+        "the command's cgroup removed",
+        { detail: () => cgroupsOf(wave).join(", ") },
+      );
+    } finally {
+      await wave.kill();
+    }
+  });
+
   attack(
     `nothing a command starts outlives ${ending} (${KINDS.length} kinds)`,
     async (runner) => {
@@ -634,10 +676,55 @@ for (const [ending, end] of ENDINGS) {
   );
 }
 
+Deno.test("under --shell-sandbox none, a command in its cgroup keeps the session's environment, a group of its own, and its exit status", async () => {
+  if (noCgroups) {
+    console.error(`skipped (${noCgroups})`);
+    return;
+  }
+  const none = await startWave({ args: ["--shell-sandbox", "none"] });
+  const confined = bwrapWorks ? await startWave() : undefined;
+  try {
+    const script = "env | cut -d= -f1 | sort | tr '\\n' ' '";
+    const names = async (wave: WaveProcess) =>
+      (await wave.callTool("Bash", { command: script })).structured.stdout;
+    const unconfined = await names(none);
+    assert.match(unconfined, / WAVE_COMMAND /);
+    assert.doesNotMatch(unconfined, /TMPDIR/);
+    if (confined) {
+      // The same names as a confined command's, but the private /tmp.
+      assert.equal(
+        unconfined,
+        (await names(confined)).replace("TMPDIR ", ""),
+      );
+    }
+    const ids = await none.callTool("Bash", {
+      command:
+        "read -r _ _ _ _ pgid sid _ < /proc/$$/stat; echo $$ $pgid $sid; grep '^0::' /proc/$$/cgroup",
+    });
+    const [pid, pgid, sid] = ids.structured.stdout.split("\n")[0].split(" ");
+    assert.equal(pgid, pid, "the command leads its process group");
+    assert.equal(sid, pid, "and its session");
+    assert.match(
+      ids.structured.stdout,
+      new RegExp(`^0::.*/wave-command-${none.child.pid}-\\d+$`, "m"),
+    );
+    assert.equal(
+      (await none.callTool("Bash", { command: "exit 7" })).structured.exitCode,
+      7,
+    );
+    const killed = await none.callTool("Bash", { command: "kill -TERM $$" });
+    assert.equal(killed.structured.signal, "SIGTERM");
+    assert.equal(killed.structured.exitCode, null);
+  } finally {
+    await none.kill();
+    await confined?.kill();
+  }
+});
+
 Deno.test("where commands cannot be confined, system/init says so and a system/warning says what they can reach", async () => {
   // A PATH with bash and without bubblewrap.
   const bin = await Deno.makeTempDir({ prefix: "wave-nobwrap-" });
-  for (const program of ["bash", "setsid", "env", "sleep"]) {
+  for (const program of ["bash", "setsid", "sh", "env", "sleep"]) {
     const path = (await new Deno.Command("bash", {
       args: ["-c", `command -v ${program}`],
       stdout: "piped",
@@ -651,13 +738,17 @@ Deno.test("where commands cannot be confined, system/init says so and a system/w
   try {
     assert.deepEqual(wave.messages[0].sandbox, {
       commands: "none",
-      orphans: "marker",
+      orphans: cgroupParent ? "cgroup" : "marker",
       network: true,
     });
     const warning = await wave.waitFor((m) => m.subtype === "warning");
     assert.equal(
       warning.message,
-      "No confinement for commands: bubblewrap (bwrap) is not installed, so commands run unconfined, as wave's user: they can read and write every file that user can (its home directory, WAVE_HOME with other sessions' transcripts), reach the network, and reach wave's own process (its environment, model API keys included, and its stdin); a process a command starts is killed when the command ends only while it keeps the WAVE_COMMAND marker in its environment. Install bubblewrap where user namespaces are allowed (or run wave as root) to confine them; --shell-sandbox none says this is intended.",
+      `No confinement for commands: bubblewrap (bwrap) is not installed, so commands run unconfined, as wave's user: they can read and write every file that user can (its home directory, WAVE_HOME with other sessions' transcripts), reach the network, and reach wave's own process (its environment, model API keys included, and its stdin); ${
+        cgroupParent
+          ? "everything a command starts is killed when the command ends (each command runs in a cgroup of its own)"
+          : "a process a command starts is killed when the command ends only while it keeps the WAVE_COMMAND marker in its environment"
+      }. Install bubblewrap where user namespaces are allowed (or run wave as root) to confine them; --shell-sandbox none says this is intended.`,
     );
     // The warning comes right after system/init.
     assert.equal(wave.messages[1], warning);

@@ -33,8 +33,22 @@ const PIPE_GRACE_MS = 2000;
 /** The longest wait for the pipes after the shell has exited. */
 const PIPE_GRACE_MAX_MS = 10_000;
 
-/** The programs a shell tool's `run` scope names. */
-export const SHELL_PROGRAMS = ["bash", "pwsh", "bwrap", "setsid"] as const;
+/** The programs a shell tool's `run` scope names (sh puts an unconfined command in its cgroup). */
+export const SHELL_PROGRAMS = [
+  "bash",
+  "pwsh",
+  "bwrap",
+  "setsid",
+  "sh",
+] as const;
+
+/**
+ * The sh script that moves itself into the cgroup whose `cgroup.procs` is
+ * `$0`, then execs the command (`"$@"`); a command that cannot join fails
+ * with 126 rather than run where its orphans could escape.
+ */
+const JOIN_CGROUP =
+  'echo $$ 2>/dev/null >"$0" || { echo "wave: the command could not join its cgroup ($0), so it was not run" >&2; exit 126; }; unset PWD; exec "$@"';
 
 /** One command. */
 export interface ShellRequest {
@@ -106,7 +120,24 @@ function argv(
   }
   const sandbox = ctx.shellSandbox;
   if (sandbox.kind !== "bwrap") {
-    return { command: inner[0], args: inner.slice(1), sandboxed: false };
+    if (sandbox.cgroup === undefined) {
+      return { command: inner[0], args: inner.slice(1), sandboxed: false };
+    }
+    const sh = ctx.programs.sh;
+    if (!sh) {
+      throw new ToolError(
+        "sh is not available on this machine, and wave needs it to put the command in its cgroup.",
+        { type: "shell_missing" },
+      );
+    }
+    // sh joins the cgroup, then becomes the shell (same pid, same group):
+    // whatever the command starts is born in the cgroup. PWD, which sh
+    // exports, is taken away again: the environment stays the session's.
+    return {
+      command: sh,
+      args: ["-c", JOIN_CGROUP, `${sandbox.cgroup}/cgroup.procs`, ...inner],
+      sandboxed: false,
+    };
   }
   const bwrap = ctx.programs.bwrap;
   if (!bwrap) {

@@ -11,8 +11,21 @@
  * may look at the whole file system; a tool's worker may not).
  */
 export type CommandConfinement =
-  | { readonly kind: "none" }
+  | UnconfinedCommand
   | BwrapConfinement;
+
+/** A command run unconfined, as wave's user. */
+export interface UnconfinedCommand {
+  /** Not confined. */
+  readonly kind: "none";
+  /**
+   * The cgroup v2 directory the command joins before it runs, made for it
+   * by the session, which kills everything in it when the call ends; absent
+   * where wave cannot make cgroups (then only the `WAVE_COMMAND` marker
+   * finds what the command detaches).
+   */
+  readonly cgroup?: string;
+}
 
 /** A command under bubblewrap: what it must not see, and whether it has a network. */
 export interface BwrapConfinement {

@@ -106,6 +106,58 @@ function markerOf(pid: number): string | undefined {
   }
 }
 
+/** How long wave waits for a killed cgroup to empty before removing it (it is removed later otherwise). */
+const CGROUP_EMPTY_WAIT_MS = 200;
+/** How long a killed cgroup that has not emptied is retried for, in the background. */
+const CGROUP_REMOVE_RETRY_MS = 10_000;
+
+let cgroupsMade = 0;
+
+/**
+ * Kills every process in a cgroup v2 at once (`cgroup.kill`, which also
+ * reaches what is forked meanwhile), and waits up to `waitMs` for it to
+ * empty; whether it did.
+ */
+function killCgroup(dir: string, waitMs: number): boolean {
+  try {
+    Deno.writeTextFileSync(`${dir}/cgroup.kill`, "1");
+  } catch {
+    return true; // gone already
+  }
+  const end = performance.now() + waitMs;
+  while (true) {
+    try {
+      const events = Deno.readTextFileSync(`${dir}/cgroup.events`);
+      if (/^populated 0$/m.test(events)) return true;
+    } catch {
+      return true;
+    }
+    if (performance.now() >= end) return false;
+    // A process killed takes a moment to exit: a short sleep, not a spin.
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2);
+  }
+}
+
+/** Removes an emptied cgroup; a busy one is retried in the background for a while. */
+function removeCgroup(
+  dir: string,
+  until = performance.now() + CGROUP_REMOVE_RETRY_MS,
+): void {
+  try {
+    Deno.removeSync(dir);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return;
+    if (performance.now() > until) {
+      console.error(`wave: could not remove the command cgroup ${dir}:`, error);
+      return;
+    }
+    Deno.unrefTimer(setTimeout(() => {
+      killCgroup(dir, 0);
+      removeCgroup(dir, until);
+    }, 50));
+  }
+}
+
 /** How many ended commands' markers are remembered for sweeps. */
 const MARKERS_KEPT = 256;
 /** A second sweep after a command ends, for descendants orphaned late (their parent took a moment to die). */
@@ -127,6 +179,32 @@ export class ProcessGroups {
   >();
   /** Markers of commands that have ended, oldest first. */
   #ended = new Set<string>();
+  /** The cgroups made for calls' commands and not yet ended. */
+  #cgroups = new Set<string>();
+
+  /**
+   * Makes an empty cgroup v2 under `parent` (see
+   * `commandCgroupParent` in session/command_sandbox.ts) for one call's
+   * command, which joins it before it runs; {@linkcode endCgroup} kills
+   * whatever is in it and removes it, and so does {@linkcode killAll}.
+   * Throws when it cannot be made.
+   */
+  makeCgroup(parent: string): string {
+    const dir = `${parent}/wave-command-${Deno.pid}-${++cgroupsMade}`;
+    Deno.mkdirSync(dir);
+    this.#cgroups.add(dir);
+    return dir;
+  }
+
+  /**
+   * Kills every process in a call's cgroup, whatever it did to leave its
+   * group or clear its environment, and removes the cgroup.
+   */
+  endCgroup(dir: string): void {
+    if (!this.#cgroups.delete(dir)) return;
+    killCgroup(dir, CGROUP_EMPTY_WAIT_MS);
+    removeCgroup(dir);
+  }
 
   /** Records a group a call started. */
   started(
@@ -203,6 +281,7 @@ export class ProcessGroups {
   killAll(): void {
     // Killed groups' markers become ended ones, which the sweep looks for.
     this.kill([...this.#groups.keys()]);
+    for (const dir of [...this.#cgroups]) this.endCgroup(dir);
     this.sweep();
   }
 }
