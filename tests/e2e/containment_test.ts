@@ -650,12 +650,17 @@ for (const [ending, end] of ENDINGS) {
       });
       await end(wave, n);
       await assertNoneLeft(n, ending);
-      // The cgroup is removed once empty.
-      await waitUntil(
-        () => cgroupsOf(wave).length === 0,
-        "the command's cgroup removed",
-        { detail: () => cgroupsOf(wave).join(", ") },
-      );
+      // Its cgroups are empty (kept for the next commands), and removed
+      // when wave ends.
+      for (const name of cgroupsOf(wave)) {
+        assert.match(
+          Deno.readTextFileSync(`${cgroupParent}/${name}/cgroup.events`),
+          /^populated 0$/m,
+        );
+      }
+      await wave.closeStdin();
+      await wave.wait();
+      assert.deepEqual(cgroupsOf(wave), [], "no cgroup left behind");
     } finally {
       await wave.kill();
     }
@@ -676,7 +681,7 @@ for (const [ending, end] of ENDINGS) {
   );
 }
 
-Deno.test("under --shell-sandbox none, a command in its cgroup keeps the session's environment, a group of its own, and its exit status", async () => {
+Deno.test("under --shell-sandbox none, a command in its cgroup keeps the session's environment, a group of its own, and its exit status; a killed wave's cgroups are removed by the next", async () => {
   if (noCgroups) {
     console.error(`skipped (${noCgroups})`);
     return;
@@ -718,6 +723,18 @@ Deno.test("under --shell-sandbox none, a command in its cgroup keeps the session
   } finally {
     await none.kill();
     await confined?.kill();
+  }
+  // A wave killed outright leaves its cgroups; the next one removes them,
+  // and kills what is in them.
+  const left = cgroupsOf(none);
+  assert.notDeepEqual(left, []);
+  const next = await startWave({ args: ["--shell-sandbox", "none"] });
+  try {
+    await next.callTool("Bash", { command: "true" });
+    assert.deepEqual(cgroupsOf(none), []);
+  } finally {
+    await next.closeStdin();
+    await next.wait();
   }
 });
 

@@ -112,6 +112,8 @@ const CGROUP_EMPTY_WAIT_MS = 200;
 const CGROUP_REMOVE_RETRY_MS = 10_000;
 
 let cgroupsMade = 0;
+/** How many emptied cgroups a session keeps for its next commands. */
+const IDLE_CGROUPS = 4;
 
 /**
  * Kills every process in a cgroup v2 at once (`cgroup.kill`, which also
@@ -158,6 +160,30 @@ function removeCgroup(
   }
 }
 
+/**
+ * Kills and removes the command cgroups of waves that are gone (killed
+ * before they could remove them): what is still in one outlived its
+ * command.
+ */
+function removeStaleCgroups(parent: string): void {
+  let entries: Deno.DirEntry[];
+  try {
+    entries = [...Deno.readDirSync(parent)];
+  } catch {
+    return;
+  }
+  for (const { name, isDirectory } of entries) {
+    const pid = /^wave-command-(\d+)-\d+$/.exec(name)?.[1];
+    if (!isDirectory || !pid || Number(pid) === Deno.pid) continue;
+    try {
+      Deno.statSync(`/proc/${pid}`);
+      continue; // that wave still runs
+    } catch { /* gone */ }
+    killCgroup(`${parent}/${name}`, CGROUP_EMPTY_WAIT_MS);
+    removeCgroup(`${parent}/${name}`);
+  }
+}
+
 /** How many ended commands' markers are remembered for sweeps. */
 const MARKERS_KEPT = 256;
 /** A second sweep after a command ends, for descendants orphaned late (their parent took a moment to die). */
@@ -181,6 +207,12 @@ export class ProcessGroups {
   #ended = new Set<string>();
   /** The cgroups made for calls' commands and not yet ended. */
   #cgroups = new Set<string>();
+  /** Emptied cgroups kept for the next commands. */
+  #idleCgroups: string[] = [];
+  /** The parents whose cgroups left by waves that are gone have been removed. */
+  #tidied = new Set<string>();
+  /** Set by {@linkcode killAll}: no cgroup is kept after it. */
+  #closed = false;
 
   /**
    * Makes an empty cgroup v2 under `parent` (see
@@ -190,8 +222,18 @@ export class ProcessGroups {
    * Throws when it cannot be made.
    */
   makeCgroup(parent: string): string {
-    const dir = `${parent}/wave-command-${Deno.pid}-${++cgroupsMade}`;
-    Deno.mkdirSync(dir);
+    if (!this.#tidied.has(parent)) {
+      this.#tidied.add(parent);
+      removeStaleCgroups(parent);
+    }
+    // An emptied cgroup is used again: making and removing one costs more
+    // than the command `true`.
+    let dir = this.#idleCgroups.pop();
+    if (dir === undefined || !dir.startsWith(`${parent}/`)) {
+      if (dir !== undefined) removeCgroup(dir);
+      dir = `${parent}/wave-command-${Deno.pid}-${++cgroupsMade}`;
+      Deno.mkdirSync(dir);
+    }
     this.#cgroups.add(dir);
     return dir;
   }
@@ -202,8 +244,10 @@ export class ProcessGroups {
    */
   endCgroup(dir: string): void {
     if (!this.#cgroups.delete(dir)) return;
-    killCgroup(dir, CGROUP_EMPTY_WAIT_MS);
-    removeCgroup(dir);
+    const empty = killCgroup(dir, CGROUP_EMPTY_WAIT_MS);
+    if (empty && !this.#closed && this.#idleCgroups.length < IDLE_CGROUPS) {
+      this.#idleCgroups.push(dir);
+    } else removeCgroup(dir);
   }
 
   /** Records a group a call started. */
@@ -281,7 +325,9 @@ export class ProcessGroups {
   killAll(): void {
     // Killed groups' markers become ended ones, which the sweep looks for.
     this.kill([...this.#groups.keys()]);
+    this.#closed = true;
     for (const dir of [...this.#cgroups]) this.endCgroup(dir);
+    for (const dir of this.#idleCgroups.splice(0)) removeCgroup(dir);
     this.sweep();
   }
 }
