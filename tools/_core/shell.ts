@@ -193,15 +193,22 @@ export async function runShell(
     ...(sandboxed ? { TMPDIR: "/tmp" } : {}),
     [COMMAND_MARKER]: marker,
   };
-  const child = spawnInOwnSession(ctx.programs.setsid, command, {
+  const options = {
     args,
     cwd: request.cwd,
     clearEnv: true,
     env,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  });
+    stdin: "null" as const,
+    stdout: "piped" as const,
+    stderr: "piped" as const,
+  };
+  // bubblewrap needs no group of its own: it puts the command in a new
+  // session itself, and killing bubblewrap kills its pid namespace whole
+  // (a signal to the "group" then reaches bubblewrap alone). Without the
+  // setsid in front, a command starts a program sooner.
+  const child = sandboxed
+    ? new Deno.Command(command, options).spawn()
+    : spawnInOwnSession(ctx.programs.setsid, command, options);
   const pgid = child.pid;
   ctx.processes.started(pgid, marker);
 
