@@ -453,7 +453,7 @@ export class CommandSandbox {
     // hidden, the program alone is shown again, read-only.
     const showFiles: { from: string; to: string }[] = [];
     for (const [name, path] of Object.entries(place.programs)) {
-      if (name === "bwrap" || name === "setsid" || name === "sh") continue; // run outside
+      if (name === "bwrap" || name === "setsid") continue; // run outside
       const from = real(path);
       if (!from) continue;
       for (const to of new Set([path, from])) {

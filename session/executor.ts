@@ -295,8 +295,22 @@ class SandboxWorker {
             message.id,
             this.id,
             message.marker,
+            message.cgroup,
           );
           // A group started after its call was given up on dies at once.
+          if (!call) this.#processes.kill([message.pgid]);
+        } else if (message.op === "prepared") {
+          // Not the call's: it may have ended; the worker's end kills it.
+          this.#processes.started(
+            message.pgid,
+            message.id,
+            this.id,
+            message.marker,
+            message.cgroup,
+            true,
+          );
+        } else if (message.op === "adopted") {
+          this.#processes.adopt(message.pgid, message.id, this.id);
           if (!call) this.#processes.kill([message.pgid]);
         } else this.#processes.ended(message.pgid);
         return;

@@ -189,8 +189,9 @@ export class ToolCalls {
     }
 
     const ticket = deps.writeQueue.enter(def.scopes.write ? "write" : "read");
-    /** The cgroup the call's command runs in, under `none` where wave can make one. */
+    /** The cgroups the call's command and the next one's shell run in, under `none` where wave can make them. */
     let cgroup: string | undefined;
+    let spareCgroup: string | undefined;
     try {
       await ticket.ready;
       if (signal.aborted) {
@@ -223,10 +224,16 @@ export class ToolCalls {
           programs,
         });
         const { cgroupParent } = await sandbox.decided();
-        if (shellSandbox.kind === "none" && cgroupParent) {
-          // The command joins it before it runs; it is killed, whole, below.
+        if (shellSandbox.kind === "bwrap") {
+          shellSandbox = { ...shellSandbox, prepare: true };
+        } else if (!cgroupParent) {
+          shellSandbox = { kind: "none", prepare: true };
+        } else {
+          // The command joins one before it runs, and the shell started
+          // ahead for the next command the other; ended below if unused.
           try {
             cgroup = deps.processes.makeCgroup(cgroupParent);
+            spareCgroup = deps.processes.makeCgroup(cgroupParent);
           } catch (error) {
             return fail(
               `${def.name} was not run: wave could not make a cgroup for its command in ${cgroupParent} (${
@@ -234,7 +241,7 @@ export class ToolCalls {
               }), and without one what the command starts could outlive it`,
             );
           }
-          shellSandbox = { kind: "none", cgroup };
+          shellSandbox = { kind: "none", cgroup, spareCgroup, prepare: true };
         }
       }
       const outcome = await deps.executor.run({
@@ -292,8 +299,11 @@ export class ToolCalls {
         structured: result.structured ?? null,
       };
     } finally {
-      // Nothing the command started outlives the call.
-      if (cgroup) deps.processes.endCgroup(cgroup);
+      // Nothing the command started outlives the call (its group's end
+      // already killed what was in its cgroup).
+      deps.processes.releaseCgroups(
+        [cgroup, spareCgroup].filter((c) => c !== undefined),
+      );
       ticket.release();
     }
   }

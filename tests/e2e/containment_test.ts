@@ -17,7 +17,6 @@ import {
 } from "../_wave.ts";
 import { nobodyRuntime, startWaveAsNobody } from "./_unprivileged.ts";
 import { commandCgroupParent } from "../../session/command_sandbox.ts";
-import { waitUntil } from "../_waiting.ts";
 
 const SECRET = `sk-ant-contain-${crypto.randomUUID()}`;
 
@@ -633,6 +632,104 @@ function cgroupsOf(wave: WaveProcess): string[] {
     .filter((name) => name.startsWith(`wave-command-${wave.child.pid}-`));
 }
 
+/** Seconds since boot, as /proc/uptime says. */
+function uptime(): number {
+  return Number(Deno.readTextFileSync("/proc/uptime").split(" ")[0]);
+}
+
+/**
+ * Runs the same script as a session's first command (its process started
+ * at once) and as its second (run in a process prepared while the session
+ * waited, which started before the call was sent), and checks both see
+ * the same: environment but the marker, directory, arguments, stdin, pid
+ * layout, exit code.
+ */
+async function preparedLikeFresh(wave: WaveProcess): Promise<void> {
+  const script = [
+    "env | grep -v ^WAVE_COMMAND= | sort",
+    'pwd; echo "$0 $# $-"',
+    "cat; echo stdin-closed",
+    "ticks=$(getconf CLK_TCK); read -r -a stat < /proc/$$/stat",
+    // The pid differs; whether the shell leads its group and session does not.
+    '[ "${stat[4]}" = $$ ] && echo leads-group',
+    '[ "${stat[5]}" = $$ ] && echo leads-session',
+    'echo "started ${stat[21]} $ticks"',
+    "exit 5",
+  ].join("\n");
+  const run = async () => {
+    const sent = uptime();
+    const r = await wave.callTool("Bash", { command: script });
+    const [, ticks, hz] = /started (\d+) (\d+)\n$/.exec(
+      r.structured.stdout,
+    )!;
+    return {
+      out: r.structured.stdout.replace(/started .*\n$/, ""),
+      code: r.structured.exitCode,
+      stderr: r.structured.stderr,
+      startedBeforeCall: Number(ticks) / Number(hz) < sent - 0.05,
+    };
+  };
+  const fresh = await run();
+  // Time for the next command's process to be prepared.
+  await new Promise((r) => setTimeout(r, 300));
+  const prepared = await run();
+  assert.equal(fresh.startedBeforeCall, false, "the first starts at once");
+  assert.equal(prepared.startedBeforeCall, true, "the second was prepared");
+  assert.equal(prepared.out, fresh.out);
+  assert.equal(prepared.code, 5);
+  assert.equal(fresh.code, 5);
+  assert.equal(prepared.stderr, fresh.stderr);
+  assert.match(fresh.out, /stdin-closed\n/);
+}
+
+attack(
+  "a command in a process prepared ahead sees what one started at once sees",
+  async (runner) => {
+    const wave = await runner.start();
+    try {
+      await preparedLikeFresh(wave);
+    } finally {
+      await wave.kill();
+    }
+  },
+);
+
+Deno.test("under --shell-sandbox none, a command in a shell prepared ahead sees what one started at once sees", async () => {
+  const wave = await startWave({ args: ["--shell-sandbox", "none"] });
+  try {
+    await preparedLikeFresh(wave);
+  } finally {
+    await wave.closeStdin();
+    await wave.wait();
+  }
+});
+
+/**
+ * Ends a wave's call in the way `ending` says, and checks nothing it
+ * started is left. The first command of a session starts its process at
+ * once; later ones run in one prepared while the session waited: the
+ * call's end is tried with both, the other endings (each can happen once)
+ * with a prepared one.
+ */
+async function endAndCheck(
+  wave: WaveProcess,
+  ending: string,
+  end: (wave: WaveProcess, n: number) => Promise<void>,
+): Promise<void> {
+  const n = 7000 + Math.floor(Math.random() * 2000);
+  if (ending === "the call's end") {
+    await end(wave, n);
+    await assertNoneLeft(n, `${ending} (a command started at once)`);
+    await Deno.remove(`${wave.workspace}/go`);
+  } else {
+    await wave.callTool("Bash", { command: "true" });
+  }
+  // Time for the next command's process to be prepared.
+  await new Promise((r) => setTimeout(r, 200));
+  await end(wave, n + 1);
+  await assertNoneLeft(n + 1, `${ending} (a command in a prepared process)`);
+}
+
 for (const [ending, end] of ENDINGS) {
   // Under none, with no pid namespace, the cgroup each command runs in.
   Deno.test(`orphans under --shell-sandbox none: nothing a command starts outlives ${ending} (${KINDS.length} kinds, a cgroup per command)`, async () => {
@@ -641,21 +738,24 @@ for (const [ending, end] of ENDINGS) {
       return;
     }
     const wave = await startWave({ args: ["--shell-sandbox", "none"] });
-    const n = 7000 + Math.floor(Math.random() * 2000);
     try {
       assert.deepEqual(wave.messages[0].sandbox, {
         commands: "none",
         orphans: "cgroup",
         network: true,
       });
-      await end(wave, n);
-      await assertNoneLeft(n, ending);
-      // Its cgroups are empty (kept for the next commands), and removed
-      // when wave ends.
-      for (const name of cgroupsOf(wave)) {
+      await endAndCheck(wave, ending, end);
+      // Its cgroups are empty (kept for the next commands) but the one
+      // the next command's shell waits in, and removed when wave ends.
+      const populated = cgroupsOf(wave).map((name) =>
+        Deno.readTextFileSync(`${cgroupParent}/${name}/cgroup.procs`).trim()
+      ).filter((procs) => procs !== "");
+      assert.ok(populated.length <= 1, `populated: ${populated.join("; ")}`);
+      for (const pid of populated) {
         assert.match(
-          Deno.readTextFileSync(`${cgroupParent}/${name}/cgroup.events`),
-          /^populated 0$/m,
+          Deno.readTextFileSync(`/proc/${pid}/cmdline`),
+          /^\/[^\0]*sh\0-c\0/,
+          "only a shell waiting for the next command",
         );
       }
       await wave.closeStdin();
@@ -670,10 +770,8 @@ for (const [ending, end] of ENDINGS) {
     `nothing a command starts outlives ${ending} (${KINDS.length} kinds)`,
     async (runner) => {
       const wave = await runner.start();
-      const n = 7000 + Math.floor(Math.random() * 2000);
       try {
-        await end(wave, n);
-        await assertNoneLeft(n, ending);
+        await endAndCheck(wave, ending, end);
       } finally {
         await wave.kill();
       }

@@ -25,6 +25,17 @@ export interface UnconfinedCommand {
    * finds what the command detaches).
    */
   readonly cgroup?: string;
+  /**
+   * A second such cgroup, for the shell the worker starts ahead for its
+   * next command (see `prepare`); released by the session if unused.
+   */
+  readonly spareCgroup?: string;
+  /**
+   * Whether the worker may start the next command's process ahead, once
+   * this one has ended (the session asks it; a tool run outside a session
+   * does not).
+   */
+  readonly prepare?: boolean;
 }
 
 /** A command under bubblewrap: what it must not see, and whether it has a network. */
@@ -54,6 +65,8 @@ export interface BwrapConfinement {
   }[];
   /** The command shares wave's network (`--allow-net`); else it has none, not even loopback. */
   readonly network: boolean;
+  /** Whether the worker may start the next command's sandbox ahead, once this one has ended. */
+  readonly prepare?: boolean;
 }
 
 /** The whole file system, read-only. */

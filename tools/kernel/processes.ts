@@ -201,8 +201,17 @@ export class ProcessGroups {
   /** pgid → the call (and worker) that started it, and the command's marker. */
   #groups = new Map<
     number,
-    { callId: string; workerId: number; marker?: string }
+    {
+      callId: string;
+      workerId: number;
+      marker?: string;
+      cgroup?: string;
+      /** Started ahead of its call (a prepared process): its cgroup is no call's to release. */
+      ahead?: boolean;
+    }
   >();
+  /** The cgroups a running group has joined: ended with it. */
+  #bound = new Set<string>();
   /** Markers of commands that have ended, oldest first. */
   #ended = new Set<string>();
   /** The cgroups made for calls' commands and not yet ended. */
@@ -216,9 +225,10 @@ export class ProcessGroups {
 
   /**
    * Makes an empty cgroup v2 under `parent` (see
-   * `commandCgroupParent` in session/command_sandbox.ts) for one call's
-   * command, which joins it before it runs; {@linkcode endCgroup} kills
-   * whatever is in it and removes it, and so does {@linkcode killAll}.
+   * `commandCgroupParent` in session/command_sandbox.ts) for one command,
+   * which joins it before it runs; the end of the group that joined it
+   * ({@linkcode started}), {@linkcode releaseCgroups} when none did,
+   * {@linkcode endCgroup} and {@linkcode killAll} kill whatever is in it.
    * Throws when it cannot be made.
    */
   makeCgroup(parent: string): string {
@@ -250,14 +260,48 @@ export class ProcessGroups {
     } else removeCgroup(dir);
   }
 
-  /** Records a group a call started. */
+  /**
+   * Records a group a call started (or one started `ahead` of its call,
+   * a prepared process), and the cgroup (one this made) its command
+   * joins: when the group ends or is killed, so is everything in that
+   * cgroup.
+   */
   started(
     pgid: number,
     callId: string,
     workerId: number,
     marker?: string,
+    cgroup?: string,
+    ahead = false,
   ): void {
-    this.#groups.set(pgid, { callId, workerId, marker });
+    const bound = cgroup !== undefined && this.#cgroups.has(cgroup)
+      ? cgroup
+      : undefined;
+    this.#groups.set(pgid, {
+      callId,
+      workerId,
+      marker,
+      cgroup: bound,
+      ahead,
+    });
+    if (bound) this.#bound.add(bound);
+  }
+
+  /**
+   * Ends the cgroups a call was given that no group of its has joined (a
+   * command that never started, a prepared sandbox that was not made).
+   */
+  releaseCgroups(dirs: Iterable<string>): void {
+    for (const dir of dirs) if (!this.#bound.has(dir)) this.endCgroup(dir);
+  }
+
+  /**
+   * Hands a group to another call of the same worker (a sandbox prepared
+   * by one call, run by the next); from now on only that call may signal it.
+   */
+  adopt(pgid: number, callId: string, workerId: number): void {
+    const owner = this.#groups.get(pgid);
+    if (owner?.workerId === workerId) owner.callId = callId;
   }
 
   /** Forgets a group whose leader has exited, and sweeps what its command left behind. */
@@ -270,10 +314,21 @@ export class ProcessGroups {
     Deno.unrefTimer(setTimeout(() => this.sweep(), LATE_SWEEP_MS));
   }
 
-  /** Forgets a group; whether it was a command's (its marker is now an ended one). */
+  /**
+   * Forgets a group, and kills what is left in its cgroup; whether it was
+   * a command's (its marker is now an ended one).
+   */
   #forget(pgid: number): boolean {
-    const marker = this.#groups.get(pgid)?.marker;
+    const group = this.#groups.get(pgid);
+    const marker = group?.marker;
     this.#groups.delete(pgid);
+    if (group?.cgroup) {
+      this.#bound.delete(group.cgroup);
+      // The call that was given the cgroup releases it (and may not reuse
+      // it before); one made for a process started ahead is no call's.
+      if (group.ahead) this.endCgroup(group.cgroup);
+      else killCgroup(group.cgroup, CGROUP_EMPTY_WAIT_MS);
+    }
     if (marker === undefined) return false;
     this.#ended.add(marker);
     if (this.#ended.size > MARKERS_KEPT) {
