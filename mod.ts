@@ -72,6 +72,7 @@ export type { ReadRecord } from "./tools/kernel/read_state.ts";
 export type {
   BwrapConfinement,
   CommandConfinement,
+  UnconfinedCommand,
 } from "./tools/kernel/bwrap.ts";
 export { TASK_STATUSES } from "./tools/kernel/tasks.ts";
 export {
