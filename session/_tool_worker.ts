@@ -161,6 +161,8 @@ function contextFor(
       adopted: (pgid) => post({ type: "process", id, op: "adopted", pgid }),
       prepared: (pgid, marker, cgroup) =>
         post({ type: "process", id, op: "prepared", pgid, marker, cgroup }),
+      hold: (cgroup) =>
+        post({ type: "process", id, op: "held", pgid: 0, cgroup }),
       signal: (pgid, signal) => post({ type: "signal", id, pgid, signal }),
     },
     transcribe: (path) => transcribe(id, data, signal, path),

@@ -79,11 +79,11 @@ export type FromWorker =
      * sandbox, tools/_core/shell.ts); `adopted`: the call now owns such a
      * group.
      */
-    op: "started" | "ended" | "adopted" | "prepared";
+    op: "started" | "ended" | "adopted" | "prepared" | "held";
     pgid: number;
     /** A command's marker (tools/kernel/processes.ts), with "started" and "prepared". */
     marker?: string;
-    /** The cgroup the command joins, with "started" and "prepared". */
+    /** The cgroup the command joins, with "started", "prepared" and "held" (then `pgid` is 0). */
     cgroup?: string;
   }
   | { type: "signal"; id: string; pgid: number; signal: Deno.Signal }

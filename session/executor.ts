@@ -214,6 +214,7 @@ class SandboxWorker {
     this.dead = true;
     this.worker.terminate();
     this.#processes.kill(this.#processes.ofWorker(this.id));
+    this.#processes.releaseHeld(this.id);
     for (const { resolve, expired } of this.pending.values()) {
       resolve({
         result: expired ?? {
@@ -309,6 +310,8 @@ class SandboxWorker {
             message.cgroup,
             true,
           );
+        } else if (message.op === "held") {
+          if (message.cgroup) this.#processes.hold(message.cgroup, this.id);
         } else if (message.op === "adopted") {
           this.#processes.adopt(message.pgid, message.id, this.id);
           if (!call) this.#processes.kill([message.pgid]);

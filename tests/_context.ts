@@ -99,6 +99,7 @@ export class TestSession {
         ended: (pgid) => void this.groups.delete(pgid),
         adopted: (pgid) => void this.groups.add(pgid),
         prepared: (pgid) => void this.groups.add(pgid),
+        hold: () => {},
         signal: (pgid, signal) => signalGroup(pgid, signal),
       },
       transcribe: (path) => this.transcribe(path),

@@ -91,8 +91,6 @@ interface PrepareSpec {
   ownSession: boolean;
   /** The cgroup it joins, under `none` where wave makes them. */
   cgroup?: string;
-  /** Started once the call has answered; else before (a cgroup it joins must be known to be in use before the call ends). */
-  deferred: boolean;
   /** What it is made for: a command with another key starts a process of its own. */
   key: string;
 }
@@ -159,9 +157,8 @@ function argv(
               ...shell,
             ],
             cgroup: sandbox.spareCgroup,
-            deferred: false,
           }
-          : { args: ["-c", AWAIT_SCRIPT, "sh", ...shell], deferred: true }),
+          : { args: ["-c", AWAIT_SCRIPT, "sh", ...shell] }),
       }
       : undefined;
     if (sandbox.cgroup === undefined) {
@@ -210,7 +207,6 @@ function argv(
         command: bwrap,
         args: [...isolation, sh, "-c", AWAIT_SCRIPT, "sh", ...shell],
         ownSession: false,
-        deferred: true,
         key: JSON.stringify([bwrap, isolation, shell, request.cwd, ctx.env]),
       }
       : undefined,
@@ -250,6 +246,8 @@ interface Prepared {
  * gets (one per command, with its own pid namespace), made earlier.
  */
 let prepared: Prepared | undefined;
+/** Set while the worker's next process is being started (after its call has answered). */
+let preparing = false;
 
 /** Kills a prepared sandbox no command will use (it is the calling call's from now on). */
 function discard(ctx: ToolContext, spare: Prepared): void {
@@ -298,6 +296,7 @@ function prepareNext(
   options: Deno.CommandOptions & { args: string[] },
   marker: string,
 ): void {
+  preparing = false;
   if (prepared) return;
   let child: Deno.ChildProcess;
   try {
@@ -472,14 +471,15 @@ export async function runShell(
   clearTimeout(killTimer);
   ctx.signal.removeEventListener("abort", onAbort);
   ctx.processes.ended(pgid);
-  // The next command's process, made while the session waits for it:
-  // once this call has answered, or, when it joins a cgroup, before.
-  if (prepare && !ctx.signal.aborted) {
+  // The next command's process, made once this call has answered, while
+  // the session waits for its next one; the cgroup it will join is the
+  // worker's from now on.
+  if (prepare && !ctx.signal.aborted && !prepared && !preparing) {
+    preparing = true;
+    if (prepare.cgroup) ctx.processes.hold(prepare.cgroup);
     const marker = crypto.randomUUID();
     const spareOptions = options(prepare.args, marker);
-    const start = () => prepareNext(ctx, prepare, spareOptions, marker);
-    if (prepare.deferred) setTimeout(start, 0);
-    else start();
+    setTimeout(() => prepareNext(ctx, prepare, spareOptions, marker), 0);
   }
 
   const spill = await capture.finish();

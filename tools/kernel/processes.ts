@@ -210,8 +210,10 @@ export class ProcessGroups {
       ahead?: boolean;
     }
   >();
-  /** The cgroups a running group has joined: ended with it. */
+  /** The cgroups a running group has joined (ended with it), or a worker holds for one it is starting. */
   #bound = new Set<string>();
+  /** The cgroups held for processes workers are starting ahead: cgroup → worker. */
+  #held = new Map<string, number>();
   /** Markers of commands that have ended, oldest first. */
   #ended = new Set<string>();
   /** The cgroups made for calls' commands and not yet ended. */
@@ -284,7 +286,32 @@ export class ProcessGroups {
       cgroup: bound,
       ahead,
     });
-    if (bound) this.#bound.add(bound);
+    if (bound) {
+      this.#bound.add(bound);
+      this.#held.delete(bound);
+    }
+  }
+
+  /**
+   * Keeps a call's cgroup for a process its worker is about to start
+   * ahead (then {@linkcode started} with it): not released when the call
+   * ends, and ended with the worker ({@linkcode releaseHeld}) if no
+   * process joins it.
+   */
+  hold(cgroup: string, workerId: number): void {
+    if (!this.#cgroups.has(cgroup) || this.#bound.has(cgroup)) return;
+    this.#bound.add(cgroup);
+    this.#held.set(cgroup, workerId);
+  }
+
+  /** Ends the cgroups a worker held and no process of its joined (the worker has ended). */
+  releaseHeld(workerId: number): void {
+    for (const [cgroup, holder] of [...this.#held]) {
+      if (holder !== workerId) continue;
+      this.#held.delete(cgroup);
+      this.#bound.delete(cgroup);
+      this.endCgroup(cgroup);
+    }
   }
 
   /**

@@ -116,6 +116,12 @@ export interface ProcessGroupsView {
    * and kept when the call that started it has ended.
    */
   prepared(pgid: number, marker: string, cgroup?: string): void;
+  /**
+   * Reports that a process this worker is about to start ahead will join
+   * `cgroup` (one the session gave the call): it is then the worker's,
+   * not released when the call ends.
+   */
+  hold(cgroup: string): void;
   /** Asks the main thread to signal the whole group (a worker cannot). */
   signal(pgid: number, signal: Deno.Signal): void;
 }

@@ -191,9 +191,17 @@ Deno.test("ProcessGroups: a command's cgroup is emptied when its group ends, reu
   // Not reused before its call releases it.
   const other = groups.makeCgroup(cgroupParent);
   assert.notEqual(other, dir);
-  groups.releaseCgroups([dir, other]);
+  groups.releaseCgroups([dir]);
+  // Held by a worker for a process it is starting ahead: not the call's to
+  // release; ended (and so reusable) when that worker ends.
+  groups.hold(other, 7);
+  groups.releaseCgroups([other]);
+  const third = groups.makeCgroup(cgroupParent);
+  assert.ok(third !== other, "a held cgroup is not reused");
+  groups.releaseHeld(7);
+  assert.equal(groups.makeCgroup(cgroupParent), other);
   groups.killAll();
-  for (const made of [dir, spare, other]) {
+  for (const made of [dir, spare, other, third]) {
     for (let i = 0; i < 200; i++) {
       try {
         Deno.statSync(made);
