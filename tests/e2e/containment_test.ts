@@ -16,6 +16,7 @@ import {
   type WaveProcess,
 } from "../_wave.ts";
 import { nobodyRuntime, startWaveAsNobody } from "./_unprivileged.ts";
+import { waitUntil } from "../_waiting.ts";
 import { commandCgroupParent } from "../../session/command_sandbox.ts";
 
 const SECRET = `sk-ant-contain-${crypto.randomUUID()}`;
@@ -696,6 +697,59 @@ attack(
     }
   },
 );
+
+/** wave's children waiting, prepared, for their command's script. */
+function preparedOf(wave: WaveProcess): number[] {
+  const pids: number[] = [];
+  for (const entry of Deno.readDirSync("/proc")) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    try {
+      const status = Deno.readTextFileSync(`/proc/${entry.name}/status`);
+      const cmdline = Deno.readTextFileSync(`/proc/${entry.name}/cmdline`);
+      if (
+        new RegExp(`^PPid:\\s+${wave.child.pid}$`, "m").test(status) &&
+        cmdline.includes("read -r l")
+      ) pids.push(Number(entry.name));
+    } catch { /* gone */ }
+  }
+  return pids;
+}
+
+for (const sandbox of ["auto", "none"]) {
+  Deno.test(`--shell-sandbox ${sandbox}: a prepared process that died is replaced, and a long script starts its own`, async () => {
+    if (sandbox === "auto" && noBwrap) {
+      console.error(`skipped (${noBwrap})`);
+      return;
+    }
+    const wave = await startWave({ args: ["--shell-sandbox", sandbox] });
+    try {
+      await wave.callTool("Bash", { command: "true" });
+      const [prepared] = await waitUntil(
+        () => preparedOf(wave).length === 1 && preparedOf(wave),
+        "the next command's process prepared",
+      );
+      Deno.kill(prepared, "SIGKILL");
+      await waitUntil(() => preparedOf(wave).length === 0, "it is gone");
+      const r = await wave.callTool("Bash", { command: "echo alive" });
+      assert.equal(r.structured.stdout, "alive\n");
+      assert.equal(r.structured.exitCode, 0);
+      // And the next command's is prepared again.
+      await waitUntil(
+        () => preparedOf(wave).some((pid) => pid !== prepared),
+        "a new process prepared",
+      );
+      // Longer than a prepared shell is sent (16 KiB): run all the same.
+      const long = `: ${"x".repeat(20_000)}\necho long`;
+      const l = await wave.callTool("Bash", { command: long });
+      assert.equal(l.structured.stdout, "long\n");
+      assert.equal(l.structured.exitCode, 0);
+    } finally {
+      await wave.closeStdin();
+      await wave.wait();
+    }
+    assert.deepEqual(preparedOf(wave), [], "none left once wave has ended");
+  });
+}
 
 Deno.test("under --shell-sandbox none, a command in a shell prepared ahead sees what one started at once sees", async () => {
   const wave = await startWave({ args: ["--shell-sandbox", "none"] });
