@@ -796,7 +796,8 @@ for (const [ending, end] of ENDINGS) {
     }
     const wave = await startWave({ args: ["--shell-sandbox", "none"] });
     try {
-      assert.deepEqual(wave.messages[0].sandbox, {
+      const { commands, orphans, network } = wave.messages[0].sandbox;
+      assert.deepEqual({ commands, orphans, network }, {
         commands: "none",
         orphans: "cgroup",
         network: true,
