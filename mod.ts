@@ -74,6 +74,7 @@ export type { ReadRecord } from "./tools/kernel/read_state.ts";
 export type {
   BwrapConfinement,
   CommandConfinement,
+  UnconfinedCommand,
 } from "./tools/kernel/bwrap.ts";
 export { TASK_STATUSES } from "./tools/kernel/tasks.ts";
 export type { FileBoundary } from "./tools/kernel/landlock.ts";

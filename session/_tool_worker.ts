@@ -204,9 +204,14 @@ function contextFor(
     emit,
     progress: (stream, text) => emit({ type: "output", stream, text }),
     processes: {
-      started: (pgid, marker) =>
-        post({ type: "process", id, op: "started", pgid, marker }),
+      started: (pgid, marker, cgroup) =>
+        post({ type: "process", id, op: "started", pgid, marker, cgroup }),
       ended: (pgid) => post({ type: "process", id, op: "ended", pgid }),
+      adopted: (pgid) => post({ type: "process", id, op: "adopted", pgid }),
+      prepared: (pgid, marker, cgroup) =>
+        post({ type: "process", id, op: "prepared", pgid, marker, cgroup }),
+      hold: (cgroup) =>
+        post({ type: "process", id, op: "held", pgid: 0, cgroup }),
       signal: (pgid, signal) => post({ type: "signal", id, pgid, signal }),
     },
     transcribe: (path) => transcribe(id, data, signal, path),

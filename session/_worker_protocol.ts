@@ -107,10 +107,17 @@ export type FromWorker =
   | {
     type: "process";
     id: string;
-    op: "started" | "ended";
+    /**
+     * `prepared`: a group started ahead, for a later call (a prepared
+     * sandbox, tools/_core/shell.ts); `adopted`: the call now owns such a
+     * group.
+     */
+    op: "started" | "ended" | "adopted" | "prepared" | "held";
     pgid: number;
-    /** A command's marker (tools/kernel/processes.ts), with "started". */
+    /** A command's marker (tools/kernel/processes.ts), with "started" and "prepared". */
     marker?: string;
+    /** The cgroup the command joins, with "started", "prepared" and "held" (then `pgid` is 0). */
+    cgroup?: string;
   }
   | { type: "signal"; id: string; pgid: number; signal: Deno.Signal }
   /**

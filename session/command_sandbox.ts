@@ -42,6 +42,11 @@ export interface SandboxSettings {
 /** The confirmed choice, and what a parent should be told about it. */
 export interface SandboxDecision {
   report: SandboxReport;
+  /**
+   * The cgroup v2 directory under which each unconfined command gets a
+   * cgroup of its own (`orphans: "cgroup"`); absent otherwise.
+   */
+  cgroupParent?: string;
   /** The `system/warning` to send, when commands are not confined as asked or as hoped. */
   warning?: string;
 }
@@ -140,15 +145,75 @@ function namespacesLikely(bwrap: string): boolean {
   return readText("/proc/sys/user/max_user_namespaces") !== "0";
 }
 
-const NONE_REPORT: SandboxReport = {
-  commands: "none",
-  orphans: "marker",
-  network: true,
-};
+/** What `system/init` says of unconfined commands, by how their orphans are found. */
+function noneReport(cgroupParent: string | undefined): SandboxReport {
+  return {
+    commands: "none",
+    orphans: cgroupParent ? "cgroup" : "marker",
+    network: true,
+  };
+}
 
 /** What a command can reach when it is not confined. */
-const UNCONFINED_REACH =
-  "commands run unconfined, as wave's user: they can read and write every file that user can (its home directory, WAVE_HOME with other sessions' transcripts), reach the network, and reach wave's own process (its environment, model API keys included, and its stdin); a process a command starts is killed when the command ends only while it keeps the WAVE_COMMAND marker in its environment";
+function unconfinedReach(cgroupParent: string | undefined): string {
+  return `commands run unconfined, as wave's user: they can read and write every file that user can (its home directory, WAVE_HOME with other sessions' transcripts), reach the network, and reach wave's own process (its environment, model API keys included, and its stdin); ${
+    cgroupParent
+      ? "everything a command starts is killed when the command ends (each command runs in a cgroup of its own)"
+      : "a process a command starts is killed when the command ends only while it keeps the WAVE_COMMAND marker in its environment"
+  }`;
+}
+
+/**
+ * The cgroup v2 directory wave may make command cgroups under: its own
+ * cgroup, when the unified hierarchy is mounted and this user may make a
+ * cgroup there and move processes into it (root, or a delegated subtree).
+ * Checked without starting a process: a probe cgroup is made and removed.
+ * `undefined` where it cannot be (no cgroup v2, not writable, not Linux).
+ */
+export function commandCgroupParent(): string | undefined {
+  if (Deno.build.os !== "linux") return undefined;
+  const own = readText("/proc/self/cgroup")?.split("\n")
+    .find((line) => line.startsWith("0::"))?.slice(3);
+  if (own === undefined || !own.startsWith("/")) return undefined;
+  // mountinfo: id parent major:minor root mountpoint options - type source …
+  const mount = (readText("/proc/self/mountinfo") ?? "").split("\n")
+    .map((line) => {
+      const [left, right] = line.split(" - ");
+      const fields = left?.split(" ") ?? [];
+      return { root: fields[3], point: fields[4], type: right?.split(" ")[0] };
+    })
+    .find((m) =>
+      m.type === "cgroup2" && m.root !== undefined && m.point !== undefined &&
+      isWithin(own, m.root)
+    );
+  if (!mount) return undefined;
+  const rest = own.slice(mount.root === "/" ? 0 : mount.root!.length);
+  const dir = `${mount.point}${rest === "/" ? "" : rest}`.replace(
+    /\\040/g,
+    " ",
+  );
+  const probe = `${dir}/wave-probe-${Deno.pid}-${crypto.randomUUID()}`;
+  try {
+    Deno.mkdirSync(probe);
+  } catch {
+    return undefined;
+  }
+  try {
+    // Moving a process needs the new cgroup's procs file and that of the
+    // common ancestor (wave's own) writable; cgroup.kill ends it whole.
+    for (const file of [`${probe}/cgroup.procs`, `${dir}/cgroup.procs`]) {
+      Deno.openSync(file, { write: true }).close();
+    }
+    Deno.statSync(`${probe}/cgroup.kill`);
+    return dir;
+  } catch {
+    return undefined;
+  } finally {
+    try {
+      Deno.removeSync(probe);
+    } catch { /* gone, or busy: nothing was moved in */ }
+  }
+}
 
 const planned = new Map<string, CommandSandbox>();
 
@@ -162,6 +227,8 @@ export class CommandSandbox {
   readonly planned: SandboxReport;
   readonly #settings: SandboxSettings;
   readonly #bwrap?: string;
+  /** Where unconfined commands get their cgroups, if they can. */
+  #cgroupParent?: string;
   #decided?: Promise<SandboxDecision>;
   #passwdHomes?: string[];
 
@@ -174,13 +241,16 @@ export class CommandSandbox {
     const confined = settings.shellSandbox === "bwrap" ||
       (settings.shellSandbox === "auto" && bwrap !== undefined &&
         namespacesLikely(bwrap));
+    // Unconfined commands are each put in a cgroup, where wave may make
+    // one (looked for again should bubblewrap fail under auto).
+    if (!confined) this.#cgroupParent = commandCgroupParent();
     this.planned = confined
       ? {
         commands: "bwrap",
         orphans: "pid_namespace",
         network: settings.allowNet,
       }
-      : NONE_REPORT;
+      : noneReport(this.#cgroupParent);
     // The probe runs while the session loads.
     if (confined && bwrap) this.#decided = this.#probe(bwrap);
   }
@@ -219,7 +289,10 @@ export class CommandSandbox {
 
   #unconfined(): SandboxDecision {
     const { shellSandbox } = this.#settings;
-    if (shellSandbox === "none") return { report: NONE_REPORT };
+    const cgroupParent = this.#cgroupParent;
+    if (shellSandbox === "none") {
+      return { report: noneReport(cgroupParent), cgroupParent };
+    }
     if (shellSandbox === "bwrap") {
       return {
         report: this.planned,
@@ -231,9 +304,11 @@ export class CommandSandbox {
       ? "this user cannot make the namespaces bubblewrap needs (user namespaces are disabled)"
       : "bubblewrap (bwrap) is not installed";
     return {
-      report: NONE_REPORT,
-      warning:
-        `No confinement for commands: ${why}, so ${UNCONFINED_REACH}. Install bubblewrap where user namespaces are allowed (or run wave as root) to confine them; --shell-sandbox none says this is intended.`,
+      report: noneReport(cgroupParent),
+      cgroupParent,
+      warning: `No confinement for commands: ${why}, so ${
+        unconfinedReach(cgroupParent)
+      }. Install bubblewrap where user namespaces are allowed (or run wave as root) to confine them; --shell-sandbox none says this is intended.`,
     };
   }
 
@@ -261,10 +336,14 @@ export class CommandSandbox {
           `bubblewrap cannot make its sandbox here (${check.error}), so every command will fail (--shell-sandbox bwrap); choose --shell-sandbox none to run them unconfined`,
       };
     }
+    const cgroupParent = this.#cgroupParent = commandCgroupParent();
     return {
-      report: NONE_REPORT,
+      report: noneReport(cgroupParent),
+      cgroupParent,
       warning:
-        `No confinement for commands: bubblewrap cannot make its sandbox here (${check.error}), so ${UNCONFINED_REACH}. --shell-sandbox none says this is intended.`,
+        `No confinement for commands: bubblewrap cannot make its sandbox here (${check.error}), so ${
+          unconfinedReach(cgroupParent)
+        }. --shell-sandbox none says this is intended.`,
     };
   }
 

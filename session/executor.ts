@@ -296,6 +296,7 @@ class SandboxWorker {
     this.worker.terminate();
     for (const resolve of this.#preloaded.splice(0)) resolve();
     this.#processes.kill(this.#processes.ofWorker(this.id));
+    this.#processes.releaseHeld(this.id);
     for (const { resolve, expired } of this.pending.values()) {
       resolve({
         result: expired ?? {
@@ -433,8 +434,24 @@ class SandboxWorker {
             message.id,
             this.id,
             message.marker,
+            message.cgroup,
           );
           // A group started after its call was given up on dies at once.
+          if (!call) this.#processes.kill([message.pgid]);
+        } else if (message.op === "prepared") {
+          // Not the call's: it may have ended; the worker's end kills it.
+          this.#processes.started(
+            message.pgid,
+            message.id,
+            this.id,
+            message.marker,
+            message.cgroup,
+            true,
+          );
+        } else if (message.op === "held") {
+          if (message.cgroup) this.#processes.hold(message.cgroup, this.id);
+        } else if (message.op === "adopted") {
+          this.#processes.adopt(message.pgid, message.id, this.id);
           if (!call) this.#processes.kill([message.pgid]);
         } else this.#processes.ended(message.pgid);
         return;

@@ -283,6 +283,7 @@ function openSession(
   const tasks = new TaskStore(config.waveHome, config.taskListId);
   const taskList = new TaskListAnnouncer(tasks, config.taskListId, writer);
   const calls = new ToolCalls({
+    processes,
     config,
     registry,
     executor,

@@ -14,6 +14,8 @@ import type { Grants, SandboxExecutor } from "./executor.ts";
 import { describeIssues } from "./inbound.ts";
 import type { CallToolAnswer } from "./outbound.ts";
 import type { ReadState } from "../tools/kernel/read_state.ts";
+import type { CommandConfinement } from "../tools/kernel/bwrap.ts";
+import type { ProcessGroups } from "../tools/kernel/processes.ts";
 import type { RegisteredTool, ToolRegistry } from "./registry.ts";
 import { boundIn } from "../tools/kernel/modes.ts";
 import { resolvePrograms } from "../tools/kernel/programs.ts";
@@ -59,6 +61,8 @@ export interface ToolCallsDeps {
   config: Config;
   registry: ToolRegistry;
   executor: SandboxExecutor;
+  /** The session's process groups, and its commands' cgroups. */
+  processes: ProcessGroups;
   approvals: ApprovalGate;
   readState: ReadState;
   writeQueue: WriteQueue;
@@ -244,6 +248,9 @@ export class ToolCalls {
     }
 
     const ticket = deps.writeQueue.enter(def.scopes.write ? "write" : "read");
+    /** The cgroups the call's command and the next one's shell run in, under `none` where wave can make them. */
+    let cgroup: string | undefined;
+    let spareCgroup: string | undefined;
     try {
       await ticket.ready;
       if (signal.aborted) {
@@ -265,6 +272,37 @@ export class ToolCalls {
       let rendering: Promise<void>[] | undefined;
       const named = new Set(uses.map(({ resolved }) => resolved.real));
       const transcriber = deps.transcriber;
+      let shellSandbox: CommandConfinement = { kind: "none" };
+      if (def.scopes.run?.length) {
+        const sandbox = CommandSandbox.for(config);
+        shellSandbox = await sandbox.confinement({
+          workspace: config.workspace,
+          waveHome: config.waveHome,
+          spillDir,
+          home: deps.home,
+          programs,
+        });
+        const { cgroupParent } = await sandbox.decided();
+        if (shellSandbox.kind === "bwrap") {
+          shellSandbox = { ...shellSandbox, prepare: true };
+        } else if (!cgroupParent) {
+          shellSandbox = { kind: "none", prepare: true };
+        } else {
+          // The command joins one before it runs, and the shell started
+          // ahead for the next command the other; ended below if unused.
+          try {
+            cgroup = deps.processes.makeCgroup(cgroupParent);
+            spareCgroup = deps.processes.makeCgroup(cgroupParent);
+          } catch (error) {
+            return fail(
+              `${def.name} was not run: wave could not make a cgroup for its command in ${cgroupParent} (${
+                error instanceof Error ? error.message : String(error)
+              }), and without one what the command starts could outlive it`,
+            );
+          }
+          shellSandbox = { kind: "none", cgroup, spareCgroup, prepare: true };
+        }
+      }
       const outcome = await deps.executor.run({
         callId: `${toolUseId}#${nextCall++}`,
         toolName: def.name,
@@ -320,15 +358,7 @@ export class ToolCalls {
           spillDir,
           home: deps.home,
           limits: { maxReadTokens: config.maxReadTokens },
-          shellSandbox: def.scopes.run?.length
-            ? await CommandSandbox.for(config).confinement({
-              workspace: config.workspace,
-              waveHome: config.waveHome,
-              spillDir,
-              home: deps.home,
-              programs,
-            })
-            : { kind: "none" },
+          shellSandbox,
           taskListId: config.taskListId,
           env: deps.env,
           programs,
@@ -352,6 +382,11 @@ export class ToolCalls {
         structured: result.structured ?? null,
       };
     } finally {
+      // Nothing the command started outlives the call (its group's end
+      // already killed what was in its cgroup).
+      deps.processes.releaseCgroups(
+        [cgroup, spareCgroup].filter((c) => c !== undefined),
+      );
       ticket.release();
     }
   }

@@ -106,6 +106,9 @@ export class TestSession {
       processes: {
         started: (pgid) => void this.groups.add(pgid),
         ended: (pgid) => void this.groups.delete(pgid),
+        adopted: (pgid) => void this.groups.add(pgid),
+        prepared: (pgid) => void this.groups.add(pgid),
+        hold: () => {},
         signal: (pgid, signal) => signalGroup(pgid, signal),
       },
       transcribe: (path) => this.transcribe(path),

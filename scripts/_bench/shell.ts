@@ -1,8 +1,9 @@
 /**
  * Shell figures: the overhead of a command through wave against a bare
  * `bash -c true` spawn, under the default sandbox (`auto`: bubblewrap where
- * it works) and unconfined (`none`), and wave's peak RSS while a command
- * prints 1 GB.
+ * it works) and unconfined (`none`), back to back and with a pause between
+ * calls (time in which the next command's process is prepared), and
+ * wave's peak RSS while a command prints 1 GB.
  *
  * @module
  */
@@ -11,12 +12,18 @@ import { BenchWave, type Figure, median, time } from "./measure.ts";
 
 /** The speed issue's target for `Bash true` ÷ `bash -c true`. */
 const TRUE_TARGET = 1.5;
+/** The pause between two calls, for the figures measured as a session makes them. */
+const PAUSE_MS = 50;
 
 /** The shell figures. */
 export async function shell(runs = 21): Promise<Figure[]> {
   return [
     await trueRatio("auto", runs),
     await trueRatio("none", runs),
+    // As in a session, where a model's turn comes between two commands:
+    // the next command's process is prepared meanwhile.
+    await trueRatio("auto", runs, PAUSE_MS),
+    await trueRatio("none", runs, PAUSE_MS),
     await bigOutput(),
   ];
 }
@@ -45,8 +52,16 @@ async function benchWave(args: string[]) {
   return { wave, call, close };
 }
 
-/** `Bash true` through wave ÷ a bare `bash -c true` spawn, under `--shell-sandbox sandbox`. */
-async function trueRatio(sandbox: string, runs: number): Promise<Figure> {
+/**
+ * `Bash true` through wave ÷ a bare `bash -c true` spawn, under
+ * `--shell-sandbox sandbox`; back to back, or `pauseMs` after the last call.
+ */
+async function trueRatio(
+  sandbox: string,
+  runs: number,
+  pauseMs = 0,
+): Promise<Figure> {
+  const pause = () => new Promise((r) => setTimeout(r, pauseMs));
   const { call, close } = await benchWave(["--shell-sandbox", sandbox]);
   // deno-lint-ignore no-explicit-any
   const first = await call("true") as any;
@@ -54,7 +69,9 @@ async function trueRatio(sandbox: string, runs: number): Promise<Figure> {
   const ours: number[] = [];
   const bare: number[] = [];
   for (let i = 0; i < runs; i++) {
+    if (pauseMs) await pause();
     ours.push(await time(() => call("true")));
+    if (pauseMs) await pause();
     bare.push(
       await time(() =>
         new Deno.Command("bash", { args: ["-c", "true"] }).output()
@@ -67,7 +84,7 @@ async function trueRatio(sandbox: string, runs: number): Promise<Figure> {
   return {
     name: `Bash \`true\` through wave ÷ bare \`bash -c true\` (${sandbox}: ${
       confined ? "bwrap" : "unconfined"
-    })`,
+    }${pauseMs ? `, ${pauseMs} ms between calls` : ", back to back"})`,
     value: o / b,
     unit: "×",
     target: `≤ ${TRUE_TARGET}`,

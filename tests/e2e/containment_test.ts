@@ -17,6 +17,8 @@ import {
 } from "../_wave.ts";
 import { nobodyRuntime, startWaveAsNobody } from "./_unprivileged.ts";
 import { landlockAbi } from "../../tools/kernel/landlock.ts";
+import { waitUntil } from "../_waiting.ts";
+import { commandCgroupParent } from "../../session/command_sandbox.ts";
 
 const SECRET = `sk-ant-contain-${crypto.randomUUID()}`;
 /** How the file tools are held here (system/init's `sandbox.files`). */
@@ -602,14 +604,17 @@ async function assertNoneLeft(n: number, ending: string): Promise<void> {
 
 const ENDINGS: [string, (wave: WaveProcess, n: number) => Promise<void>][] = [
   ["the call's end", async (wave, n) => {
+    // A request id of its own: this ending runs twice in one wave.
     await leaveOrphans(
       wave,
       n,
       "while [ ! -e go ]; do sleep 0.02; done; echo done",
-      "end",
+      `end-${n}`,
     );
     wave.put("go", "");
-    const answer = await wave.waitFor((m) => m.response?.request_id === "end");
+    const answer = await wave.waitFor((m) =>
+      m.response?.request_id === `end-${n}`
+    );
     assert.equal(answer.response.response.content, "done");
   }],
   ["an interrupt", async (wave, n) => {
@@ -636,15 +641,213 @@ const ENDINGS: [string, (wave: WaveProcess, n: number) => Promise<void>][] = [
   }],
 ];
 
+/** Where wave, run as this user, makes its unconfined commands' cgroups (found as wave finds it); else why the tests cannot run. */
+const cgroupParent = commandCgroupParent();
+const noCgroups = cgroupParent
+  ? false
+  : "this user cannot make cgroup v2 cgroups here (no unified hierarchy mounted, or its own cgroup is not writable or not delegated)";
+
+/** The command cgroups a wave has made and not yet removed. */
+function cgroupsOf(wave: WaveProcess): string[] {
+  return [...Deno.readDirSync(cgroupParent!)]
+    .map((e) => e.name)
+    .filter((name) => name.startsWith(`wave-command-${wave.child.pid}-`));
+}
+
+/** Seconds since boot, as /proc/uptime says. */
+function uptime(): number {
+  return Number(Deno.readTextFileSync("/proc/uptime").split(" ")[0]);
+}
+
+/**
+ * Runs the same script as a session's first command (its process started
+ * at once) and as its second (run in a process prepared while the session
+ * waited, which started before the call was sent), and checks both see
+ * the same: environment but the marker, directory, arguments, stdin, pid
+ * layout, exit code.
+ */
+async function preparedLikeFresh(wave: WaveProcess): Promise<void> {
+  const script = [
+    "env | grep -v ^WAVE_COMMAND= | sort",
+    'pwd; echo "$0 $# $-"',
+    "cat; echo stdin-closed",
+    "ticks=$(getconf CLK_TCK); read -r -a stat < /proc/$$/stat",
+    // The pid differs; whether the shell leads its group and session does not.
+    '[ "${stat[4]}" = $$ ] && echo leads-group',
+    '[ "${stat[5]}" = $$ ] && echo leads-session',
+    'echo "started ${stat[21]} $ticks"',
+    "exit 5",
+  ].join("\n");
+  const run = async () => {
+    const sent = uptime();
+    const r = await wave.callTool("Bash", { command: script });
+    const [, ticks, hz] = /started (\d+) (\d+)\n$/.exec(
+      r.structured.stdout,
+    )!;
+    return {
+      out: r.structured.stdout.replace(/started .*\n$/, ""),
+      code: r.structured.exitCode,
+      stderr: r.structured.stderr,
+      startedBeforeCall: Number(ticks) / Number(hz) < sent - 0.05,
+    };
+  };
+  const fresh = await run();
+  // Time for the next command's process to be prepared.
+  await new Promise((r) => setTimeout(r, 300));
+  const prepared = await run();
+  assert.equal(fresh.startedBeforeCall, false, "the first starts at once");
+  assert.equal(prepared.startedBeforeCall, true, "the second was prepared");
+  assert.equal(prepared.out, fresh.out);
+  assert.equal(prepared.code, 5);
+  assert.equal(fresh.code, 5);
+  assert.equal(prepared.stderr, fresh.stderr);
+  assert.match(fresh.out, /stdin-closed\n/);
+}
+
+attack(
+  "a command in a process prepared ahead sees what one started at once sees",
+  async (runner) => {
+    const wave = await runner.start();
+    try {
+      await preparedLikeFresh(wave);
+    } finally {
+      await wave.kill();
+    }
+  },
+);
+
+/** wave's children waiting, prepared, for their command's script. */
+function preparedOf(wave: WaveProcess): number[] {
+  const pids: number[] = [];
+  for (const entry of Deno.readDirSync("/proc")) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    try {
+      const status = Deno.readTextFileSync(`/proc/${entry.name}/status`);
+      const cmdline = Deno.readTextFileSync(`/proc/${entry.name}/cmdline`);
+      if (
+        new RegExp(`^PPid:\\s+${wave.child.pid}$`, "m").test(status) &&
+        cmdline.includes("read -r l")
+      ) pids.push(Number(entry.name));
+    } catch { /* gone */ }
+  }
+  return pids;
+}
+
+for (const sandbox of ["auto", "none"]) {
+  Deno.test(`--shell-sandbox ${sandbox}: a prepared process that died is replaced, and a long script starts its own`, async () => {
+    if (sandbox === "auto" && noBwrap) {
+      console.error(`skipped (${noBwrap})`);
+      return;
+    }
+    const wave = await startWave({ args: ["--shell-sandbox", sandbox] });
+    try {
+      await wave.callTool("Bash", { command: "true" });
+      const [prepared] = await waitUntil(
+        () => preparedOf(wave).length === 1 && preparedOf(wave),
+        "the next command's process prepared",
+      );
+      Deno.kill(prepared, "SIGKILL");
+      await waitUntil(() => preparedOf(wave).length === 0, "it is gone");
+      const r = await wave.callTool("Bash", { command: "echo alive" });
+      assert.equal(r.structured.stdout, "alive\n");
+      assert.equal(r.structured.exitCode, 0);
+      // And the next command's is prepared again.
+      await waitUntil(
+        () => preparedOf(wave).some((pid) => pid !== prepared),
+        "a new process prepared",
+      );
+      // Longer than a prepared shell is sent (16 KiB): run all the same.
+      const long = `: ${"x".repeat(20_000)}\necho long`;
+      const l = await wave.callTool("Bash", { command: long });
+      assert.equal(l.structured.stdout, "long\n");
+      assert.equal(l.structured.exitCode, 0);
+    } finally {
+      await wave.closeStdin();
+      await wave.wait();
+    }
+    assert.deepEqual(preparedOf(wave), [], "none left once wave has ended");
+  });
+}
+
+Deno.test("under --shell-sandbox none, a command in a shell prepared ahead sees what one started at once sees", async () => {
+  const wave = await startWave({ args: ["--shell-sandbox", "none"] });
+  try {
+    await preparedLikeFresh(wave);
+  } finally {
+    await wave.closeStdin();
+    await wave.wait();
+  }
+});
+
+/**
+ * Ends a wave's call in the way `ending` says, and checks nothing it
+ * started is left. The first command of a session starts its process at
+ * once; later ones run in one prepared while the session waited: the
+ * call's end is tried with both, the other endings (each can happen once)
+ * with a prepared one.
+ */
+async function endAndCheck(
+  wave: WaveProcess,
+  ending: string,
+  end: (wave: WaveProcess, n: number) => Promise<void>,
+): Promise<void> {
+  const n = 7000 + Math.floor(Math.random() * 2000);
+  if (ending === "the call's end") {
+    await end(wave, n);
+    await assertNoneLeft(n, `${ending} (a command started at once)`);
+    await Deno.remove(`${wave.workspace}/go`);
+  } else {
+    await wave.callTool("Bash", { command: "true" });
+  }
+  // Time for the next command's process to be prepared.
+  await new Promise((r) => setTimeout(r, 200));
+  await end(wave, n + 1);
+  await assertNoneLeft(n + 1, `${ending} (a command in a prepared process)`);
+}
+
 for (const [ending, end] of ENDINGS) {
+  // Under none, with no pid namespace, the cgroup each command runs in.
+  Deno.test(`orphans under --shell-sandbox none: nothing a command starts outlives ${ending} (${KINDS.length} kinds, a cgroup per command)`, async () => {
+    if (noCgroups) {
+      console.error(`skipped (${noCgroups})`);
+      return;
+    }
+    const wave = await startWave({ args: ["--shell-sandbox", "none"] });
+    try {
+      const { commands, orphans, network } = wave.messages[0].sandbox;
+      assert.deepEqual({ commands, orphans, network }, {
+        commands: "none",
+        orphans: "cgroup",
+        network: true,
+      });
+      await endAndCheck(wave, ending, end);
+      // Its cgroups are empty (kept for the next commands) but the one
+      // the next command's shell waits in, and removed when wave ends.
+      const populated = cgroupsOf(wave).map((name) =>
+        Deno.readTextFileSync(`${cgroupParent}/${name}/cgroup.procs`).trim()
+      ).filter((procs) => procs !== "");
+      assert.ok(populated.length <= 1, `populated: ${populated.join("; ")}`);
+      for (const pid of populated) {
+        assert.match(
+          Deno.readTextFileSync(`/proc/${pid}/cmdline`),
+          /^\/[^\0]*sh\0-c\0/,
+          "only a shell waiting for the next command",
+        );
+      }
+      await wave.closeStdin();
+      await wave.wait();
+      assert.deepEqual(cgroupsOf(wave), [], "no cgroup left behind");
+    } finally {
+      await wave.kill();
+    }
+  });
+
   attack(
     `nothing a command starts outlives ${ending} (${KINDS.length} kinds)`,
     async (runner) => {
       const wave = await runner.start();
-      const n = 7000 + Math.floor(Math.random() * 2000);
       try {
-        await end(wave, n);
-        await assertNoneLeft(n, ending);
+        await endAndCheck(wave, ending, end);
       } finally {
         await wave.kill();
       }
@@ -652,10 +855,67 @@ for (const [ending, end] of ENDINGS) {
   );
 }
 
+Deno.test("under --shell-sandbox none, a command in its cgroup keeps the session's environment, a group of its own, and its exit status; a killed wave's cgroups are removed by the next", async () => {
+  if (noCgroups) {
+    console.error(`skipped (${noCgroups})`);
+    return;
+  }
+  const none = await startWave({ args: ["--shell-sandbox", "none"] });
+  const confined = bwrapWorks ? await startWave() : undefined;
+  try {
+    const script = "env | cut -d= -f1 | sort | tr '\\n' ' '";
+    const names = async (wave: WaveProcess) =>
+      (await wave.callTool("Bash", { command: script })).structured.stdout;
+    const unconfined = await names(none);
+    assert.match(unconfined, / WAVE_COMMAND /);
+    assert.doesNotMatch(unconfined, /TMPDIR/);
+    if (confined) {
+      // The same names as a confined command's, but the private /tmp.
+      assert.equal(
+        unconfined,
+        (await names(confined)).replace("TMPDIR ", ""),
+      );
+    }
+    const ids = await none.callTool("Bash", {
+      command:
+        "read -r _ _ _ _ pgid sid _ < /proc/$$/stat; echo $$ $pgid $sid; grep '^0::' /proc/$$/cgroup",
+    });
+    const [pid, pgid, sid] = ids.structured.stdout.split("\n")[0].split(" ");
+    assert.equal(pgid, pid, "the command leads its process group");
+    assert.equal(sid, pid, "and its session");
+    assert.match(
+      ids.structured.stdout,
+      new RegExp(`^0::.*/wave-command-${none.child.pid}-\\d+$`, "m"),
+    );
+    assert.equal(
+      (await none.callTool("Bash", { command: "exit 7" })).structured.exitCode,
+      7,
+    );
+    const killed = await none.callTool("Bash", { command: "kill -TERM $$" });
+    assert.equal(killed.structured.signal, "SIGTERM");
+    assert.equal(killed.structured.exitCode, null);
+  } finally {
+    await none.kill();
+    await confined?.kill();
+  }
+  // A wave killed outright leaves its cgroups; the next one removes them,
+  // and kills what is in them.
+  const left = cgroupsOf(none);
+  assert.notDeepEqual(left, []);
+  const next = await startWave({ args: ["--shell-sandbox", "none"] });
+  try {
+    await next.callTool("Bash", { command: "true" });
+    assert.deepEqual(cgroupsOf(none), []);
+  } finally {
+    await next.closeStdin();
+    await next.wait();
+  }
+});
+
 Deno.test("where commands cannot be confined, system/init says so and a system/warning says what they can reach", async () => {
   // A PATH with bash and without bubblewrap.
   const bin = await Deno.makeTempDir({ prefix: "wave-nobwrap-" });
-  for (const program of ["bash", "setsid", "env", "sleep"]) {
+  for (const program of ["bash", "setsid", "sh", "env", "sleep"]) {
     const path = (await new Deno.Command("bash", {
       args: ["-c", `command -v ${program}`],
       stdout: "piped",
@@ -669,14 +929,18 @@ Deno.test("where commands cannot be confined, system/init says so and a system/w
   try {
     assert.deepEqual(wave.messages[0].sandbox, {
       commands: "none",
-      orphans: "marker",
+      orphans: cgroupParent ? "cgroup" : "marker",
       network: true,
       files: FILES,
     });
     const warning = await wave.waitFor((m) => m.subtype === "warning");
     assert.equal(
       warning.message,
-      "No confinement for commands: bubblewrap (bwrap) is not installed, so commands run unconfined, as wave's user: they can read and write every file that user can (its home directory, WAVE_HOME with other sessions' transcripts), reach the network, and reach wave's own process (its environment, model API keys included, and its stdin); a process a command starts is killed when the command ends only while it keeps the WAVE_COMMAND marker in its environment. Install bubblewrap where user namespaces are allowed (or run wave as root) to confine them; --shell-sandbox none says this is intended.",
+      `No confinement for commands: bubblewrap (bwrap) is not installed, so commands run unconfined, as wave's user: they can read and write every file that user can (its home directory, WAVE_HOME with other sessions' transcripts), reach the network, and reach wave's own process (its environment, model API keys included, and its stdin); ${
+        cgroupParent
+          ? "everything a command starts is killed when the command ends (each command runs in a cgroup of its own)"
+          : "a process a command starts is killed when the command ends only while it keeps the WAVE_COMMAND marker in its environment"
+      }. Install bubblewrap where user namespaces are allowed (or run wave as root) to confine them; --shell-sandbox none says this is intended.`,
     );
     // The warning comes right after system/init.
     assert.equal(wave.messages[1], warning);

@@ -33,8 +33,22 @@ const PIPE_GRACE_MS = 2000;
 /** The longest wait for the pipes after the shell has exited. */
 const PIPE_GRACE_MAX_MS = 10_000;
 
-/** The programs a shell tool's `run` scope names. */
-export const SHELL_PROGRAMS = ["bash", "pwsh", "bwrap", "setsid"] as const;
+/** The programs a shell tool's `run` scope names (sh puts an unconfined command in its cgroup). */
+export const SHELL_PROGRAMS = [
+  "bash",
+  "pwsh",
+  "bwrap",
+  "setsid",
+  "sh",
+] as const;
+
+/**
+ * The start of an sh script that moves itself into the cgroup whose
+ * `cgroup.procs` is `$0`: a command that cannot join fails with 126 rather
+ * than run where its orphans could escape.
+ */
+const JOIN_CGROUP =
+  'echo $$ 2>/dev/null >"$0" || { echo "wave: the command could not join its cgroup ($0), so it was not run" >&2; exit 126; };';
 
 /** One command. */
 export interface ShellRequest {
@@ -68,10 +82,29 @@ export interface ShellResult {
   sandboxed: boolean;
 }
 
+/** How to start, ahead, the process the next command of this worker will run in. */
+interface PrepareSpec {
+  /** The program started (bubblewrap, or sh for an unconfined command). */
+  command: string;
+  args: string[];
+  /** Whether it needs a session of its own (an unconfined shell does). */
+  ownSession: boolean;
+  /** The cgroup it joins, under `none` where wave makes them. */
+  cgroup?: string;
+  /** What it is made for: a command with another key starts a process of its own. */
+  key: string;
+}
+
 function argv(
   ctx: ToolContext,
   request: ShellRequest,
-): { command: string; args: string[]; sandboxed: boolean } {
+): {
+  command: string;
+  args: string[];
+  sandboxed: boolean;
+  /** How to start the next command's process ahead; absent where none is. */
+  prepare?: PrepareSpec;
+} {
   if (request.script.includes("\0")) {
     throw new ToolError(
       "The command contains a NUL character, which no program argument can hold; remove it (printf '\\0' writes one).",
@@ -104,9 +137,58 @@ function argv(
       request.script,
     ];
   }
+  // The shell and its arguments but the script, which a prepared process reads later.
+  const shell = inner.slice(0, -1);
+  const sh = ctx.programs.sh;
   const sandbox = ctx.shellSandbox;
   if (sandbox.kind !== "bwrap") {
-    return { command: inner[0], args: inner.slice(1), sandboxed: false };
+    const key = JSON.stringify(["none", shell, request.cwd, ctx.env]);
+    const prepare = sh && sandbox.prepare
+      ? {
+        command: sh,
+        ownSession: true,
+        key,
+        ...(sandbox.spareCgroup
+          ? {
+            args: [
+              "-c",
+              `${JOIN_CGROUP} ${AWAIT_SCRIPT}`,
+              `${sandbox.spareCgroup}/cgroup.procs`,
+              ...shell,
+            ],
+            cgroup: sandbox.spareCgroup,
+          }
+          : { args: ["-c", AWAIT_SCRIPT, "sh", ...shell] }),
+      }
+      : undefined;
+    if (sandbox.cgroup === undefined) {
+      return {
+        command: inner[0],
+        args: inner.slice(1),
+        sandboxed: false,
+        prepare: sandbox.spareCgroup ? undefined : prepare,
+      };
+    }
+    if (!sh) {
+      throw new ToolError(
+        "sh is not available on this machine, and wave needs it to put the command in its cgroup.",
+        { type: "shell_missing" },
+      );
+    }
+    // sh joins the cgroup, then becomes the shell (same pid, same group):
+    // whatever the command starts is born in the cgroup. PWD, which sh
+    // exports, is taken away again: the environment stays the session's.
+    return {
+      command: sh,
+      args: [
+        "-c",
+        `${JOIN_CGROUP} unset PWD; exec "$@"`,
+        `${sandbox.cgroup}/cgroup.procs`,
+        ...inner,
+      ],
+      sandboxed: false,
+      prepare,
+    };
   }
   const bwrap = ctx.programs.bwrap;
   if (!bwrap) {
@@ -115,11 +197,126 @@ function argv(
       { type: "sandbox_missing" },
     );
   }
+  const isolation = bwrapArgs(sandbox, ctx.workspace, request.cwd);
   return {
     command: bwrap,
-    args: [...bwrapArgs(sandbox, ctx.workspace, request.cwd), ...inner],
+    args: [...isolation, ...inner],
     sandboxed: true,
+    prepare: sh && sandbox.prepare
+      ? {
+        command: bwrap,
+        args: [...isolation, sh, "-c", AWAIT_SCRIPT, "sh", ...shell],
+        ownSession: false,
+        key: JSON.stringify([bwrap, isolation, shell, request.cwd, ctx.env]),
+      }
+      : undefined,
   };
+}
+
+/**
+ * What a prepared sandbox runs: sh reads the script from its stdin (each
+ * line, the last one wave ends with a newline it adds), then, with stdin
+ * from /dev/null and PWD (which sh exports) taken away again, execs the
+ * shell with the script as its last argument: the same program, arguments
+ * and environment as a command started at once.
+ */
+const AWAIT_SCRIPT =
+  's=; while IFS= read -r l; do s="$s$l\n"; done; unset PWD l; exec "$@" "${s%?}" </dev/null';
+
+/**
+ * The longest script sent to a prepared sandbox: sh reads its stdin a byte
+ * at a time, so a longer one starts sooner in a sandbox of its own.
+ */
+const MAX_PREPARED_SCRIPT = 16 * 1024;
+
+/** A sandbox started ahead, after a command, for the worker's next one. */
+interface Prepared {
+  /** What it was made for: program, arguments, directory and environment. */
+  key: string;
+  child: Deno.ChildProcess;
+  marker: string;
+  exited: boolean;
+}
+
+/**
+ * This worker's prepared sandbox, if any. Making bubblewrap's namespaces
+ * and mounts costs several times what `bash -c true` does; made while the
+ * session waits for its next call, a command then costs little more than
+ * starting its shell. It is the same sandbox a command started at once
+ * gets (one per command, with its own pid namespace), made earlier.
+ */
+let prepared: Prepared | undefined;
+/** Set while the worker's next process is being started (after its call has answered). */
+let preparing = false;
+
+/** Kills a prepared sandbox no command will use (it is the calling call's from now on). */
+function discard(ctx: ToolContext, spare: Prepared): void {
+  const pgid = spare.child.pid;
+  ctx.processes.adopted(pgid);
+  ctx.processes.signal(pgid, "SIGKILL");
+  ctx.processes.ended(pgid);
+  spare.child.stdin.close().catch(() => {});
+  spare.child.stdout.cancel().catch(() => {});
+  spare.child.stderr.cancel().catch(() => {});
+}
+
+/**
+ * The prepared sandbox made for `key`, now running `script`; undefined
+ * when there is none (another call took it, it was made for other
+ * settings, or it has died), and a command must be started at once.
+ */
+async function takePrepared(
+  ctx: ToolContext,
+  key: string,
+  script: string,
+): Promise<Prepared | undefined> {
+  const spare = prepared;
+  if (!spare) return undefined;
+  prepared = undefined;
+  if (spare.key !== key || spare.exited) {
+    discard(ctx, spare);
+    return undefined;
+  }
+  ctx.processes.adopted(spare.child.pid);
+  const writer = spare.child.stdin.getWriter();
+  try {
+    await writer.write(new TextEncoder().encode(`${script}\n`));
+    await writer.close();
+  } catch {
+    discard(ctx, spare);
+    return undefined;
+  }
+  return spare;
+}
+
+/** Starts the process the worker's next command will run in, unless one is ready. */
+function prepareNext(
+  ctx: ToolContext,
+  spec: PrepareSpec,
+  options: Deno.CommandOptions & { args: string[] },
+  marker: string,
+): void {
+  preparing = false;
+  if (prepared) return;
+  let child: Deno.ChildProcess;
+  try {
+    const piped = { ...options, stdin: "piped" as const };
+    child = spec.ownSession
+      ? spawnInOwnSession(ctx.programs.setsid, spec.command, piped)
+      : new Deno.Command(spec.command, piped).spawn();
+  } catch {
+    return; // the next command starts its own
+  }
+  const spare: Prepared = { key: spec.key, child, marker, exited: false };
+  ctx.processes.prepared(child.pid, marker, spec.cgroup);
+  child.status.then(() => {
+    spare.exited = true;
+    if (prepared === spare) {
+      prepared = undefined;
+      ctx.processes.ended(child.pid);
+    }
+  });
+  prepared = spare;
 }
 
 /**
@@ -153,26 +350,45 @@ export async function runShell(
   ctx: ToolContext,
   request: ShellRequest,
 ): Promise<ShellResult> {
-  const { command, args, sandboxed } = argv(ctx, request);
+  const { command, args, sandboxed, prepare } = argv(ctx, request);
   const started = performance.now();
-  // Everything the command starts inherits the marker, even what leaves its group.
-  const marker = crypto.randomUUID();
-  const env = {
+  const environment = (marker: string) => ({
     ...ctx.env,
     ...(sandboxed ? { TMPDIR: "/tmp" } : {}),
+    // Everything the command starts inherits the marker, even what leaves its group.
     [COMMAND_MARKER]: marker,
-  };
-  const child = spawnInOwnSession(ctx.programs.setsid, command, {
+  });
+  const options = (args: string[], marker: string) => ({
     args,
     cwd: request.cwd,
     clearEnv: true,
-    env,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
+    env: environment(marker),
+    stdin: "null" as const,
+    stdout: "piped" as const,
+    stderr: "piped" as const,
   });
+  const spare = prepare && request.script.length <= MAX_PREPARED_SCRIPT
+    ? await takePrepared(ctx, prepare.key, request.script)
+    : undefined;
+  let child: Deno.ChildProcess;
+  if (spare) {
+    child = spare.child;
+  } else {
+    const marker = crypto.randomUUID();
+    // bubblewrap needs no group of its own: it puts the command in a new
+    // session itself, and killing bubblewrap kills its pid namespace whole
+    // (a signal to the "group" then reaches bubblewrap alone). Without the
+    // setsid in front, a command starts a program sooner.
+    child = sandboxed
+      ? new Deno.Command(command, options(args, marker)).spawn()
+      : spawnInOwnSession(ctx.programs.setsid, command, options(args, marker));
+    ctx.processes.started(
+      child.pid,
+      marker,
+      ctx.shellSandbox.kind === "none" ? ctx.shellSandbox.cgroup : undefined,
+    );
+  }
   const pgid = child.pid;
-  ctx.processes.started(pgid, marker);
 
   const capture = new OutputCapture({
     progress: (stream, text) => ctx.progress(stream, text),
@@ -255,6 +471,16 @@ export async function runShell(
   clearTimeout(killTimer);
   ctx.signal.removeEventListener("abort", onAbort);
   ctx.processes.ended(pgid);
+  // The next command's process, made once this call has answered, while
+  // the session waits for its next one; the cgroup it will join is the
+  // worker's from now on.
+  if (prepare && !ctx.signal.aborted && !prepared && !preparing) {
+    preparing = true;
+    if (prepare.cgroup) ctx.processes.hold(prepare.cgroup);
+    const marker = crypto.randomUUID();
+    const spareOptions = options(prepare.args, marker);
+    setTimeout(() => prepareNext(ctx, prepare, spareOptions, marker), 0);
+  }
 
   const spill = await capture.finish();
   const note = (omitted: number) =>

@@ -11,8 +11,32 @@
  * may look at the whole file system; a tool's worker may not).
  */
 export type CommandConfinement =
-  | { readonly kind: "none" }
+  | UnconfinedCommand
   | BwrapConfinement;
+
+/** A command run unconfined, as wave's user. */
+export interface UnconfinedCommand {
+  /** Not confined. */
+  readonly kind: "none";
+  /**
+   * The cgroup v2 directory the command joins before it runs, made for it
+   * by the session, which kills everything in it when the call ends; absent
+   * where wave cannot make cgroups (then only the `WAVE_COMMAND` marker
+   * finds what the command detaches).
+   */
+  readonly cgroup?: string;
+  /**
+   * A second such cgroup, for the shell the worker starts ahead for its
+   * next command (see `prepare`); released by the session if unused.
+   */
+  readonly spareCgroup?: string;
+  /**
+   * Whether the worker may start the next command's process ahead, once
+   * this one has ended (the session asks it; a tool run outside a session
+   * does not).
+   */
+  readonly prepare?: boolean;
+}
 
 /** A command under bubblewrap: what it must not see, and whether it has a network. */
 export interface BwrapConfinement {
@@ -41,6 +65,8 @@ export interface BwrapConfinement {
   }[];
   /** The command shares wave's network (`--allow-net`); else it has none, not even loopback. */
   readonly network: boolean;
+  /** Whether the worker may start the next command's sandbox ahead, once this one has ended. */
+  readonly prepare?: boolean;
 }
 
 /** The whole file system, read-only. */

@@ -106,6 +106,84 @@ function markerOf(pid: number): string | undefined {
   }
 }
 
+/** How long wave waits for a killed cgroup to empty before removing it (it is removed later otherwise). */
+const CGROUP_EMPTY_WAIT_MS = 200;
+/** How long a killed cgroup that has not emptied is retried for, in the background. */
+const CGROUP_REMOVE_RETRY_MS = 10_000;
+
+let cgroupsMade = 0;
+/** How many emptied cgroups a session keeps for its next commands. */
+const IDLE_CGROUPS = 4;
+
+/**
+ * Kills every process in a cgroup v2 at once (`cgroup.kill`, which also
+ * reaches what is forked meanwhile), and waits up to `waitMs` for it to
+ * empty; whether it did.
+ */
+function killCgroup(dir: string, waitMs: number): boolean {
+  try {
+    Deno.writeTextFileSync(`${dir}/cgroup.kill`, "1");
+  } catch {
+    return true; // gone already
+  }
+  const end = performance.now() + waitMs;
+  while (true) {
+    try {
+      const events = Deno.readTextFileSync(`${dir}/cgroup.events`);
+      if (/^populated 0$/m.test(events)) return true;
+    } catch {
+      return true;
+    }
+    if (performance.now() >= end) return false;
+    // A process killed takes a moment to exit: a short sleep, not a spin.
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2);
+  }
+}
+
+/** Removes an emptied cgroup; a busy one is retried in the background for a while. */
+function removeCgroup(
+  dir: string,
+  until = performance.now() + CGROUP_REMOVE_RETRY_MS,
+): void {
+  try {
+    Deno.removeSync(dir);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return;
+    if (performance.now() > until) {
+      console.error(`wave: could not remove the command cgroup ${dir}:`, error);
+      return;
+    }
+    Deno.unrefTimer(setTimeout(() => {
+      killCgroup(dir, 0);
+      removeCgroup(dir, until);
+    }, 50));
+  }
+}
+
+/**
+ * Kills and removes the command cgroups of waves that are gone (killed
+ * before they could remove them): what is still in one outlived its
+ * command.
+ */
+function removeStaleCgroups(parent: string): void {
+  let entries: Deno.DirEntry[];
+  try {
+    entries = [...Deno.readDirSync(parent)];
+  } catch {
+    return;
+  }
+  for (const { name, isDirectory } of entries) {
+    const pid = /^wave-command-(\d+)-\d+$/.exec(name)?.[1];
+    if (!isDirectory || !pid || Number(pid) === Deno.pid) continue;
+    try {
+      Deno.statSync(`/proc/${pid}`);
+      continue; // that wave still runs
+    } catch { /* gone */ }
+    killCgroup(`${parent}/${name}`, CGROUP_EMPTY_WAIT_MS);
+    removeCgroup(`${parent}/${name}`);
+  }
+}
+
 /** How many ended commands' markers are remembered for sweeps. */
 const MARKERS_KEPT = 256;
 /** A second sweep after a command ends, for descendants orphaned late (their parent took a moment to die). */
@@ -123,19 +201,134 @@ export class ProcessGroups {
   /** pgid → the call (and worker) that started it, and the command's marker. */
   #groups = new Map<
     number,
-    { callId: string; workerId: number; marker?: string }
+    {
+      callId: string;
+      workerId: number;
+      marker?: string;
+      cgroup?: string;
+      /** Started ahead of its call (a prepared process): its cgroup is no call's to release. */
+      ahead?: boolean;
+    }
   >();
+  /** The cgroups a running group has joined (ended with it), or a worker holds for one it is starting. */
+  #bound = new Set<string>();
+  /** The cgroups held for processes workers are starting ahead: cgroup → worker. */
+  #held = new Map<string, number>();
   /** Markers of commands that have ended, oldest first. */
   #ended = new Set<string>();
+  /** The cgroups made for calls' commands and not yet ended. */
+  #cgroups = new Set<string>();
+  /** Emptied cgroups kept for the next commands. */
+  #idleCgroups: string[] = [];
+  /** The parents whose cgroups left by waves that are gone have been removed. */
+  #tidied = new Set<string>();
+  /** Set by {@linkcode killAll}: no cgroup is kept after it. */
+  #closed = false;
 
-  /** Records a group a call started. */
+  /**
+   * Makes an empty cgroup v2 under `parent` (see
+   * `commandCgroupParent` in session/command_sandbox.ts) for one command,
+   * which joins it before it runs; the end of the group that joined it
+   * ({@linkcode started}), {@linkcode releaseCgroups} when none did,
+   * {@linkcode endCgroup} and {@linkcode killAll} kill whatever is in it.
+   * Throws when it cannot be made.
+   */
+  makeCgroup(parent: string): string {
+    if (!this.#tidied.has(parent)) {
+      this.#tidied.add(parent);
+      removeStaleCgroups(parent);
+    }
+    // An emptied cgroup is used again: making and removing one costs more
+    // than the command `true`.
+    let dir = this.#idleCgroups.pop();
+    if (dir === undefined || !dir.startsWith(`${parent}/`)) {
+      if (dir !== undefined) removeCgroup(dir);
+      dir = `${parent}/wave-command-${Deno.pid}-${++cgroupsMade}`;
+      Deno.mkdirSync(dir);
+    }
+    this.#cgroups.add(dir);
+    return dir;
+  }
+
+  /**
+   * Kills every process in a call's cgroup, whatever it did to leave its
+   * group or clear its environment, and removes the cgroup.
+   */
+  endCgroup(dir: string): void {
+    if (!this.#cgroups.delete(dir)) return;
+    const empty = killCgroup(dir, CGROUP_EMPTY_WAIT_MS);
+    if (empty && !this.#closed && this.#idleCgroups.length < IDLE_CGROUPS) {
+      this.#idleCgroups.push(dir);
+    } else removeCgroup(dir);
+  }
+
+  /**
+   * Records a group a call started (or one started `ahead` of its call,
+   * a prepared process), and the cgroup (one this made) its command
+   * joins: when the group ends or is killed, so is everything in that
+   * cgroup.
+   */
   started(
     pgid: number,
     callId: string,
     workerId: number,
     marker?: string,
+    cgroup?: string,
+    ahead = false,
   ): void {
-    this.#groups.set(pgid, { callId, workerId, marker });
+    const bound = cgroup !== undefined && this.#cgroups.has(cgroup)
+      ? cgroup
+      : undefined;
+    this.#groups.set(pgid, {
+      callId,
+      workerId,
+      marker,
+      cgroup: bound,
+      ahead,
+    });
+    if (bound) {
+      this.#bound.add(bound);
+      this.#held.delete(bound);
+    }
+  }
+
+  /**
+   * Keeps a call's cgroup for a process its worker is about to start
+   * ahead (then {@linkcode started} with it): not released when the call
+   * ends, and ended with the worker ({@linkcode releaseHeld}) if no
+   * process joins it.
+   */
+  hold(cgroup: string, workerId: number): void {
+    if (!this.#cgroups.has(cgroup) || this.#bound.has(cgroup)) return;
+    this.#bound.add(cgroup);
+    this.#held.set(cgroup, workerId);
+  }
+
+  /** Ends the cgroups a worker held and no process of its joined (the worker has ended). */
+  releaseHeld(workerId: number): void {
+    for (const [cgroup, holder] of [...this.#held]) {
+      if (holder !== workerId) continue;
+      this.#held.delete(cgroup);
+      this.#bound.delete(cgroup);
+      this.endCgroup(cgroup);
+    }
+  }
+
+  /**
+   * Ends the cgroups a call was given that no group of its has joined (a
+   * command that never started, a prepared sandbox that was not made).
+   */
+  releaseCgroups(dirs: Iterable<string>): void {
+    for (const dir of dirs) if (!this.#bound.has(dir)) this.endCgroup(dir);
+  }
+
+  /**
+   * Hands a group to another call of the same worker (a sandbox prepared
+   * by one call, run by the next); from now on only that call may signal it.
+   */
+  adopt(pgid: number, callId: string, workerId: number): void {
+    const owner = this.#groups.get(pgid);
+    if (owner?.workerId === workerId) owner.callId = callId;
   }
 
   /** Forgets a group whose leader has exited, and sweeps what its command left behind. */
@@ -148,10 +341,21 @@ export class ProcessGroups {
     Deno.unrefTimer(setTimeout(() => this.sweep(), LATE_SWEEP_MS));
   }
 
-  /** Forgets a group; whether it was a command's (its marker is now an ended one). */
+  /**
+   * Forgets a group, and kills what is left in its cgroup; whether it was
+   * a command's (its marker is now an ended one).
+   */
   #forget(pgid: number): boolean {
-    const marker = this.#groups.get(pgid)?.marker;
+    const group = this.#groups.get(pgid);
+    const marker = group?.marker;
     this.#groups.delete(pgid);
+    if (group?.cgroup) {
+      this.#bound.delete(group.cgroup);
+      // The call that was given the cgroup releases it (and may not reuse
+      // it before); one made for a process started ahead is no call's.
+      if (group.ahead) this.endCgroup(group.cgroup);
+      else killCgroup(group.cgroup, CGROUP_EMPTY_WAIT_MS);
+    }
     if (marker === undefined) return false;
     this.#ended.add(marker);
     if (this.#ended.size > MARKERS_KEPT) {
@@ -203,6 +407,9 @@ export class ProcessGroups {
   killAll(): void {
     // Killed groups' markers become ended ones, which the sweep looks for.
     this.kill([...this.#groups.keys()]);
+    this.#closed = true;
+    for (const dir of [...this.#cgroups]) this.endCgroup(dir);
+    for (const dir of this.#idleCgroups.splice(0)) removeCgroup(dir);
     this.sweep();
   }
 }

@@ -98,11 +98,30 @@ export interface ProcessGroupsView {
   /**
    * Reports a new process group (its leader's pid) so shutdown can kill
    * it; a command also gives the marker its environment carries, so what
-   * escapes its group can be found when it ends.
+   * escapes its group can be found when it ends, and the cgroup it joins
+   * (the session's, from `shellSandbox`), killed whole when it ends.
    */
-  started(pgid: number, marker?: string): void;
+  started(pgid: number, marker?: string, cgroup?: string): void;
   /** Reports that the group's leader has exited. */
   ended(pgid: number): void;
+  /**
+   * Reports that this call now runs a group an earlier call of the same
+   * worker started ahead for it (a prepared sandbox): the group is the
+   * call's to signal from then on.
+   */
+  adopted(pgid: number): void;
+  /**
+   * Reports a group started ahead, for a later call of this worker to
+   * adopt (a prepared sandbox): killed with the worker and at shutdown,
+   * and kept when the call that started it has ended.
+   */
+  prepared(pgid: number, marker: string, cgroup?: string): void;
+  /**
+   * Reports that a process this worker is about to start ahead will join
+   * `cgroup` (one the session gave the call): it is then the worker's,
+   * not released when the call ends.
+   */
+  hold(cgroup: string): void;
   /** Asks the main thread to signal the whole group (a worker cannot). */
   signal(pgid: number, signal: Deno.Signal): void;
 }

@@ -4,6 +4,7 @@ import {
   ProcessGroups,
   signalGroup,
 } from "../../../tools/kernel/processes.ts";
+import { commandCgroupParent } from "../../../session/command_sandbox.ts";
 
 /** Whether a pid is a live process (not gone, not a zombie). */
 function alive(pid: number): boolean {
@@ -130,4 +131,85 @@ Deno.test("ProcessGroups: killAll leaves alone a marked process another session'
   foreign.kill("SIGTERM");
   assert.equal(await exited(foreign), "SIGTERM", "another session's process");
   theirs.killAll();
+});
+
+Deno.test("ProcessGroups: a group adopted by another call of its worker is that call's to signal", async () => {
+  const groups = new ProcessGroups();
+  const child = new Deno.Command("sleep", { args: ["30"], detached: true })
+    .spawn();
+  groups.started(child.pid, "call-1", 7, undefined, undefined, true);
+  // Another worker's call cannot take it.
+  groups.adopt(child.pid, "call-9", 8);
+  groups.signal(child.pid, "call-9", "SIGKILL");
+  groups.adopt(child.pid, "call-2", 7);
+  groups.signal(child.pid, "call-1", "SIGKILL");
+  groups.signal(child.pid, "call-2", "SIGTERM");
+  assert.equal(await exited(child), "SIGTERM");
+  groups.ended(child.pid);
+});
+
+/** Where this process may make cgroups, as wave looks for it. */
+const cgroupParent = commandCgroupParent();
+
+Deno.test("ProcessGroups: a command's cgroup is emptied when its group ends, reused once its call releases it, and removed by killAll", async () => {
+  if (!cgroupParent) {
+    console.error("skipped (this user cannot make cgroup v2 cgroups here)");
+    return;
+  }
+  const groups = new ProcessGroups();
+  const dir = groups.makeCgroup(cgroupParent);
+  const spare = groups.makeCgroup(cgroupParent);
+  assert.notEqual(dir, spare);
+  // A leader and an escapee (a new session, a cleared environment), both in the cgroup.
+  const child = new Deno.Command("sh", {
+    args: [
+      "-c",
+      'echo $$ > "$0"; env -i setsid sleep 31 & echo $!; exec sleep 30',
+      `${dir}/cgroup.procs`,
+    ],
+    detached: true,
+    stdout: "piped",
+  }).spawn();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  const escapee = Number((await reader.read()).value);
+  await reader.cancel();
+  groups.started(child.pid, "call-1", 7, "marker", dir);
+  // The call's end releases what its command did not join: reused at once.
+  groups.releaseCgroups([dir, spare]);
+  assert.equal(groups.makeCgroup(cgroupParent), spare);
+  // The group's end kills everything in its cgroup.
+  groups.kill([child.pid]);
+  assert.equal(await exited(child), "SIGKILL");
+  for (let i = 0; i < 200 && alive(escapee); i++) {
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  assert.equal(alive(escapee), false, "what left the group died with it");
+  assert.match(
+    Deno.readTextFileSync(`${dir}/cgroup.events`),
+    /^populated 0$/m,
+  );
+  // Not reused before its call releases it.
+  const other = groups.makeCgroup(cgroupParent);
+  assert.notEqual(other, dir);
+  groups.releaseCgroups([dir]);
+  // Held by a worker for a process it is starting ahead: not the call's to
+  // release; ended (and so reusable) when that worker ends.
+  groups.hold(other, 7);
+  groups.releaseCgroups([other]);
+  const third = groups.makeCgroup(cgroupParent);
+  assert.ok(third !== other, "a held cgroup is not reused");
+  groups.releaseHeld(7);
+  assert.equal(groups.makeCgroup(cgroupParent), other);
+  groups.killAll();
+  for (const made of [dir, spare, other, third]) {
+    for (let i = 0; i < 200; i++) {
+      try {
+        Deno.statSync(made);
+      } catch {
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    assert.throws(() => Deno.statSync(made), Deno.errors.NotFound);
+  }
 });
