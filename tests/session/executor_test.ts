@@ -244,7 +244,11 @@ Deno.test("executor: the deadline stops while the call waits for a transcript fr
   const h = await harness({ deadlineMs: 200, abortGraceMs: 200 });
   try {
     const asked: string[] = [];
-    const { outcome } = h.call("Transcribe", { path: "a.wav", ask: "/x.wav" }, {
+    // The worker opens what it asks for: the files exist.
+    await Deno.writeTextFile(`${h.workspace}/a.wav`, "RIFF");
+    await Deno.writeTextFile(`${h.workspace}/x.wav`, "RIFF");
+    const x = `${h.workspace}/x.wav`;
+    const { outcome } = h.call("Transcribe", { path: "a.wav", ask: x }, {
       transcribe: (path) => {
         asked.push(path);
         // Longer than the whole deadline: it must not count.
@@ -252,7 +256,7 @@ Deno.test("executor: the deadline stops while the call waits for a transcript fr
       },
     });
     assert.deepEqual((await outcome).result, { content: "text" });
-    assert.deepEqual(asked, ["/x.wav"]);
+    assert.deepEqual(asked, [x]);
     const failed = await h.call("Transcribe", { path: "a.wav" }, {
       transcribe: () =>
         Promise.reject(
