@@ -1,8 +1,10 @@
 /**
- * The wave binary: flags → config → the stdio session (docs/protocol.md).
+ * The wave binary: flags → config → the stdio session (docs/protocol.md),
+ * or, for `wave mcp` and `wave acp`, that front's entry (`fronts/`).
  *
  * `system/init` is written before anything heavy is loaded, so a parent
- * sees wave alive within a few milliseconds of an empty Deno start.
+ * sees wave alive within a few milliseconds of an empty Deno start. The
+ * other fronts load their SDK only in their entry.
  *
  * @module
  */
@@ -45,8 +47,10 @@ if (outcome.kind === "exit") {
 const { config } = outcome;
 const entries = TOOLSETS[config.toolset];
 
+const streamJson = config.front === "stream-json";
 // With extra tool modules the names are only known once they load: serve writes init then.
-const initSent = config.toolModules.length === 0;
+// The other fronts' stdout carries their own protocol only.
+const initSent = streamJson && config.toolModules.length === 0;
 if (initSent) {
   const names = entries.filter((e) => boundIn(e.mode, config.mode)).map((e) =>
     e.name
@@ -62,7 +66,10 @@ if (initSent) {
 // the model SDKs) would double the time to system/init. scripts/compile.ts
 // --includes it.
 const SERVER = new URL("./session/server.ts", import.meta.url).href;
-const { serve } = await import(SERVER) as typeof import("./session/server.ts");
+const FRONT = new URL(`./fronts/${config.front}/main.ts`, import.meta.url).href;
+const { serve } = await import(
+  streamJson ? SERVER : FRONT
+) as typeof import("./session/server.ts");
 
 // In the session's graph already, so free now. No command runs before
 // serve reads its input, and serve makes wave non-dumpable first.

@@ -36,11 +36,11 @@ export type ApprovalDecision =
  */
 export interface ApprovalParent {
   /**
-   * Why this parent cannot be asked (an MCP client without elicitation),
-   * or null when it can. A request the gate would ask is then denied with
+   * Why this parent cannot be asked about `request` (an MCP client without
+   * elicitation), or null when it can. The request is then denied with
    * this reason.
    */
-  unavailable?(): string | null;
+  unavailable?(request: ApprovalRequest): string | null;
   /**
    * Asks the parent about `request`. `signal` aborts when the gate stops
    * waiting (timeout, interrupt, shutdown): the parent drops the question
@@ -93,7 +93,7 @@ export class ApprovalGate {
       );
     }
     if (this.#closedReason !== null) return denied(this.#closedReason);
-    const unavailable = this.#parent.unavailable?.() ?? null;
+    const unavailable = this.#parent.unavailable?.(req) ?? null;
     if (unavailable !== null) return denied(unavailable);
     if (signal.aborted) {
       return Promise.resolve({

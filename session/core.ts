@@ -18,7 +18,7 @@ import { CurrentTask } from "./current_task.ts";
 import { commandEnvironment } from "./environment.ts";
 import { SandboxExecutor } from "./executor.ts";
 import { InFlight } from "./in_flight.ts";
-import type { ParentRequests } from "./parent_requests.ts";
+import { ParentRequests } from "./parent_requests.ts";
 import { ToolRegistry } from "./registry.ts";
 import { SessionMode } from "./session_mode.ts";
 import { ToolCalls } from "./tool_calls.ts";
@@ -168,6 +168,19 @@ export async function openCore(
       await sweeping;
     },
   };
+}
+
+/**
+ * The parent requests of a front whose client cannot be asked to open a
+ * file (`--open-with parent`): every one fails, naming `front` and the
+ * flags that work instead.
+ */
+export function noParentRequests(front: string): ParentRequests {
+  const requests = new ParentRequests(() => {});
+  requests.close(
+    `${front} cannot ask its client to open a file; start it with --open-with system or none`,
+  );
+  return requests;
 }
 
 /** A directory as a model is told it: relative to the workspace inside it (`output/`), else absolute. */
