@@ -37,6 +37,8 @@ const args = [
   // …and each other front's entry the same way (wave mcp, wave acp).
   "--include",
   `${root}fronts/mcp/main.ts`,
+  "--include",
+  `${root}fronts/acp/main.ts`,
   "--output",
   output,
   `${root}cli.ts`,

@@ -175,3 +175,48 @@ Deno.test("README: the Claude Code and Codex snippets' commands start wave mcp, 
     }
   }
 });
+
+Deno.test("README: the Zed snippet's command starts wave acp, and an ACP client opens a session in the project", async () => {
+  const { acp, startAcp } = await import("./_acp.ts");
+  const readme = await Deno.readTextFile(
+    new URL("../README.md", import.meta.url),
+  );
+  const zed = codeBlocks(readme).filter((b) =>
+    b.lang === "json" && b.body.includes('"agent_servers"')
+  );
+  assert.equal(zed.length, 1);
+  const server = JSON.parse(zed[0].body).agent_servers.wave;
+  assert.equal(server.type, "custom");
+  const root = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
+  const args: string[] = server.args.map((a: string) =>
+    a.replace("/path/to/wave", root)
+  );
+  assert.deepEqual(args.slice(5, 7), [`${root}/cli.ts`, "acp"]);
+  // The snippet's placeholders: the checkout, and a file with the key.
+  const keyFile = await Deno.makeTempFile();
+  await Deno.writeTextFile(keyFile, "sk-ant-test-key-0123456789\n");
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(server.env)) {
+    env[name] = String(value).replace("/path/to/anthropic-key", keyFile);
+  }
+  const project = await Deno.realPath(await Deno.makeTempDir());
+  const wave = await startAcp({
+    command: { command: server.command, args, cwd: project },
+    workspace: project,
+    env,
+  });
+  try {
+    const init = await wave.agent.request(acp.methods.agent.initialize, {
+      protocolVersion: acp.PROTOCOL_VERSION,
+      clientCapabilities: {},
+    });
+    assert.equal(init.agentInfo?.name, "wave");
+    const session = await wave.agent.request(acp.methods.agent.session.new, {
+      cwd: project,
+      mcpServers: [],
+    });
+    assert.equal(session.modes?.currentModeId, "agent");
+  } finally {
+    assert.equal(await wave.close(), 0, wave.stderr());
+  }
+});
