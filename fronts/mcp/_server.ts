@@ -108,7 +108,7 @@ export function toMcpResult(result: CallResult): CallToolResult {
 /** The MCP front: the approval parent and event renderer the core is opened with, and one server per MCP session. */
 export class McpFront {
   #config: Config;
-  #core: Core | undefined;
+  #core = Promise.withResolvers<Core>();
   #sessions = new Set<McpSession>();
   #calls = new Map<string, CallContext>();
 
@@ -122,15 +122,14 @@ export class McpFront {
     return `wave://tasks/${this.#config.taskListId}`;
   }
 
-  /** Gives the front the core opened with its parent and renderer. */
+  /**
+   * Gives the front the core opened with its parent and renderer. Requests
+   * that came before (a client's first `tools/list`) wait for it: the
+   * transport answers `initialize` while the tools still load.
+   */
   attach(core: Core): void {
-    this.#core = core;
     this.#config = core.config;
-  }
-
-  #coreOrThrow(): Core {
-    if (!this.#core) throw new Error("the MCP front has no core yet");
-    return this.#core;
+    this.#core.resolve(core);
   }
 
   /** Asks the client of the call by `elicitation/create`, when it supports it. */
@@ -211,8 +210,8 @@ export class McpFront {
     this.#sessions.add(session);
     server.onclose = () => this.#sessions.delete(session);
 
-    server.setRequestHandler(ListToolsRequestSchema, () => {
-      const core = this.#coreOrThrow();
+    server.setRequestHandler(ListToolsRequestSchema, async () => {
+      const core = await this.#core.promise;
       return {
         tools: core.registry.bound(core.mode.current).map(({ def }) => ({
           name: def.name,
@@ -274,7 +273,7 @@ export class McpFront {
 
   /** The task list, read in the session's queue: it sees every change requested before it. */
   async #taskList(): Promise<unknown> {
-    const core = this.#coreOrThrow();
+    const core = await this.#core.promise;
     const ticket = core.writeQueue.enter("read");
     try {
       await ticket.ready;
@@ -302,7 +301,7 @@ export class McpFront {
     },
     extra: Extra,
   ): Promise<CallToolResult> {
-    const core = this.#coreOrThrow();
+    const core = await this.#core.promise;
     const prepared = core.calls.prepare(params.name, params.arguments ?? {});
     if ("error" in prepared) {
       return {

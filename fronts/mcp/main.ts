@@ -29,21 +29,29 @@ export async function serve(
   signal?: AbortSignal,
 ): Promise<number> {
   const front = new McpFront(config);
-  const core = await openCore(config, {
+  const opening = openCore(config, {
     modules: options.modules,
     parent: front.parent,
     requests: noParentRequests("wave mcp"),
     onEvent: front.onEvent,
   });
+  // On stdio the client's initialize is answered while the tools load.
+  const transport = config.listen
+    ? undefined
+    : new LineTransport(io, config.maxLineBytes);
+  if (transport) await front.newServer().connect(transport);
+  const core = await opening;
   front.attach(core);
   const warning = await core.sandboxWarning();
   if (warning) console.error(`wave: warning: ${warning}`);
 
   const stop = new Promise<"signal">((resolve) => {
     if (signal?.aborted) resolve("signal");
-    else {signal?.addEventListener("abort", () => resolve("signal"), {
+    else {
+      signal?.addEventListener("abort", () => resolve("signal"), {
         once: true,
-      });}
+      });
+    }
   });
   let how: "eof" | "signal";
   if (config.listen) {
@@ -54,10 +62,8 @@ export async function serve(
     );
     how = "signal";
   } else {
-    const transport = new LineTransport(io, config.maxLineBytes);
-    await front.newServer().connect(transport);
     how = await Promise.race([
-      transport.ended.then(() => "eof" as const),
+      transport!.ended.then(() => "eof" as const),
       stop,
     ]);
   }
