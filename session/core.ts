@@ -35,6 +35,14 @@ import { ReadState } from "../tools/kernel/read_state.ts";
 import { TaskStore } from "../tools/kernel/tasks.ts";
 import { realPathOf } from "../tools/kernel/workspace.ts";
 
+/** The `system/warning` when the file tools are held by path checks alone. */
+export const WEAK_FILE_BOUNDARY =
+  "The file tools are held to the workspace by path checks only: this " +
+  "kernel offers no Landlock (Linux 5.13 or later), so a symlink or a " +
+  "renamed directory swapped in by another process between a check and " +
+  "an open can lead a tool outside the workspace. Run wave on a kernel " +
+  "with Landlock enabled for a boundary the kernel enforces.";
+
 /** What a front gives the core. */
 export interface CoreOptions {
   /** Tool module references (see `tools/loaders.ts`), in toolset order. */
@@ -70,8 +78,11 @@ export interface Core {
   /** The task calls belong to now (a user turn, `set_task`, or the session's own). */
   task: CurrentTask;
   inFlight: InFlight;
-  /** Why commands are not confined as asked or as hoped, or undefined. */
-  sandboxWarning(): Promise<string | undefined>;
+  /**
+   * What the parent must be told first: commands not confined as asked or
+   * as hoped, file tools held by path checks alone ({@linkcode WEAK_FILE_BOUNDARY}).
+   */
+  warnings(): Promise<string[]>;
   /**
    * Ends the core's resources (workers, process groups), and resolves once
    * the sweep of leftover temp files finished too. Call it once, after the
@@ -159,8 +170,12 @@ export async function openCore(
     tasks: new TaskStore(config.waveHome, config.taskListId),
     task,
     inFlight: new InFlight(),
-    async sandboxWarning() {
-      return (await CommandSandbox.for(config).decided()).warning;
+    async warnings() {
+      const { warning } = await CommandSandbox.for(config).decided();
+      return [
+        ...warning ? [warning] : [],
+        ...config.fileBoundary === "paths" ? [WEAK_FILE_BOUNDARY] : [],
+      ];
     },
     async close() {
       executor.close();

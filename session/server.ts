@@ -63,13 +63,7 @@ export interface ServeOptions {
  */
 const PREWARM_AFTER_MS = 100;
 
-/** The `system/warning` when the file tools are held by path checks alone. */
-export const WEAK_FILE_BOUNDARY =
-  "The file tools are held to the workspace by path checks only: this " +
-  "kernel offers no Landlock (Linux 5.13 or later), so a symlink or a " +
-  "renamed directory swapped in by another process between a check and " +
-  "an open can lead a tool outside the workspace. Run wave on a kernel " +
-  "with Landlock enabled for a boundary the kernel enforces.";
+export { WEAK_FILE_BOUNDARY } from "./core.ts";
 
 /**
  * Serves one session over `io` until stdin ends or `signal` aborts, and
@@ -130,17 +124,9 @@ export async function serve(
   }
   const session = openSession(core, writer, approvalsParent, requests);
   render = toolEventRenderer(writer, session.taskList);
-  // Commands not confined as asked or as hoped: said before anything else.
-  const warning = await core.sandboxWarning();
-  if (warning) {
+  // Commands or files not confined as asked or as hoped: said before anything else.
+  for (const warning of await core.warnings()) {
     writer.send({ type: "system", subtype: "warning", message: warning });
-  }
-  if (config.fileBoundary === "paths") {
-    writer.send({
-      type: "system",
-      subtype: "warning",
-      message: WEAK_FILE_BOUNDARY,
-    });
   }
 
   if (config.resume) await session.turns.resume();

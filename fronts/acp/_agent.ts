@@ -239,8 +239,9 @@ export class AcpFront {
       });
       this.#cores.set(workspace, core);
       core.then(async (opened) => {
-        const warning = await opened.sandboxWarning();
-        if (warning) console.error(`wave: warning: ${warning}`);
+        for (const warning of await opened.warnings()) {
+          console.error(`wave: warning: ${warning}`);
+        }
       }, () => this.#cores.delete(workspace));
     }
     return core;

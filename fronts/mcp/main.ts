@@ -42,8 +42,9 @@ export async function serve(
   if (transport) await front.newServer().connect(transport);
   const core = await opening;
   front.attach(core);
-  const warning = await core.sandboxWarning();
-  if (warning) console.error(`wave: warning: ${warning}`);
+  for (const warning of await core.warnings()) {
+    console.error(`wave: warning: ${warning}`);
+  }
 
   const stop = new Promise<"signal">((resolve) => {
     if (signal?.aborted) resolve("signal");
