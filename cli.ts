@@ -13,6 +13,9 @@ import { parseFlags } from "./session/config.ts";
 import { initMessage } from "./session/init.ts";
 import { builtinRef, TOOLSET_NAMES, TOOLSETS } from "./tools/toolsets.ts";
 import { boundIn } from "./tools/kernel/modes.ts";
+// Small, and needed before the first answer of wave mcp and wave acp.
+import { answerEarly as mcpEarly } from "./fronts/mcp/early.ts";
+import { answerEarly as acpEarly } from "./fronts/acp/early.ts";
 
 // stdout carries protocol lines only.
 console.log = console.error;
@@ -61,6 +64,19 @@ if (initSent) {
   );
 }
 
+// wave mcp, wave acp: the client's initialize is answered now, before the
+// SDK and the tools load; the front reads it too, and does not answer twice.
+let stdin: ReadableStream<Uint8Array> = Deno.stdin.readable;
+let answered: string | number | undefined;
+if (!streamJson) {
+  const answerEarly = config.front === "mcp" ? mcpEarly : acpEarly;
+  ({ stdin, answered } = await answerEarly(
+    config,
+    stdin,
+    (text) => writeSync(Deno.stdout, text),
+  ));
+}
+
 // A computed specifier: Deno prepares every module a literal import() can
 // reach before the program starts, and the session's graph (the tools, zod,
 // the model SDKs) would double the time to system/init. scripts/compile.ts
@@ -105,10 +121,11 @@ let code: number;
 try {
   const result = await serve(
     config,
-    { stdin: Deno.stdin.readable, stdout: Deno.stdout },
+    { stdin, stdout: Deno.stdout },
     {
       modules: [...entries.map(builtinRef), ...config.toolModules],
       initSent,
+      answered,
     },
     shutdown.signal,
   );

@@ -54,6 +54,12 @@ export interface ServeOptions {
   initSent?: boolean;
   /** Called once with the session's output queue, to watch how much waits for the parent. */
   onOutputQueue?: (queue: OutputQueueView) => void;
+  /**
+   * `wave mcp` and `wave acp`: the id of the client's `initialize`, which
+   * the CLI already answered (before anything heavy loaded); the front
+   * reads the request but does not answer it again. Unused by stream-json.
+   */
+  answered?: string | number;
 }
 
 /**

@@ -8,6 +8,7 @@
 import * as acp from "@agentclientprotocol/sdk";
 import { waveArgs } from "../scripts/flags.ts";
 import { waitUntil } from "./_waiting.ts";
+import { DENO_DIR } from "./_wave.ts";
 
 export { acp };
 
@@ -74,6 +75,7 @@ export async function startAcp(options: AcpOptions = {}): Promise<AcpSession> {
       NO_COLOR: "1",
       PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
       HOME: Deno.env.get("HOME") ?? "/root",
+      DENO_DIR,
       ...options.env,
     },
     clearEnv: true,

@@ -15,6 +15,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
 import { waveArgs } from "../scripts/flags.ts";
 import { waitUntil } from "./_waiting.ts";
+import { DENO_DIR } from "./_wave.ts";
 
 export { Client };
 
@@ -56,6 +57,7 @@ function env(waveHome: string): Record<string, string> {
     NO_COLOR: "1",
     HOME: Deno.env.get("HOME") ?? "/root",
     PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+    DENO_DIR,
   };
 }
 

@@ -24,7 +24,6 @@ import { TaskReminders } from "../../session/task_reminders.ts";
 import type { ToolEvent } from "../../tools/kernel/events.ts";
 import { Transcript, transcriptPath } from "../../session/transcript.ts";
 import { UserTurns } from "../../session/user_turns.ts";
-import { VERSION } from "../../session/version.ts";
 import { MODES } from "../../tools/kernel/modes.ts";
 import {
   type DefinitionOf,
@@ -36,6 +35,7 @@ import {
   SHOWN_OUTPUT_CHARS,
   toolCallOf,
 } from "./_render.ts";
+import { initializeResult } from "./early.ts";
 
 const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 /** JSON-RPC's codes for bad parameters and for a failure inside the agent. */
@@ -86,15 +86,7 @@ export class AcpFront {
     return acp.agent({ name: "wave" })
       .onRequest(methods.agent.initialize, ({ client }) => {
         this.#client = client;
-        return {
-          protocolVersion: acp.PROTOCOL_VERSION,
-          agentCapabilities: {
-            loadSession: true,
-            promptCapabilities: { image: true, embeddedContext: true },
-          },
-          agentInfo: { name: "wave", title: "wave", version: VERSION },
-          authMethods: [],
-        };
+        return initializeResult();
       })
       .onRequest(methods.agent.session.new, async ({ params, client }) => {
         this.#client = client;

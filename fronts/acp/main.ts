@@ -28,8 +28,19 @@ export async function serve(
   signal?: AbortSignal,
 ): Promise<number> {
   const front = new AcpFront(config, options.modules);
+  // The SDK writes one message a chunk; a second answer to an initialize
+  // already answered (early.ts) is not written.
+  let answered = options.answered;
+  const decoder = new TextDecoder();
   const output = new WritableStream<Uint8Array>({
     async write(bytes) {
+      if (answered !== undefined) {
+        const message = JSON.parse(decoder.decode(bytes));
+        if (message.id === answered && !("method" in message)) {
+          answered = undefined;
+          return;
+        }
+      }
       for (let at = 0; at < bytes.length;) {
         at += await io.stdout.write(bytes.subarray(at));
       }

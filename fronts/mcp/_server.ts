@@ -37,8 +37,8 @@ import type { Config } from "../../session/config.ts";
 import type { Core } from "../../session/core.ts";
 import type { CallResult } from "../../session/tool_calls.ts";
 import type { ToolEventRenderer } from "../../session/tool_events.ts";
-import { VERSION } from "../../session/version.ts";
 import type { Mode } from "../../tools/kernel/modes.ts";
+import { CAPABILITIES, instructionsFor, SERVER_INFO } from "./early.ts";
 import type { Scopes } from "../../tools/kernel/tool.ts";
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -198,13 +198,9 @@ export class McpFront {
 
   /** A server for one more MCP session; {@linkcode forget} it when its transport closes. */
   newServer(): Server {
-    const server = new Server({ name: "wave", version: VERSION }, {
-      capabilities: {
-        tools: { listChanged: false },
-        resources: { subscribe: true, listChanged: false },
-      },
-      instructions:
-        `wave's ${this.#config.toolset} tools, working in ${this.#config.workspace}. Paths outside it, and sensitive files, need the user's approval.`,
+    const server = new Server({ ...SERVER_INFO }, {
+      capabilities: CAPABILITIES,
+      instructions: instructionsFor(this.#config),
     });
     const session: McpSession = { server, subscribed: new Set() };
     this.#sessions.add(session);

@@ -35,11 +35,21 @@ export class LineTransport implements Transport {
   #encoder = new TextEncoder();
   #closed = false;
   #ended: Promise<void> | undefined;
+  #answered: string | number | undefined;
 
-  /** Reads and writes `io`; input lines longer than `maxLineBytes` are refused. */
-  constructor(io: SessionIO, maxLineBytes: number) {
+  /**
+   * Reads and writes `io`; input lines longer than `maxLineBytes` are
+   * refused. `answered`: the id of an `initialize` already answered
+   * (`early.ts`), whose second answer is not written.
+   */
+  constructor(
+    io: SessionIO,
+    maxLineBytes: number,
+    answered?: string | number,
+  ) {
     this.#io = io;
     this.#maxLineBytes = maxLineBytes;
+    this.#answered = answered;
   }
 
   /** Resolves once the input ended (EOF) or the transport was closed. */
@@ -93,6 +103,13 @@ export class LineTransport implements Transport {
 
   /** Writes `message` as one line, after every line sent before it. */
   send(message: JSONRPCMessage): Promise<void> {
+    if (
+      this.#answered !== undefined && "id" in message &&
+      message.id === this.#answered && !("method" in message)
+    ) {
+      this.#answered = undefined;
+      return this.#writing;
+    }
     const bytes = this.#encoder.encode(JSON.stringify(message) + "\n");
     this.#writing = this.#writing.then(async () => {
       let offset = 0;

@@ -38,7 +38,7 @@ export async function serve(
   // On stdio the client's initialize is answered while the tools load.
   const transport = config.listen
     ? undefined
-    : new LineTransport(io, config.maxLineBytes);
+    : new LineTransport(io, config.maxLineBytes, options.answered);
   if (transport) await front.newServer().connect(transport);
   const core = await opening;
   front.attach(core);

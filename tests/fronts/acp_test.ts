@@ -8,6 +8,8 @@ import { acp, type AcpOptions, type AcpSession, startAcp } from "../_acp.ts";
 import { MockModel } from "../_mock_model.ts";
 import { processesLeft, processesStarted } from "../_processes.ts";
 import { within } from "../_waiting.ts";
+import { waveArgs } from "../../scripts/flags.ts";
+import { ACP_PROTOCOL_VERSION } from "../../fronts/acp/early.ts";
 
 const KEY = "sk-test-secret-key-0123456789";
 
@@ -420,4 +422,52 @@ Deno.test("wave acp: session/load replays the transcript as updates, and the ses
       /there is no session no-such-session to load/,
     );
   });
+});
+
+Deno.test("wave acp: initialize is answered before the SDK loads, once, as the SDK's handler answers it", async () => {
+  const workspace = await Deno.realPath(await Deno.makeTempDir());
+  const run = async (lines: unknown[]) => {
+    const child = new Deno.Command(Deno.execPath(), {
+      args: waveArgs(["acp", "--workspace", workspace]),
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "null",
+      env: { WAVE_HOME: await Deno.makeTempDir() },
+    }).spawn();
+    const writer = child.stdin.getWriter();
+    await writer.write(
+      new TextEncoder().encode(
+        lines.map((l) => JSON.stringify(l)).join("\n") + "\n",
+      ),
+    );
+    // Each line is answered; then the input ends.
+    const answers: Record<string, unknown>[] = [];
+    let buffer = "";
+    for await (
+      const chunk of child.stdout.pipeThrough(new TextDecoderStream())
+    ) {
+      buffer += chunk;
+      while (buffer.includes("\n")) {
+        answers.push(JSON.parse(buffer.slice(0, buffer.indexOf("\n"))));
+        buffer = buffer.slice(buffer.indexOf("\n") + 1);
+      }
+      if (answers.length >= lines.length) break;
+    }
+    await writer.close();
+    assert.equal((await child.status).code, 0);
+    return answers;
+  };
+  const initialize = {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: { protocolVersion: 1, clientCapabilities: {} },
+  };
+  const unknown = { jsonrpc: "2.0", id: 7, method: "nope/nope", params: {} };
+  const early = await run([initialize, unknown]);
+  const late = await run([unknown, initialize]);
+  assert.deepEqual(early.map((m) => m.id), [1, 7]);
+  assert.deepEqual(late.map((m) => m.id), [7, 1]);
+  assert.deepEqual(early[0].result, late[1].result);
+  assert.equal(ACP_PROTOCOL_VERSION, acp.PROTOCOL_VERSION);
 });

@@ -8,7 +8,9 @@ import assert from "node:assert/strict";
 // @ts-types="@modelcontextprotocol/sdk/types"
 import {
   ElicitRequestSchema,
+  LATEST_PROTOCOL_VERSION,
   ResourceUpdatedNotificationSchema,
+  SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/sdk/types.js";
 import { TINY_PNG } from "../_images.ts";
 import { type McpSession, startMcp, startMcpHttp } from "../_mcp.ts";
@@ -16,6 +18,7 @@ import { processesLeft, processesStarted } from "../_processes.ts";
 import { waitUntil } from "../_waiting.ts";
 import { waveArgs } from "../../scripts/flags.ts";
 import { TOOLSETS } from "../../tools/toolsets.ts";
+import { PROTOCOL_VERSIONS } from "../../fronts/mcp/early.ts";
 
 // deno-lint-ignore no-explicit-any
 type Result = Record<string, any>;
@@ -470,4 +473,57 @@ Deno.test("wave mcp --listen: streamable HTTP on 127.0.0.1 with sessions, progre
     // SIGTERM ends it as it ends stream-json wave: 143.
     assert.equal(await wave.stop(), 143);
   }
+});
+
+/** Runs `wave mcp` on `lines` to EOF; its stdout lines, parsed. */
+async function rawMcp(lines: unknown[]): Promise<Result[]> {
+  const workspace = await Deno.realPath(await Deno.makeTempDir());
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: waveArgs(["mcp", "--workspace", workspace]),
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "null",
+    env: { WAVE_HOME: await Deno.makeTempDir() },
+  }).spawn();
+  const writer = out.stdin.getWriter();
+  await writer.write(
+    new TextEncoder().encode(
+      lines.map((l) => JSON.stringify(l)).join("\n") + "\n",
+    ),
+  );
+  await writer.close();
+  const { stdout } = await out.output();
+  return new TextDecoder().decode(stdout).trimEnd().split("\n").map((l) =>
+    JSON.parse(l)
+  ).map((m) => (m.result?.instructions &&
+    (m.result.instructions = m.result.instructions.replace(workspace, "WS")),
+    m)
+  );
+}
+
+Deno.test("wave mcp: initialize is answered before the SDK loads, once, exactly as the SDK answers it", async () => {
+  const initialize = (id: number, protocolVersion: string) => ({
+    jsonrpc: "2.0",
+    id,
+    method: "initialize",
+    params: {
+      protocolVersion,
+      capabilities: {},
+      clientInfo: { name: "raw", version: "1" },
+    },
+  });
+  const ping = { jsonrpc: "2.0", id: 9, method: "ping" };
+  // First line: answered early. After a ping: answered by the SDK.
+  const early = await rawMcp([initialize(1, "2025-06-18"), ping]);
+  const late = await rawMcp([ping, initialize(1, "2025-06-18")]);
+  assert.deepEqual(early.map((m) => m.id), [1, 9]);
+  assert.deepEqual(late.map((m) => m.id), [9, 1]);
+  assert.deepEqual(early[0], late[1]);
+  assert.equal(early[0].result.protocolVersion, "2025-06-18");
+  // A version the SDK does not speak: its newest, both ways.
+  const [odd] = await rawMcp([initialize(2, "1999-01-01")]);
+  const [, oddLate] = await rawMcp([ping, initialize(2, "1999-01-01")]);
+  assert.deepEqual(odd, oddLate);
+  assert.equal(odd.result.protocolVersion, LATEST_PROTOCOL_VERSION);
+  assert.deepEqual([...PROTOCOL_VERSIONS], SUPPORTED_PROTOCOL_VERSIONS);
 });
