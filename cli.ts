@@ -68,7 +68,8 @@ if (initSent) {
 // SDK and the tools load; the front reads it too, and does not answer twice.
 let stdin: ReadableStream<Uint8Array> = Deno.stdin.readable;
 let answered: string | number | undefined;
-if (!streamJson) {
+// (Not with --listen: then stdin is no MCP input, and may be a terminal.)
+if (!streamJson && !config.listen) {
   const answerEarly = config.front === "mcp" ? mcpEarly : acpEarly;
   ({ stdin, answered } = await answerEarly(
     config,

@@ -135,7 +135,8 @@ export async function startMcpHttp(args: string[] = []): Promise<McpListener> {
       "127.0.0.1:0",
       ...args,
     ]),
-    stdin: "null",
+    // Left open and silent, as a terminal would be: HTTP does not wait on it.
+    stdin: "piped",
     stdout: "piped",
     stderr: "piped",
     env: env(waveHome),
@@ -174,6 +175,7 @@ export async function startMcpHttp(args: string[] = []): Promise<McpListener> {
       await Promise.allSettled(clients.map((c) => c.close()));
       child.kill("SIGTERM");
       const { code } = await child.status;
+      await child.stdin.close().catch(() => {});
       if ((await stdout) !== "") {
         throw new Error("wave mcp --listen wrote to stdout");
       }

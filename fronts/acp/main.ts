@@ -35,8 +35,11 @@ export async function serve(
   const output = new WritableStream<Uint8Array>({
     async write(bytes) {
       if (answered !== undefined) {
-        const message = JSON.parse(decoder.decode(bytes));
-        if (message.id === answered && !("method" in message)) {
+        let message;
+        try {
+          message = JSON.parse(decoder.decode(bytes));
+        } catch { /* not one whole message: written as it is */ }
+        if (message?.id === answered && !("method" in message)) {
           answered = undefined;
           return;
         }
