@@ -231,6 +231,8 @@ export class AcpFront {
       });
       this.#cores.set(workspace, core);
       core.then(async (opened) => {
+        // Idle time until the first turn's calls: the workers start now.
+        Deno.unrefTimer(setTimeout(() => opened.calls.prewarm(), 100));
         for (const warning of await opened.warnings()) {
           console.error(`wave: warning: ${warning}`);
         }

@@ -42,6 +42,9 @@ export async function serve(
   if (transport) await front.newServer().connect(transport);
   const core = await opening;
   front.attach(core);
+  // Idle time until the first call: the tools' workers start now, as they
+  // do for stream-json.
+  Deno.unrefTimer(setTimeout(() => core.calls.prewarm(), 100));
   for (const warning of await core.warnings()) {
     console.error(`wave: warning: ${warning}`);
   }
