@@ -45,6 +45,7 @@ export function initializeAnswer(
     !(typeof message.id === "string" || Number.isInteger(message.id)) ||
     !Number.isInteger(message.params?.protocolVersion) ||
     message.params.protocolVersion < 0 ||
+    message.params.protocolVersion > 65535 ||
     (message.params.clientCapabilities !== undefined &&
       (typeof message.params.clientCapabilities !== "object" ||
         message.params.clientCapabilities === null))
