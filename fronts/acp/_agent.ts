@@ -16,7 +16,7 @@ import type {
   ApprovalRequest,
 } from "../../session/approvals.ts";
 import type { Config } from "../../session/config.ts";
-import { type Core, openCore } from "../../session/core.ts";
+import { type Core, noParentRequests, openCore } from "../../session/core.ts";
 import { InFlight } from "../../session/in_flight.ts";
 import type { Outbound } from "../../session/outbound.ts";
 import type { MessageSink } from "../../session/output.ts";
@@ -227,6 +227,7 @@ export class AcpFront {
       core = openCore({ ...this.#config, workspace }, {
         modules: this.#modules,
         parent: this.parent,
+        requests: noParentRequests("wave acp"),
         onEvent: (toolUseId, event) => this.#onEvent(toolUseId, event),
       });
       this.#cores.set(workspace, core);
@@ -266,6 +267,7 @@ export class AcpFront {
           core.registry.emitters("task_list_changed", core.mode.current),
       }),
       inFlight,
+      task: core.task,
     });
     this.#sessions.set(id, session);
     return session;
