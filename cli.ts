@@ -1,8 +1,10 @@
 /**
- * The wave binary: flags → config → the stdio session (docs/protocol.md).
+ * The wave binary: flags → config → the stdio session (docs/protocol.md),
+ * or, for `wave mcp` and `wave acp`, that front's entry (`fronts/`).
  *
  * `system/init` is written before anything heavy is loaded, so a parent
- * sees wave alive within a few milliseconds of an empty Deno start.
+ * sees wave alive within a few milliseconds of an empty Deno start. The
+ * other fronts load their SDK only in their entry.
  *
  * @module
  */
@@ -11,6 +13,9 @@ import { parseFlags } from "./session/config.ts";
 import { initMessage } from "./session/init.ts";
 import { builtinRef, TOOLSET_NAMES, TOOLSETS } from "./tools/toolsets.ts";
 import { boundIn } from "./tools/kernel/modes.ts";
+// Small, and needed before the first answer of wave mcp and wave acp.
+import { answerEarly as mcpEarly } from "./fronts/mcp/early.ts";
+import { answerEarly as acpEarly } from "./fronts/acp/early.ts";
 
 // stdout carries protocol lines only.
 console.log = console.error;
@@ -45,8 +50,10 @@ if (outcome.kind === "exit") {
 const { config } = outcome;
 const entries = TOOLSETS[config.toolset];
 
+const streamJson = config.front === "stream-json";
 // With extra tool modules the names are only known once they load: serve writes init then.
-const initSent = config.toolModules.length === 0;
+// The other fronts' stdout carries their own protocol only.
+const initSent = streamJson && config.toolModules.length === 0;
 if (initSent) {
   const names = entries.filter((e) => boundIn(e.mode, config.mode)).map((e) =>
     e.name
@@ -57,12 +64,29 @@ if (initSent) {
   );
 }
 
+// wave mcp, wave acp: the client's initialize is answered now, before the
+// SDK and the tools load; the front reads it too, and does not answer twice.
+let stdin: ReadableStream<Uint8Array> = Deno.stdin.readable;
+let answered: string | number | undefined;
+// (Not with --listen: then stdin is no MCP input, and may be a terminal.)
+if (!streamJson && !config.listen) {
+  const answerEarly = config.front === "mcp" ? mcpEarly : acpEarly;
+  ({ stdin, answered } = await answerEarly(
+    config,
+    stdin,
+    (text) => writeSync(Deno.stdout, text),
+  ));
+}
+
 // A computed specifier: Deno prepares every module a literal import() can
 // reach before the program starts, and the session's graph (the tools, zod,
 // the model SDKs) would double the time to system/init. scripts/compile.ts
 // --includes it.
 const SERVER = new URL("./session/server.ts", import.meta.url).href;
-const { serve } = await import(SERVER) as typeof import("./session/server.ts");
+const FRONT = new URL(`./fronts/${config.front}/main.ts`, import.meta.url).href;
+const { serve } = await import(
+  streamJson ? SERVER : FRONT
+) as typeof import("./session/server.ts");
 
 // In the session's graph already, so free now. No command runs before
 // serve reads its input, and serve makes wave non-dumpable first.
@@ -98,10 +122,11 @@ let code: number;
 try {
   const result = await serve(
     config,
-    { stdin: Deno.stdin.readable, stdout: Deno.stdout },
+    { stdin, stdout: Deno.stdout },
     {
       modules: [...entries.map(builtinRef), ...config.toolModules],
       initSent,
+      answered,
     },
     shutdown.signal,
   );

@@ -31,6 +31,8 @@ export {
   APPROVAL_POLICIES,
   type ApprovalPolicy,
   type Config,
+  type Front,
+  FRONTS,
   type Mode,
   parseFlags,
   type ParseOutcome,

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { startup, throughput } from "./_bench/foundation.ts";
+import { fronts, startup, throughput } from "./_bench/foundation.ts";
 import { fsTools } from "./_bench/fs_tools.ts";
 import { boundary } from "./_bench/boundary.ts";
 import { firstRequest } from "./_bench/first_request.ts";
@@ -20,6 +20,7 @@ import { type Figure, report } from "./_bench/measure.ts";
 
 const SECTIONS: Record<string, () => Promise<Figure[]>> = {
   startup: () => startup(),
+  fronts: () => fronts(),
   throughput: () => throughput(),
   "first-request": () => firstRequest(),
   "first-calls": () => firstCalls(),

@@ -34,6 +34,11 @@ const args = [
   // and `wave report` (and `--report`) its renderers, the same way.
   "--include",
   `${root}session/report/command.ts`,
+  // …and each other front's entry the same way (wave mcp, wave acp).
+  "--include",
+  `${root}fronts/mcp/main.ts`,
+  "--include",
+  `${root}fronts/acp/main.ts`,
   "--output",
   output,
   `${root}cli.ts`,

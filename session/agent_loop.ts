@@ -27,7 +27,7 @@ import {
   type ModelProvider,
   type ModelReply,
 } from "./models/provider.ts";
-import type { ProtocolWriter } from "./output.ts";
+import type { MessageSink } from "./output.ts";
 import type { ToolRegistry } from "./registry.ts";
 import { systemPrompt } from "./system_prompt.ts";
 import type { ApprovalOutcome, CallResult, ToolCalls } from "./tool_calls.ts";
@@ -55,7 +55,7 @@ export interface LoopDeps {
   provider: ModelProvider;
   registry: ToolRegistry;
   calls: ToolCalls;
-  writer: ProtocolWriter;
+  writer: MessageSink;
   transcript: Transcript;
   mode(): Mode;
   hooks?: LoopHooks;

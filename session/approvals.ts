@@ -1,13 +1,14 @@
 /**
- * The approval gate (docs/protocol.md "Approvals"): asks the parent with a
- * `can_use_tool` control request, or decides by policy, and turns every
- * way an answer can fail to come (timeout, interrupt, EOF) into a denial.
+ * The approval gate (docs/protocol.md "Approvals"): decides by policy, or
+ * asks the parent through the {@linkcode ApprovalParent} its front gives it
+ * (stream-json's `can_use_tool`, MCP's elicitation, ACP's permission
+ * request), and turns every way an answer can fail to come (timeout,
+ * interrupt, EOF, a parent that cannot ask) into a denial.
  *
  * @module
  */
 
 import type { ApprovalPolicy } from "./config.ts";
-import type { CanUseTool } from "./outbound.ts";
 
 /** What a call needs approved. */
 export interface ApprovalRequest {
@@ -28,34 +29,51 @@ export type ApprovalDecision =
   | { allowed: true }
   | { allowed: false; message: string };
 
-interface Pending {
-  toolName: string;
-  resolve(decision: ApprovalDecision): void;
+/**
+ * How a front asks its parent for an approval. The gate owns the policy,
+ * the timeout, interrupts and shutdown; a parent only puts the question
+ * and reads the answer.
+ */
+export interface ApprovalParent {
+  /**
+   * Why this parent cannot be asked about `request` (an MCP client without
+   * elicitation), or null when it can. The request is then denied with
+   * this reason.
+   */
+  unavailable?(request: ApprovalRequest): string | null;
+  /**
+   * Asks the parent about `request`. `signal` aborts when the gate stops
+   * waiting (timeout, interrupt, shutdown): the parent drops the question
+   * then, and what it resolves with after that is ignored. A rejection is
+   * a denial that quotes it.
+   */
+  ask(request: ApprovalRequest, signal: AbortSignal): Promise<ApprovalDecision>;
 }
-
-/** Sends a `can_use_tool` control request to the parent. */
-export type SendRequest = (requestId: string, request: CanUseTool) => void;
 
 /** One session's approvals. */
 export class ApprovalGate {
   #policy: ApprovalPolicy;
   #timeoutMs: number;
-  #send: SendRequest;
-  #pending = new Map<string, Pending>();
+  #parent: ApprovalParent;
+  #pending = new Set<(reason: string) => void>();
   #closedReason: string | null = null;
 
-  constructor(policy: ApprovalPolicy, timeoutMs: number, send: SendRequest) {
+  /** A gate that decides by `policy` and asks `parent` under `parent` (waiting at most `timeoutMs`). */
+  constructor(
+    policy: ApprovalPolicy,
+    timeoutMs: number,
+    parent: ApprovalParent,
+  ) {
     this.#policy = policy;
     this.#timeoutMs = timeoutMs;
-    this.#send = send;
+    this.#parent = parent;
   }
 
   /**
    * Decides one request. Under `parent` (and under `allow` when the
-   * request is `alwaysAsk`) it sends `can_use_tool`, with a request id no
-   * one can guess (`wave-approval-<random UUID>`), and waits for the
-   * answer, at most the approval timeout, and no longer than `signal`
-   * stays unaborted.
+   * request is `alwaysAsk`) it asks the parent and waits for the answer,
+   * at most the approval timeout, and no longer than `signal` stays
+   * unaborted. Never rejects.
    */
   request(
     req: ApprovalRequest,
@@ -64,35 +82,35 @@ export class ApprovalGate {
     if (this.#policy === "allow" && !req.alwaysAsk) {
       return Promise.resolve({ allowed: true });
     }
+    const denied = (why: string): Promise<ApprovalDecision> =>
+      Promise.resolve({
+        allowed: false,
+        message: `${req.toolName} was denied: ${req.reason}. ${why}`,
+      });
     if (this.#policy === "deny") {
-      return Promise.resolve({
-        allowed: false,
-        message:
-          `${req.toolName} was denied: ${req.reason}. wave runs with --approvals deny, so calls that need approval are refused; work inside the workspace, or ask the user to allow it.`,
-      });
+      return denied(
+        "wave runs with --approvals deny, so calls that need approval are refused; work inside the workspace, or ask the user to allow it.",
+      );
     }
-    if (this.#closedReason !== null) {
-      return Promise.resolve({
-        allowed: false,
-        message:
-          `${req.toolName} was denied: ${req.reason}. ${this.#closedReason}`,
-      });
-    }
+    if (this.#closedReason !== null) return denied(this.#closedReason);
+    const unavailable = this.#parent.unavailable?.(req) ?? null;
+    if (unavailable !== null) return denied(unavailable);
     if (signal.aborted) {
       return Promise.resolve({
         allowed: false,
         message: `${req.toolName} was denied: the call was interrupted.`,
       });
     }
-    // Unguessable: an answer must name a request the parent was sent, so
-    // whatever reaches wave's stdin without reading its stdout (a forged
-    // line) cannot approve anything.
-    const requestId = `wave-approval-${crypto.randomUUID()}`;
+    const asking = new AbortController();
     return new Promise<ApprovalDecision>((resolve) => {
+      let done = false;
       const finish = (decision: ApprovalDecision) => {
+        if (done) return;
+        done = true;
         clearTimeout(timer);
         signal.removeEventListener("abort", onAbort);
-        this.#pending.delete(requestId);
+        this.#pending.delete(onClose);
+        asking.abort();
         resolve(decision);
       };
       const onAbort = () =>
@@ -100,6 +118,11 @@ export class ApprovalGate {
           allowed: false,
           message:
             `${req.toolName} was denied: the call was interrupted while waiting for approval (${req.reason}).`,
+        });
+      const onClose = (reason: string) =>
+        finish({
+          allowed: false,
+          message: `${req.toolName} was denied: ${reason}`,
         });
       const timer = setTimeout(
         () =>
@@ -113,61 +136,20 @@ export class ApprovalGate {
         this.#timeoutMs,
       );
       signal.addEventListener("abort", onAbort, { once: true });
-      this.#pending.set(requestId, { toolName: req.toolName, resolve: finish });
-      this.#send(requestId, {
-        subtype: "can_use_tool",
-        tool_name: req.toolName,
-        input: req.input,
-        tool_use_id: req.toolUseId,
-        reason: req.reason,
-      });
-    });
-  }
-
-  /**
-   * Takes the parent's `control_response` for one of our requests. Returns
-   * false when no request with that id is waiting.
-   */
-  answer(
-    requestId: string | number,
-    response:
-      | { subtype: "success"; response?: Record<string, unknown> }
-      | { subtype: "error"; error?: string },
-  ): boolean {
-    const pending = this.#pending.get(String(requestId));
-    if (!pending) return false;
-    if (response.subtype === "error") {
-      pending.resolve({
-        allowed: false,
-        message:
-          `${pending.toolName} was denied: the parent answered the approval request with an error${
-            response.error ? `: ${response.error}` : ""
+      this.#pending.add(onClose);
+      this.#parent.ask(req, asking.signal).then(finish, (error) =>
+        finish({
+          allowed: false,
+          message: `${req.toolName} was denied: the approval request failed: ${
+            (error as Error)?.message ?? String(error)
           }`,
-      });
-      return true;
-    }
-    const body = response.response ?? {};
-    if (body.behavior === "allow") pending.resolve({ allowed: true });
-    else {
-      const why = typeof body.message === "string" && body.message
-        ? body.message
-        : "no reason given";
-      pending.resolve({
-        allowed: false,
-        message: `${pending.toolName} was denied by the user: ${why}`,
-      });
-    }
-    return true;
+        }));
+    });
   }
 
   /** Denies every waiting request and every later one (stdin closed, shutting down). */
   close(reason: string): void {
     this.#closedReason = reason;
-    for (const pending of [...this.#pending.values()]) {
-      pending.resolve({
-        allowed: false,
-        message: `${pending.toolName} was denied: ${reason}`,
-      });
-    }
+    for (const deny of [...this.#pending]) deny(reason);
   }
 }

@@ -19,6 +19,8 @@ import {
   APPROVAL_POLICIES,
   type ApprovalPolicy,
   FLAGS,
+  type Front,
+  FRONTS,
   SHELL_SANDBOXES,
   type ShellSandbox,
   usage,
@@ -27,8 +29,8 @@ import { type ApiKey, readApiKey } from "./models/api_key.ts";
 import { parseModelId, parseSttModelId } from "./models/model_id.ts";
 import { VERSION } from "./version.ts";
 
-export { APPROVAL_POLICIES, SHELL_SANDBOXES };
-export type { ApprovalPolicy, Mode, OpenWith, ShellSandbox };
+export { APPROVAL_POLICIES, FRONTS, SHELL_SANDBOXES };
+export type { ApprovalPolicy, Front, Mode, OpenWith, ShellSandbox };
 
 /**
  * The directory relative paths on the command line, and the default
@@ -43,6 +45,10 @@ export const CALLER_CWD_VARIABLE = "WAVE_CALLER_CWD";
 
 /** Everything a session is configured with; built once by {@linkcode parseFlags}. */
 export interface Config {
+  /** The wire format wave speaks: the subcommand (`wave mcp`, `wave acp`), else stream-json. */
+  front: Front;
+  /** Where `wave mcp --listen` serves streamable HTTP, or null for stdio. */
+  listen: { hostname: string; port: number } | null;
   /**
    * Real (symlink-free) absolute path of the workspace directory: `--workspace`
    * resolved against the directory wave was started from, or that directory.
@@ -164,7 +170,13 @@ export function parseFlags(
   env: { get(name: string): string | undefined },
   toolsets: readonly string[],
 ): ParseOutcome {
-  const texts = readFlags(args, FLAGS);
+  const front: Front = args[0] === "mcp" || args[0] === "acp"
+    ? args[0]
+    : "stream-json";
+  const texts = readFlags(
+    front === "stream-json" ? args : args.slice(1),
+    FLAGS,
+  );
   if (typeof texts === "string") return fail(texts);
   if (texts.help) return { kind: "exit", code: 0, stdout: usage(toolsets) };
   if (texts.version) {
@@ -178,6 +190,22 @@ export function parseFlags(
       `unknown toolset "${flags.toolset}"; available: ${toolsets.join(", ")}`,
     );
   }
+
+  let listen: Config["listen"] = null;
+  if (flags.listen !== undefined) {
+    if (front !== "mcp") return fail("--listen is a flag of wave mcp");
+    const m = /^(127\.0\.0\.1|localhost|\[::1\]):(\d{1,5})$/.exec(flags.listen);
+    if (!m || Number(m[2]) > 65535) {
+      return fail(
+        `--listen must be HOST:PORT with HOST 127.0.0.1, localhost or [::1] (wave serves no other network), not "${flags.listen}"`,
+      );
+    }
+    listen = { hostname: m[1].replace(/^\[|\]$/g, ""), port: Number(m[2]) };
+  }
+  // A front that can ask its parent asks, unless --approvals says otherwise.
+  const approvals = front !== "stream-json" && texts.approvals === undefined
+    ? "parent"
+    : flags.approvals;
 
   const resumeId = flags.resume;
   const givenId = flags["session-id"];
@@ -276,10 +304,12 @@ export function parseFlags(
   return {
     kind: "run",
     config: {
+      front,
+      listen,
       workspace,
       toolset: flags.toolset,
       mode: flags.mode,
-      approvals: flags.approvals,
+      approvals,
       approvalTimeoutMs: flags["approval-timeout"],
       maxLineBytes: flags["max-line-bytes"],
       sessionId,

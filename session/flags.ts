@@ -42,6 +42,23 @@ export type ShellSandbox = typeof SHELL_SANDBOXES[number];
 /** How open_file opens a file for the person: `--open-with`'s values. */
 export const OPEN_WITH = ["parent", "system", "none"] as const;
 
+/**
+ * The fronts wave speaks, each a wire format over the one session core:
+ * stream-json (docs/protocol.md, the main command), `wave mcp` (an MCP
+ * server) and `wave acp` (an ACP agent). The first argument names the
+ * subcommand; without one, wave speaks stream-json.
+ *
+ * @example
+ * ```ts
+ * import { FRONTS } from "@wave/wave";
+ * console.assert(FRONTS.join("|") === "stream-json|mcp|acp");
+ * ```
+ */
+export const FRONTS = ["stream-json", "mcp", "acp"] as const;
+
+/** One of {@linkcode FRONTS}. */
+export type Front = typeof FRONTS[number];
+
 /** Every flag wave takes, in the order `--help` lists them. */
 export const FLAGS = {
   "workspace": {
@@ -67,7 +84,8 @@ export const FLAGS = {
     arg: "POLICY",
     choices: APPROVAL_POLICIES,
     default: "deny",
-    help: "who approves paths outside the workspace and sensitive files",
+    help:
+      "who approves paths outside the workspace and sensitive files (wave mcp and wave acp: parent unless given; an MCP client without elicitation is not asked, so the call is denied)",
   },
   "approval-timeout": {
     kind: "duration",
@@ -212,6 +230,12 @@ export const FLAGS = {
     help:
       "how the file tools are held to their roots; auto: Landlock where the kernel has it; paths: path checks only, as on a kernel without it (tests)",
   },
+  "listen": {
+    kind: "string",
+    arg: "HOST:PORT",
+    help:
+      "wave mcp only: serve MCP over streamable HTTP at http://HOST:PORT/mcp instead of stdio (HOST: 127.0.0.1, localhost or [::1]; PORT 0 picks a free one, written to stderr)",
+  },
   "version": { kind: "boolean", help: "print the version and exit" },
   "help": { kind: "boolean", short: "h", help: "print this help and exit" },
 } as const satisfies FlagTable;
@@ -221,7 +245,9 @@ export function usage(toolsets: readonly string[]): string {
   return [
     `wave ${VERSION}: a headless agent runtime driven over stdin/stdout JSON lines`,
     "",
-    "usage: wave [flags]",
+    "usage: wave [flags]                        stream-json on stdio (docs/protocol.md)",
+    "       wave mcp [--listen HOST:PORT] [flags]  an MCP server of the toolset",
+    "       wave acp [flags]                    an ACP agent for editors (Zed, JetBrains, Neovim)",
     "       wave report <session-id | transcript.jsonl> [-o FILE]   (one HTML page of a session)",
     "",
     ...helpLines(FLAGS, 28),

@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { ApprovalGate } from "./approvals.ts";
+import type { CanUseToolParent } from "./can_use_tool.ts";
 import type { ControlRequests } from "./control_requests.ts";
 import { decodeLine, type InputError, isInputError } from "./inbound.ts";
 import type { Block } from "./messages.ts";
@@ -20,7 +20,8 @@ import type { ParentRequests } from "./parent_requests.ts";
 export interface InboundDispatchDeps {
   writer: ProtocolWriter;
   control: ControlRequests;
-  approvals: ApprovalGate;
+  /** Where answers to `can_use_tool` go. */
+  approvals: CanUseToolParent;
   turns: UserTurns;
   /** Requests wave sent the parent besides approvals (open_file). */
   parent: ParentRequests;

@@ -8,6 +8,17 @@
 
 import type { Outbound } from "./outbound.ts";
 
+/**
+ * Where a session's messages go as typed values: the stream-json writer
+ * ({@linkcode ProtocolWriter}) writes them as lines; another front (`wave
+ * acp`) renders them in its own protocol. The agent loop and the user
+ * turns write only through this.
+ */
+export interface MessageSink {
+  /** Takes one message; never throws. */
+  send(message: Outbound): void;
+}
+
 /** Where protocol lines go (stdout in the binary, a buffer in tests). */
 export interface LineSink {
   /** Writes some of `bytes` (as `Deno.stdout.write`): resolves with how many. */
@@ -76,7 +87,7 @@ export function isBrokenPipe(error: unknown): boolean {
  * the high-water mark ({@linkcode congested}) so that its users stop
  * producing what they can (input is not read, progress is dropped).
  */
-export class ProtocolWriter implements OutputQueueView {
+export class ProtocolWriter implements OutputQueueView, MessageSink {
   #sink: LineSink;
   #sessionId: string;
   #highWater: number;

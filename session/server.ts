@@ -13,20 +13,13 @@
  * @module
  */
 
-import { dirname } from "node:path";
-import { fileURLToPath } from "node:url";
-import { ApprovalGate } from "./approvals.ts";
-import { CommandSandbox } from "./command_sandbox.ts";
-import { type Config, spillDirOf } from "./config.ts";
+import { CanUseToolParent } from "./can_use_tool.ts";
+import type { Config } from "./config.ts";
 import { ControlRequests } from "./control_requests.ts";
-import { CurrentTask } from "./current_task.ts";
+import { type Core, openCore } from "./core.ts";
 import { ParentRequests } from "./parent_requests.ts";
-import { commandEnvironment } from "./environment.ts";
-import { SandboxExecutor } from "./executor.ts";
 import { InboundDispatch } from "./inbound_dispatch.ts";
-import { InFlight } from "./in_flight.ts";
 import { initMessage } from "./init.ts";
-import { sweepLeftovers } from "../tools/kernel/atomic_write.ts";
 import { readLines } from "./line_reader.ts";
 import type { SystemInit } from "./outbound.ts";
 import {
@@ -34,26 +27,13 @@ import {
   type OutputQueueView,
   ProtocolWriter,
 } from "./output.ts";
-import { ToolRegistry } from "./registry.ts";
-import { SessionMode } from "./session_mode.ts";
 import { TaskListAnnouncer } from "./task_list_announcer.ts";
 import { TaskReminders } from "./task_reminders.ts";
-import { ToolCalls } from "./tool_calls.ts";
-import { toolEventRenderer } from "./tool_events.ts";
-import { Transcriber } from "./transcriber.ts";
+import { type ToolEventRenderer, toolEventRenderer } from "./tool_events.ts";
 import { Transcript, transcriptPath } from "./transcript.ts";
 import { UserTurns } from "./user_turns.ts";
-import { WriteQueue } from "./write_queue.ts";
-import {
-  becomeNonDumpable,
-  becomeSubreaper,
-  ProcessGroups,
-} from "../tools/kernel/processes.ts";
 import { preloadProvider } from "./models/mod.ts";
 import { warmDecoders } from "./inbound.ts";
-import { ReadState } from "../tools/kernel/read_state.ts";
-import { TaskStore } from "../tools/kernel/tasks.ts";
-import { realPathOf } from "../tools/kernel/workspace.ts";
 
 /**
  * The streams a session talks over: protocol lines come in on `stdin` and
@@ -74,6 +54,12 @@ export interface ServeOptions {
   initSent?: boolean;
   /** Called once with the session's output queue, to watch how much waits for the parent. */
   onOutputQueue?: (queue: OutputQueueView) => void;
+  /**
+   * `wave mcp` and `wave acp`: the id of the client's `initialize`, which
+   * the CLI already answered (before anything heavy loaded); the front
+   * reads the request but does not answer it again. Unused by stream-json.
+   */
+  answered?: string | number;
 }
 
 /**
@@ -83,13 +69,7 @@ export interface ServeOptions {
  */
 const PREWARM_AFTER_MS = 100;
 
-/** The `system/warning` when the file tools are held by path checks alone. */
-export const WEAK_FILE_BOUNDARY =
-  "The file tools are held to the workspace by path checks only: this " +
-  "kernel offers no Landlock (Linux 5.13 or later), so a symlink or a " +
-  "renamed directory swapped in by another process between a check and " +
-  "an open can lead a tool outside the workspace. Run wave on a kernel " +
-  "with Landlock enabled for a boundary the kernel enforces.";
+export { WEAK_FILE_BOUNDARY } from "./core.ts";
 
 /**
  * Serves one session over `io` until stdin ends or `signal` aborts, and
@@ -124,45 +104,35 @@ export async function serve(
   options: ServeOptions,
   signal?: AbortSignal,
 ): Promise<number> {
-  // What a command detaches becomes wave's child, so it can be cleaned up.
-  becomeSubreaper();
-  // Before the first command runs: a process of wave's uid can then no
-  // longer read wave's environment or memory, nor open its stdin or stdout.
-  becomeNonDumpable();
-  // WAVE_HOME exists before any command runs (mode 700), so no command can
-  // make it first, or link its parts elsewhere, for wave to write through.
-  try {
-    Deno.mkdirSync(config.waveHome, { recursive: true, mode: 0o700 });
-  } catch { /* read-only: commands cannot make it either; writes will say */ }
-  // WAVE_HOME's real location, so paths under it compare with resolved ones.
-  config = { ...config, waveHome: realPathOf(config.waveHome) };
   const writer = new ProtocolWriter(io.stdout, config.sessionId);
   options.onOutputQueue?.(writer);
   // The model's SDK (the slowest import before a first request) loads
   // beside the tools, which the session needs before it reads a line.
   if (config.model) preloadProvider(config.model);
-  const registry = await ToolRegistry.load(options.modules, {
-    output_dir: shownDir(config.workspace, config.outputDir),
+  const approvalsParent = new CanUseToolParent((requestId, request) =>
+    writer.send({ type: "control_request", request_id: requestId, request })
+  );
+  const requests = new ParentRequests((requestId, request) =>
+    writer.send({ type: "control_request", request_id: requestId, request })
+  );
+  let render: ToolEventRenderer = () => {};
+  const core = await openCore(config, {
+    modules: options.modules,
+    parent: approvalsParent,
+    requests,
+    onEvent: (toolUseId, event) => render(toolUseId, event),
   });
+  config = core.config;
   if (!options.initSent) {
-    const names = registry.bound(config.mode).map((t) => t.def.name);
+    const names = core.registry.bound(config.mode).map((t) => t.def.name);
     // initMessage (init.ts) builds the declared system/init shape; the CLI writes it without the writer.
     writer.send(initMessage(config, names) as SystemInit);
   }
-  const session = openSession(config, writer, registry);
-  // A writer killed mid-write left its temp file: the workspace's top is swept now, in the background; deeper directories before a write there.
-  const sweeping = sweepLeftovers(config.workspace).catch(() => []);
-  // Commands not confined as asked or as hoped: said before anything else.
-  const { warning } = await CommandSandbox.for(config).decided();
-  if (warning) {
+  const session = openSession(core, writer, approvalsParent, requests);
+  render = toolEventRenderer(writer, session.taskList);
+  // Commands or files not confined as asked or as hoped: said before anything else.
+  for (const warning of await core.warnings()) {
     writer.send({ type: "system", subtype: "warning", message: warning });
-  }
-  if (config.fileBoundary === "paths") {
-    writer.send({
-      type: "system",
-      subtype: "warning",
-      message: WEAK_FILE_BOUNDARY,
-    });
   }
 
   if (config.resume) await session.turns.resume();
@@ -184,7 +154,7 @@ export async function serve(
   // their modules, so no first call pays for that.
   Deno.unrefTimer(setTimeout(warmDecoders, 0));
   Deno.unrefTimer(
-    setTimeout(() => session.calls.prewarm(), PREWARM_AFTER_MS),
+    setTimeout(() => core.calls.prewarm(), PREWARM_AFTER_MS),
   );
 
   const readLoop = (async () => {
@@ -227,81 +197,30 @@ export async function serve(
     session.inFlight.interrupt();
     await session.inFlight.settleWithin(1500);
   }
-  session.close();
-  await sweeping;
+  await core.close();
   await writer.drain();
   return state.stopping === "signal" ? 1 : 0;
 }
 
-/** The parts of one session that serve needs to drive it. */
+/** The stream-json parts of one session that serve needs to drive it. */
 interface OpenSession {
   dispatch: InboundDispatch;
-  approvals: ApprovalGate;
+  approvals: Core["approvals"];
   parent: ParentRequests;
-  inFlight: InFlight;
+  inFlight: Core["inFlight"];
   turns: UserTurns;
   taskList: TaskListAnnouncer;
-  calls: ToolCalls;
-  /** Ends the session's resources: workers, process groups. */
-  close(): void;
 }
 
-/** Assembles a session's parts for `config`. */
+/** Assembles the stream-json parts of a session over `core`. */
 function openSession(
-  config: Config,
+  core: Core,
   writer: ProtocolWriter,
-  registry: ToolRegistry,
+  approvalsParent: CanUseToolParent,
+  requests: ParentRequests,
 ): OpenSession {
-  const mode = new SessionMode(config.mode);
-  const inFlight = new InFlight();
-  const processes = new ProcessGroups();
-  const writeQueue = new WriteQueue();
-  const executor = new SandboxExecutor({
-    workspace: config.workspace,
-    waveHome: config.waveHome,
-    processes,
-    deadlineMs: config.toolDeadlineMs,
-    fileBoundary: config.fileBoundary,
-    spillDir: spillDirOf(config),
-    // An extra module may import any of wave's own modules, not all of
-    // which are in a worker's module graph; wave's source is no secret.
-    moduleDirs: config.toolModules.length === 0 ? [] : [
-      fileURLToPath(new URL("..", import.meta.url)),
-      ...config.toolModules.map((url) => dirname(fileURLToPath(url))),
-    ],
-  });
-  const approvals = new ApprovalGate(
-    config.approvals,
-    config.approvalTimeoutMs,
-    (requestId, request) =>
-      writer.send({ type: "control_request", request_id: requestId, request }),
-  );
-  const parent = new ParentRequests((requestId, request) =>
-    writer.send({ type: "control_request", request_id: requestId, request })
-  );
-  const currentTask = new CurrentTask(config.sessionId);
-  const tasks = new TaskStore(config.waveHome, config.taskListId);
+  const { config, registry, calls, mode, writeQueue, tasks, inFlight } = core;
   const taskList = new TaskListAnnouncer(tasks, config.taskListId, writer);
-  const calls = new ToolCalls({
-    processes,
-    config,
-    registry,
-    executor,
-    approvals,
-    readState: new ReadState(),
-    writeQueue,
-    mode: () => mode.current,
-    env: commandEnvironment(Deno.env, config.envAllow),
-    home: Deno.env.get("HOME"),
-    transcriber: !config.sttModel ? undefined : new Transcriber({
-      model: config.sttModel,
-      baseUrl: config.sttBaseUrl,
-      apiKey: config.sttApiKey,
-    }),
-    onEvent: toolEventRenderer(writer, taskList),
-    task: currentTask,
-    parent,
-  });
   const trackers = new Set(registry.emitters("task_list_changed"));
   const reminders = new TaskReminders(tasks, {
     isTracker: (name) => trackers.has(name),
@@ -318,7 +237,7 @@ function openSession(
     mode,
     reminders,
     inFlight,
-    task: currentTask,
+    task: core.task,
   });
   const control = new ControlRequests({
     writer,
@@ -328,33 +247,20 @@ function openSession(
     writeQueue,
     taskList,
     inFlight,
-    task: currentTask,
+    task: core.task,
   });
   return {
-    calls,
     dispatch: new InboundDispatch({
       writer,
       control,
-      approvals,
+      approvals: approvalsParent,
       turns,
-      parent,
+      parent: requests,
     }),
-    approvals,
-    parent,
+    approvals: core.approvals,
+    parent: requests,
     inFlight,
     turns,
     taskList,
-    close() {
-      executor.close();
-      processes.killAll();
-    },
   };
-}
-
-/** A directory as a model is told it: relative to the workspace inside it (`output/`), else absolute. */
-function shownDir(workspace: string, dir: string): string {
-  if (dir === workspace) return "./";
-  return dir.startsWith(`${workspace}/`)
-    ? `${dir.slice(workspace.length + 1)}/`
-    : dir;
 }

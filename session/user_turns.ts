@@ -15,7 +15,7 @@ import type { Block, Message } from "./messages.ts";
 import { createProvider } from "./models/mod.ts";
 import type { SessionMode } from "./session_mode.ts";
 import type { ResultSubtype } from "./outbound.ts";
-import type { ProtocolWriter } from "./output.ts";
+import type { MessageSink } from "./output.ts";
 import type { ToolRegistry } from "./registry.ts";
 import type { TaskReminders } from "./task_reminders.ts";
 import type { ToolCalls } from "./tool_calls.ts";
@@ -24,7 +24,7 @@ import { Transcript } from "./transcript.ts";
 /** What {@linkcode UserTurns} needs from its session. */
 export interface UserTurnsDeps {
   config: Config;
-  writer: ProtocolWriter;
+  writer: MessageSink;
   registry: ToolRegistry;
   calls: ToolCalls;
   transcript: Transcript;

@@ -321,6 +321,17 @@ export async function withWave(
   }
 }
 
+/**
+ * The Deno cache the tests run with. A test that gives wave another HOME
+ * passes it on, so wave does not fetch every npm package of deno.lock
+ * into a fresh cache under that HOME first (slow, and not what it tests).
+ */
+export const DENO_DIR: string = Deno.env.get("DENO_DIR") ??
+  `${
+    Deno.env.get("XDG_CACHE_HOME") ??
+      `${Deno.env.get("HOME") ?? "/root"}/.cache`
+  }/deno`;
+
 /** Starts wave and waits for `system/init`. */
 
 export async function startWave(
@@ -339,7 +350,12 @@ export async function startWave(
     stdin: "piped",
     stdout: "piped",
     stderr: "piped",
-    env: { WAVE_HOME: waveHome, NO_COLOR: "1", ...options.env },
+    env: {
+      WAVE_HOME: waveHome,
+      NO_COLOR: "1",
+      ...options.env?.HOME ? { DENO_DIR } : {},
+      ...options.env,
+    },
   }).spawn();
   const wave = new WaveProcess(child, workspace, waveHome);
   await wave.waitFor((m) => m.type === "system" && m.subtype === "init", {

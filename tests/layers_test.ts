@@ -3,8 +3,9 @@
  * loop (the model: Deno std's `_tools/check_circular_package_dependencies.ts`).
  *
  * Top to bottom: the entries (`cli.ts`, `mod.ts`, `scripts/`, and the tests'
- * fixtures they load) → the
- * application and its fronts (`session/`) → the toolset manifest
+ * fixtures they load) → the other fronts (`fronts/<front>/`: `wave mcp`,
+ * `wave acp`; no front imports another) → the application, its core and
+ * the stream-json front (`session/`) → the toolset manifest
  * (`tools/*.ts`) → the dialects (`tools/<dialect>/`) → the shared tool
  * helpers (`tools/_core/`) → the kernel every tool stands on
  * (`tools/kernel/`). Type-only imports count: a loop of types is still a
@@ -24,7 +25,9 @@ export function layerOf(file: string): { rank: number; name: string } {
   if (
     file === "cli.ts" || file === "mod.ts" || file.startsWith("scripts/") ||
     file.startsWith("tests/")
-  ) return { rank: 5, name: "entry" };
+  ) return { rank: 6, name: "entry" };
+  const front = file.match(/^fronts\/([^/]+)\//);
+  if (front) return { rank: 5, name: `front ${front[1]}` };
   if (file.startsWith("session/")) return { rank: 4, name: "session" };
   if (file.startsWith("tools/kernel/")) return { rank: 0, name: "kernel" };
   if (file.startsWith("tools/_core/")) return { rank: 1, name: "core" };
@@ -57,7 +60,7 @@ async function sourceFiles(): Promise<string[]> {
       else if (entry.name.endsWith(".ts")) out.push(path);
     }
   }
-  for (const dir of ["session", "tools", "scripts"]) await walk(dir);
+  for (const dir of ["fronts", "session", "tools", "scripts"]) await walk(dir);
   return out.sort();
 }
 
@@ -109,7 +112,7 @@ export function cycles(edges: Map<string, string[]>): string[][] {
   return found;
 }
 
-Deno.test("layers: every import runs downward, and no dialect imports another", async () => {
+Deno.test("layers: every import runs downward, and no dialect or front imports another", async () => {
   const upward: string[] = [];
   for (const [file, targets] of await graph()) {
     const from = layerOf(file);
@@ -118,7 +121,8 @@ Deno.test("layers: every import runs downward, and no dialect imports another", 
       if (to.rank > from.rank) {
         upward.push(`${file} (${from.name}) imports ${target} (${to.name})`);
       } else if (
-        from.rank === 2 && to.rank === 2 && from.name !== to.name
+        (from.rank === 2 || from.rank === 5) && to.rank === from.rank &&
+        from.name !== to.name
       ) {
         upward.push(`${file} (${from.name}) imports ${target} (${to.name})`);
       }
@@ -166,6 +170,14 @@ Deno.test("layers: the checks catch an upward import and a loop", () => {
   // The checks themselves, on a made-up graph: a test that cannot fail proves nothing.
   assert.equal(layerOf("tools/kernel/tool.ts").rank, 0);
   assert.ok(layerOf("session/server.ts").rank > layerOf("tools/x/y.ts").rank);
+  assert.ok(
+    layerOf("fronts/mcp/main.ts").rank > layerOf("session/core.ts").rank,
+  );
+  assert.ok(layerOf("cli.ts").rank > layerOf("fronts/acp/main.ts").rank);
+  assert.notEqual(
+    layerOf("fronts/mcp/a.ts").name,
+    layerOf("fronts/acp/b.ts").name,
+  );
   assert.deepEqual(
     importsOf(
       "tools/kernel/a.ts",

@@ -58,6 +58,10 @@ Deno.test("start-up: the modules run before system/init are exactly these, and t
   // here costs a little (a new one on this list is a decision, not a drift).
   const preInit = [
     "cli.ts",
+    // wave mcp and wave acp answer initialize with these (issue 17).
+    "fronts/acp/early.ts",
+    "fronts/mcp/early.ts",
+    "session/_first_line.ts",
     "session/_flag_parser.ts",
     "session/_paths.ts",
     "session/command_sandbox.ts",

@@ -43,6 +43,58 @@ export async function startup(runs = 21): Promise<Figure[]> {
   }];
 }
 
+/**
+ * `wave mcp` and `wave acp`: start to the answer of the client's
+ * `initialize` ÷ an empty script's start to its first line, same flags,
+ * interleaved runs (issue 17: within 1.5×).
+ */
+export async function fronts(runs = 21): Promise<Figure[]> {
+  const dir = await Deno.makeTempDir({ prefix: "wave-bench-" });
+  const emptyArgs = await emptyScriptArgs(dir);
+  const env = { WAVE_HOME: `${dir}/home` };
+  const initialize = {
+    mcp: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: {
+        protocolVersion: "2025-06-18",
+        capabilities: {},
+        clientInfo: { name: "bench", version: "1" },
+      },
+    }) + "\n",
+    acp: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: 1, clientCapabilities: {} },
+    }) + "\n",
+  };
+  const figures: Figure[] = [];
+  for (const front of ["mcp", "acp"] as const) {
+    const args = waveArgs([front, "--workspace", dir]);
+    await timeToFirstLine(emptyArgs);
+    await timeToFirstLine(args, env, initialize[front]);
+    const base: number[] = [];
+    const wave: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      base.push(await timeToFirstLine(emptyArgs));
+      wave.push(await timeToFirstLine(args, env, initialize[front]));
+    }
+    const b = median(base);
+    const w = median(wave);
+    figures.push({
+      name: `wave ${front}: start → initialize answered ÷ empty Deno script`,
+      value: w / b,
+      unit: "×",
+      target: "≤ 1.5",
+      ok: w / b <= 1.5,
+      detail: `${w.toFixed(1)} ms vs ${b.toFixed(1)} ms (median of ${runs})`,
+    });
+  }
+  return figures;
+}
+
 /** Pipelined calls of a trivial read-only tool through the sandbox, calls/s. */
 export async function throughput(calls = 5000): Promise<Figure[]> {
   const dir = await Deno.makeTempDir({ prefix: "wave-bench-" });

@@ -56,10 +56,14 @@ export async function emptyScriptArgs(dir: string): Promise<string[]> {
   ];
 }
 
-/** Milliseconds until a spawned command prints its first line (it is then killed). */
+/**
+ * Milliseconds until a spawned command prints its first line (it is then
+ * killed); `input` is written to its stdin at once (a request to answer).
+ */
 export async function timeToFirstLine(
   args: string[],
   env: Record<string, string> = {},
+  input?: string,
 ): Promise<number> {
   const start = performance.now();
   const child = new Deno.Command(Deno.execPath(), {
@@ -69,6 +73,11 @@ export async function timeToFirstLine(
     stderr: "null",
     env,
   }).spawn();
+  if (input !== undefined) {
+    const writer = child.stdin.getWriter();
+    await writer.write(new TextEncoder().encode(input));
+    writer.releaseLock();
+  }
   const reader = child.stdout.getReader();
   let elapsed = NaN;
   while (true) {

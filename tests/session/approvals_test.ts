@@ -1,5 +1,22 @@
 import assert from "node:assert/strict";
-import { ApprovalGate } from "../../session/approvals.ts";
+import { ApprovalGate, type ApprovalParent } from "../../session/approvals.ts";
+import {
+  CanUseToolParent,
+  type SendRequest,
+} from "../../session/can_use_tool.ts";
+
+/** A gate whose parent asks with can_use_tool through `send`. */
+function gateWith(
+  policy: "parent" | "deny" | "allow",
+  timeoutMs: number,
+  send: SendRequest,
+): ApprovalGate & { answer: CanUseToolParent["answer"] } {
+  const parent = new CanUseToolParent(send);
+  const gate = new ApprovalGate(policy, timeoutMs, parent);
+  return Object.assign(gate, {
+    answer: parent.answer.bind(parent),
+  });
+}
 
 const req = {
   toolName: "Read",
@@ -10,14 +27,14 @@ const req = {
 
 Deno.test("deny and allow policies decide without asking", async () => {
   const sent: unknown[] = [];
-  const deny = new ApprovalGate("deny", 1000, (...a) => sent.push(a));
+  const deny = gateWith("deny", 1000, (...a) => sent.push(a));
   const d = await deny.request(req, new AbortController().signal);
   assert.equal(d.allowed, false);
   assert.match(
     !d.allowed ? d.message : "",
     /^Read was denied: path outside the workspace: \/etc\/hosts\. wave runs with --approvals deny/,
   );
-  const allow = new ApprovalGate("allow", 1000, (...a) => sent.push(a));
+  const allow = gateWith("allow", 1000, (...a) => sent.push(a));
   assert.deepEqual(await allow.request(req, new AbortController().signal), {
     allowed: true,
   });
@@ -26,7 +43,7 @@ Deno.test("deny and allow policies decide without asking", async () => {
 
 Deno.test("parent policy sends can_use_tool and takes the answer", async () => {
   const sent: [string, Record<string, unknown>][] = [];
-  const gate = new ApprovalGate(
+  const gate = gateWith(
     "parent",
     10_000,
     (id, r) => sent.push([id, r]),
@@ -80,10 +97,10 @@ Deno.test("parent policy sends can_use_tool and takes the answer", async () => {
 });
 
 Deno.test("timeout, abort and close deny", async () => {
-  const gate = new ApprovalGate("parent", 20, () => {});
+  const gate = gateWith("parent", 20, () => {});
   const timedOut = await gate.request(req, new AbortController().signal);
   assert.match(!timedOut.allowed ? timedOut.message : "", /did not answer/);
-  const gate2 = new ApprovalGate("parent", 10_000, () => {});
+  const gate2 = gateWith("parent", 10_000, () => {});
   const controller = new AbortController();
   const aborted = gate2.request(req, controller.signal);
   controller.abort();
@@ -105,7 +122,7 @@ Deno.test("004: an alwaysAsk request is asked of the parent even under allow, an
     reason: "sensitive file (.env): /ws/.env",
     alwaysAsk: true,
   };
-  const allow = new ApprovalGate(
+  const allow = gateWith(
     "allow",
     10_000,
     (id, r) => sent.push([id, r]),
@@ -122,8 +139,43 @@ Deno.test("004: an alwaysAsk request is asked of the parent even under allow, an
     allowed: false,
     message: "Read was denied by the user: no",
   });
-  const deny = new ApprovalGate("deny", 1000, (id, r) => sent.push([id, r]));
+  const deny = gateWith("deny", 1000, (id, r) => sent.push([id, r]));
   const d = await deny.request(sensitive, new AbortController().signal);
   assert.equal(d.allowed, false);
   assert.equal(sent.length, 1);
+});
+
+Deno.test("a parent that cannot ask: the request is denied with its reason, and the parent is not asked", async () => {
+  let asked = 0;
+  const parent: ApprovalParent = {
+    unavailable: () => "the client cannot be asked.",
+    ask: () => (asked++, Promise.resolve({ allowed: true })),
+  };
+  const gate = new ApprovalGate("parent", 1000, parent);
+  assert.deepEqual(await gate.request(req, new AbortController().signal), {
+    allowed: false,
+    message:
+      "Read was denied: path outside the workspace: /etc/hosts. the client cannot be asked.",
+  });
+  assert.equal(asked, 0);
+});
+
+Deno.test("a parent's question is dropped when the gate stops waiting, and a rejection is a denial", async () => {
+  const signals: AbortSignal[] = [];
+  const gate = new ApprovalGate("parent", 10_000, {
+    ask: (_req, signal) => (signals.push(signal), new Promise(() => {})),
+  });
+  const controller = new AbortController();
+  const pending = gate.request(req, controller.signal);
+  assert.equal(signals[0].aborted, false);
+  controller.abort();
+  assert.equal((await pending).allowed, false);
+  assert.equal(signals[0].aborted, true);
+  const failing = new ApprovalGate("parent", 10_000, {
+    ask: () => Promise.reject(new Error("transport closed")),
+  });
+  assert.deepEqual(await failing.request(req, new AbortController().signal), {
+    allowed: false,
+    message: "Read was denied: the approval request failed: transport closed",
+  });
 });

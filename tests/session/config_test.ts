@@ -14,6 +14,8 @@ Deno.test("defaults", async () => {
   const { sessionId, ...rest } = out.config;
   assert.match(sessionId, /^[0-9a-f-]{36}$/);
   assert.deepEqual(rest, {
+    front: "stream-json",
+    listen: null,
     workspace: dir,
     toolset: "wave",
     mode: "agent",
@@ -201,4 +203,65 @@ Deno.test("--stt-model: openai:NAME only; its key from OPENAI_API_KEY, --model o
   assert.equal(out.config.sttModel, "openai:w");
   assert.equal(out.config.sttBaseUrl, "http://h/v1");
   assert.equal(String(out.config.sttApiKey), "[redacted]");
+});
+
+Deno.test("fronts: wave mcp and wave acp take the same flags, ask their parent unless --approvals says, and --listen is wave mcp's", async () => {
+  const dir = await Deno.realPath(await Deno.makeTempDir());
+  const vars = env({ HOME: "/home/u" });
+  const mcp = parseFlags(["mcp", "--workspace", dir, "--mode", "ask"], vars, [
+    "wave",
+  ]);
+  assert.ok(mcp.kind === "run");
+  assert.equal(mcp.config.front, "mcp");
+  assert.equal(mcp.config.mode, "ask");
+  assert.equal(mcp.config.approvals, "parent");
+  assert.equal(mcp.config.listen, null);
+  const acp = parseFlags(
+    ["acp", "--workspace", dir, "--approvals", "deny"],
+    vars,
+    ["wave"],
+  );
+  assert.ok(acp.kind === "run");
+  assert.equal(acp.config.front, "acp");
+  assert.equal(acp.config.approvals, "deny");
+  const listening = parseFlags(
+    ["mcp", "--workspace", dir, "--listen", "127.0.0.1:0"],
+    vars,
+    ["wave"],
+  );
+  assert.ok(listening.kind === "run");
+  assert.deepEqual(listening.config.listen, { hostname: "127.0.0.1", port: 0 });
+  const v6 = parseFlags(
+    ["mcp", `--workspace=${dir}`, "--listen=[::1]:8080"],
+    vars,
+    ["wave"],
+  );
+  assert.ok(v6.kind === "run");
+  assert.deepEqual(v6.config.listen, { hostname: "::1", port: 8080 });
+  assert.deepEqual(
+    parseFlags(["--workspace", dir, "--listen", "127.0.0.1:1"], vars, ["wave"]),
+    {
+      kind: "exit",
+      code: 2,
+      stderr: "wave: --listen is a flag of wave mcp (see wave --help)\n",
+    },
+  );
+  assert.deepEqual(
+    parseFlags(["mcp", "--workspace", dir, "--listen", "0.0.0.0:80"], vars, [
+      "wave",
+    ]),
+    {
+      kind: "exit",
+      code: 2,
+      stderr:
+        'wave: --listen must be HOST:PORT with HOST 127.0.0.1, localhost or [::1] (wave serves no other network), not "0.0.0.0:80" (see wave --help)\n',
+    },
+  );
+  // A subcommand is only the first argument.
+  const late = parseFlags(["--workspace", dir, "mcp"], vars, ["wave"]);
+  assert.deepEqual(late, {
+    kind: "exit",
+    code: 2,
+    stderr: "wave: unexpected argument: mcp (see wave --help)\n",
+  });
 });

@@ -1,0 +1,468 @@
+/**
+ * The ACP agent over the session core (`wave acp`): `initialize`,
+ * `session/new`, `session/load`, `session/prompt`, `session/cancel` and
+ * `session/set_mode`, answered through `@agentclientprotocol/sdk`. A prompt
+ * runs a user turn of the core's agent loop; what the turn writes (typed
+ * outbound messages) and what its tools emit become `session/update`s, and
+ * approvals become `session/request_permission`.
+ *
+ * @module
+ */
+
+import * as acp from "@agentclientprotocol/sdk";
+import type {
+  ApprovalDecision,
+  ApprovalParent,
+  ApprovalRequest,
+} from "../../session/approvals.ts";
+import type { Config } from "../../session/config.ts";
+import { type Core, noParentRequests, openCore } from "../../session/core.ts";
+import { InFlight } from "../../session/in_flight.ts";
+import type { Outbound } from "../../session/outbound.ts";
+import type { MessageSink } from "../../session/output.ts";
+import { TaskReminders } from "../../session/task_reminders.ts";
+import type { ToolEvent } from "../../tools/kernel/events.ts";
+import { Transcript, transcriptPath } from "../../session/transcript.ts";
+import { UserTurns } from "../../session/user_turns.ts";
+import { MODES } from "../../tools/kernel/modes.ts";
+import {
+  type DefinitionOf,
+  finishedCall,
+  modesOf,
+  planOf,
+  promptBlocks,
+  replayOf,
+  SHOWN_OUTPUT_CHARS,
+  toolCallOf,
+} from "./_render.ts";
+import { initializeResult } from "./early.ts";
+
+const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+/** JSON-RPC's codes for bad parameters and for a failure inside the agent. */
+const INVALID_PARAMS = -32602;
+const INTERNAL_ERROR = -32603;
+
+/** One ACP session: a user-turn queue over a core, and what its client is shown. */
+interface AcpSession {
+  id: string;
+  core: Core;
+  turns: UserTurns;
+  /** The session's own interrupts: `session/cancel` ends its turn only. */
+  inFlight: InFlight;
+  /** Updates go out one after another; a prompt's answer waits for them. */
+  updates: Promise<void>;
+  /** The prompt being answered, resolved by its turn's `result`. */
+  prompt?: PromiseWithResolvers<acp.PromptResponse>;
+  /** Tool names the user allowed always, in this session. */
+  alwaysAllowed: Set<string>;
+}
+
+/** A tool call the model asked for in a session, while it runs. */
+interface RunningCall {
+  session: AcpSession;
+  name: string;
+  input: unknown;
+  output: string;
+}
+
+/** The `wave acp` agent: its handlers, sessions and cores. */
+export class AcpFront {
+  #config: Config;
+  #client: acp.AgentContext | undefined;
+  #cores = new Map<string, Promise<Core>>();
+  #modules: readonly string[];
+  #sessions = new Map<string, AcpSession>();
+  #calls = new Map<string, RunningCall>();
+
+  /** An agent for sessions configured by `config`, with the tools of `modules`. */
+  constructor(config: Config, modules: readonly string[]) {
+    this.#config = config;
+    this.#modules = modules;
+  }
+
+  /** The SDK app that answers ACP on a connection. */
+  app(): acp.AgentApp {
+    const { methods } = acp;
+    return acp.agent({ name: "wave" })
+      .onRequest(methods.agent.initialize, ({ client }) => {
+        this.#client = client;
+        return initializeResult();
+      })
+      .onRequest(methods.agent.session.new, async ({ params, client }) => {
+        this.#client = client;
+        const session = await this.#open(crypto.randomUUID(), params.cwd);
+        return {
+          sessionId: session.id,
+          modes: modesOf(session.core.mode.current),
+        };
+      })
+      .onRequest(methods.agent.session.load, async ({ params, client }) => {
+        this.#client = client;
+        return await this.#load(params.sessionId, params.cwd);
+      })
+      .onRequest(methods.agent.session.setMode, ({ params }) => {
+        const session = this.#session(params.sessionId);
+        const mode = MODES.find((m) => m === params.modeId);
+        if (!mode) {
+          throw new acp.RequestError(
+            INVALID_PARAMS,
+            `unknown mode "${params.modeId}"; wave's modes are ${
+              MODES.join(", ")
+            }`,
+          );
+        }
+        session.core.mode.current = mode;
+        this.#update(session, {
+          sessionUpdate: "current_mode_update",
+          currentModeId: mode,
+        });
+        return {};
+      })
+      .onRequest(methods.agent.session.prompt, ({ params }) => {
+        const session = this.#session(params.sessionId);
+        if (session.prompt) {
+          throw new acp.RequestError(
+            INVALID_PARAMS,
+            "a prompt is already running in this session; cancel it (session/cancel) or wait for its answer",
+          );
+        }
+        session.prompt = Promise.withResolvers();
+        session.turns.start(promptBlocks(params.prompt));
+        return session.prompt.promise;
+      })
+      .onNotification(methods.agent.session.cancel, ({ params }) => {
+        this.#sessions.get(params.sessionId)?.inFlight.interrupt();
+      });
+  }
+
+  /** Asks the session's client with `session/request_permission`; "always" is kept for the session. */
+  readonly parent: ApprovalParent = {
+    unavailable: (req: ApprovalRequest) =>
+      this.#calls.has(req.toolUseId) && this.#client
+        ? null
+        : "no ACP client is waiting for this call",
+    ask: async (req, signal): Promise<ApprovalDecision> => {
+      const call = this.#calls.get(req.toolUseId)!;
+      const { session } = call;
+      if (session.alwaysAllowed.has(req.toolName)) return { allowed: true };
+      const toolCall = toolCallOf(
+        req.toolUseId,
+        req.toolName,
+        req.input,
+        this.#definitionOf(session.core),
+        session.core.config.workspace,
+      );
+      await session.updates;
+      const answer = await this.#client!.request(
+        acp.methods.client.session.requestPermission,
+        {
+          sessionId: session.id,
+          toolCall: {
+            ...toolCall,
+            content: [{
+              type: "content",
+              content: { type: "text", text: `Needs approval: ${req.reason}` },
+            }],
+          },
+          options: [
+            { optionId: "allow_once", name: "Allow once", kind: "allow_once" },
+            {
+              optionId: "allow_always",
+              name: `Always allow ${req.toolName}`,
+              kind: "allow_always",
+            },
+            { optionId: "reject_once", name: "Reject", kind: "reject_once" },
+          ],
+        },
+        { cancellationSignal: signal },
+      );
+      const outcome = answer.outcome;
+      if (outcome.outcome === "selected") {
+        if (outcome.optionId === "allow_always") {
+          session.alwaysAllowed.add(req.toolName);
+        }
+        if (outcome.optionId.startsWith("allow")) return { allowed: true };
+        return {
+          allowed: false,
+          message: `${req.toolName} was denied by the user (${req.reason})`,
+        };
+      }
+      return {
+        allowed: false,
+        message:
+          `${req.toolName} was denied: the permission request was cancelled (${req.reason})`,
+      };
+    },
+  };
+
+  #session(id: string): AcpSession {
+    const session = this.#sessions.get(id);
+    if (!session) {
+      throw new acp.RequestError(
+        INVALID_PARAMS,
+        `no session ${id} in this wave; start one with session/new or session/load`,
+      );
+    }
+    return session;
+  }
+
+  #definitionOf(core: Core): DefinitionOf {
+    return (name) => core.registry.get(name)?.def;
+  }
+
+  /** The core for the workspace `cwd`, opened on first use. */
+  #coreFor(cwd: string): Promise<Core> {
+    let workspace: string;
+    try {
+      workspace = Deno.realPathSync(cwd);
+      if (!Deno.statSync(workspace).isDirectory) throw new Error();
+    } catch {
+      throw new acp.RequestError(
+        INVALID_PARAMS,
+        `the session's cwd is not a directory wave can work in: ${cwd}`,
+      );
+    }
+    let core = this.#cores.get(workspace);
+    if (!core) {
+      core = openCore({ ...this.#config, workspace }, {
+        modules: this.#modules,
+        parent: this.parent,
+        requests: noParentRequests("wave acp"),
+        onEvent: (toolUseId, event) => this.#onEvent(toolUseId, event),
+      });
+      this.#cores.set(workspace, core);
+      core.then(async (opened) => {
+        // Idle time until the first turn's calls: the workers start now.
+        Deno.unrefTimer(setTimeout(() => opened.calls.prewarm(), 100));
+        for (const warning of await opened.warnings()) {
+          console.error(`wave: warning: ${warning}`);
+        }
+      }, () => this.#cores.delete(workspace));
+    }
+    return core;
+  }
+
+  async #open(id: string, cwd: string): Promise<AcpSession> {
+    const core = await this.#coreFor(cwd);
+    const inFlight = new InFlight();
+    const session: AcpSession = {
+      id,
+      core,
+      inFlight,
+      updates: Promise.resolve(),
+      alwaysAllowed: new Set(),
+      turns: undefined as unknown as UserTurns,
+    };
+    const trackers = new Set(core.registry.emitters("task_list_changed"));
+    session.turns = new UserTurns({
+      config: { ...core.config, sessionId: id },
+      writer: this.#sinkFor(session),
+      registry: core.registry,
+      calls: core.calls,
+      transcript: new Transcript(transcriptPath(core.config.waveHome, id)),
+      mode: core.mode,
+      reminders: new TaskReminders(core.tasks, {
+        isTracker: (name) => trackers.has(name),
+        bound: () =>
+          core.registry.emitters("task_list_changed", core.mode.current),
+      }),
+      inFlight,
+      task: core.task,
+    });
+    this.#sessions.set(id, session);
+    return session;
+  }
+
+  /** `session/load`: the transcript replayed as updates, then the session goes on from it. */
+  async #load(id: string, cwd: string): Promise<acp.LoadSessionResponse> {
+    if (!SESSION_ID.test(id)) {
+      throw new acp.RequestError(
+        INVALID_PARAMS,
+        `not a wave session id: ${JSON.stringify(id).slice(0, 140)}`,
+      );
+    }
+    if (this.#sessions.has(id)) {
+      throw new acp.RequestError(
+        INVALID_PARAMS,
+        `session ${id} is already open in this wave`,
+      );
+    }
+    const core = await this.#coreFor(cwd);
+    const path = transcriptPath(core.config.waveHome, id);
+    let entries;
+    try {
+      ({ entries } = await Transcript.load(path));
+    } catch {
+      throw new acp.RequestError(
+        INVALID_PARAMS,
+        `there is no session ${id} to load in ${core.config.waveHome}/sessions`,
+      );
+    }
+    const session = await this.#open(id, cwd);
+    await session.turns.resume();
+    for (
+      const update of replayOf(
+        entries,
+        this.#definitionOf(core),
+        core.config.workspace,
+      )
+    ) this.#update(session, update);
+    await session.updates;
+    return { modes: modesOf(core.mode.current) };
+  }
+
+  /** Sends one `session/update`, after the ones before it. */
+  #update(session: AcpSession, update: acp.SessionUpdate): void {
+    const client = this.#client;
+    if (!client) return;
+    session.updates = session.updates.then(() =>
+      client.notify(acp.methods.client.session.update, {
+        sessionId: session.id,
+        update,
+      })
+    ).catch((error) =>
+      console.error("wave: a session/update was not sent:", error)
+    );
+  }
+
+  /** What a session's turns write, rendered as updates and the prompt's answer. */
+  #sinkFor(session: AcpSession): MessageSink {
+    return {
+      send: (message: Outbound) => {
+        const { core } = session;
+        switch (message.type) {
+          case "assistant":
+            for (const block of message.message.content) {
+              if (block.type === "text" && block.text !== "") {
+                this.#update(session, {
+                  sessionUpdate: "agent_message_chunk",
+                  content: { type: "text", text: block.text },
+                });
+              } else if (block.type === "tool_use") {
+                this.#calls.set(block.id, {
+                  session,
+                  name: block.name,
+                  input: block.input,
+                  output: "",
+                });
+                this.#update(session, {
+                  sessionUpdate: "tool_call",
+                  ...toolCallOf(
+                    block.id,
+                    block.name,
+                    block.input,
+                    this.#definitionOf(core),
+                    core.config.workspace,
+                  ),
+                });
+              }
+            }
+            return;
+          case "user":
+            for (const block of message.message.content) {
+              if (typeof block === "string" || block.type !== "tool_result") {
+                continue;
+              }
+              this.#calls.delete(block.tool_use_id);
+              this.#update(session, {
+                sessionUpdate: "tool_call_update",
+                toolCallId: block.tool_use_id,
+                ...finishedCall({
+                  content: block.content,
+                  is_error: !!block.is_error,
+                  structured: message.tool_use_result ?? null,
+                }),
+              });
+            }
+            return;
+          case "result":
+            return this.#finishPrompt(session, message);
+          case "system":
+            if (message.subtype === "warning") {
+              console.error(`wave: ${message.message}`);
+            }
+            return;
+        }
+      },
+    };
+  }
+
+  /** Answers the session's prompt once its updates are out: the turn's ending as ACP's stop reason. */
+  #finishPrompt(
+    session: AcpSession,
+    result: Extract<Outbound, { type: "result" }>,
+  ): void {
+    const prompt = session.prompt;
+    session.prompt = undefined;
+    if (!prompt) return;
+    session.updates.then(() => {
+      switch (result.subtype) {
+        case "success":
+          return prompt.resolve({ stopReason: "end_turn" });
+        case "error_interrupted":
+          return prompt.resolve({ stopReason: "cancelled" });
+        case "error_max_turns":
+          return prompt.resolve({ stopReason: "max_turn_requests" });
+        default:
+          return prompt.reject(
+            new acp.RequestError(
+              INTERNAL_ERROR,
+              result.result ?? "the turn failed",
+            ),
+          );
+      }
+    });
+  }
+
+  /** A running tool's events: output into its tool call, a changed task list as every session's plan. */
+  #onEvent(toolUseId: string, event: ToolEvent): Promise<void> | void {
+    const call = this.#calls.get(toolUseId);
+    switch (event.type) {
+      case "output": {
+        if (!call) return;
+        call.output = (call.output + event.text).slice(-SHOWN_OUTPUT_CHARS);
+        this.#update(call.session, {
+          sessionUpdate: "tool_call_update",
+          toolCallId: toolUseId,
+          status: "in_progress",
+          content: [{
+            type: "content",
+            content: { type: "text", text: call.output },
+          }],
+        });
+        return;
+      }
+      case "task_list_changed": {
+        const core = call?.session.core;
+        if (!core) return;
+        return core.tasks.view().then((view) => {
+          const plan = planOf(view);
+          for (const session of this.#sessions.values()) {
+            if (session.core === core) {
+              this.#update(session, { sessionUpdate: "plan", ...plan });
+            }
+          }
+          return call.session.updates;
+        }, (error) => console.error("wave: cannot read the task list:", error));
+      }
+    }
+  }
+
+  /**
+   * Shuts down: every approval still waiting is denied with `reason`,
+   * every turn interrupted (at most 1.5 s to stop), every core closed.
+   */
+  async close(reason: string): Promise<void> {
+    const cores = await Promise.allSettled([...this.#cores.values()]);
+    for (const c of cores) {
+      if (c.status === "fulfilled") c.value.approvals.close(reason);
+    }
+    for (const session of this.#sessions.values()) session.inFlight.interrupt();
+    await Promise.all(
+      [...this.#sessions.values()].map((s) => s.inFlight.settleWithin(1500)),
+    );
+    for (const c of cores) {
+      if (c.status === "fulfilled") await c.value.close();
+    }
+  }
+}

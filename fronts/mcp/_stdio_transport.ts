@@ -1,0 +1,130 @@
+/**
+ * MCP's stdio transport over a session's streams: one JSON-RPC message a
+ * line each way (the MCP spec's "stdio" transport), with wave's line reader
+ * (UTF-8 checked, `--max-line-bytes`) on the way in.
+ *
+ * @module
+ */
+
+// @ts-types="@modelcontextprotocol/sdk/shared/transport"
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+// @ts-types="@modelcontextprotocol/sdk/types"
+import {
+  type JSONRPCMessage,
+  JSONRPCMessageSchema,
+} from "@modelcontextprotocol/sdk/types.js";
+import { readLines } from "../../session/line_reader.ts";
+import type { SessionIO } from "../../session/server.ts";
+
+/** JSON-RPC's code for a message that is not JSON, or not JSON-RPC. */
+const PARSE_ERROR = -32700;
+const INVALID_REQUEST = -32600;
+
+/**
+ * A transport over `io`. A line that is not a JSON-RPC message is answered
+ * with a JSON-RPC error (`id: null`) naming the line, and reading goes on.
+ * {@linkcode ended} resolves when the input ends (or {@linkcode close}).
+ */
+export class LineTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+  #io: SessionIO;
+  #maxLineBytes: number;
+  #writing: Promise<void> = Promise.resolve();
+  #encoder = new TextEncoder();
+  #closed = false;
+  #ended: Promise<void> | undefined;
+  #answered: string | number | undefined;
+
+  /**
+   * Reads and writes `io`; input lines longer than `maxLineBytes` are
+   * refused. `answered`: the id of an `initialize` already answered
+   * (`early.ts`), whose second answer is not written.
+   */
+  constructor(
+    io: SessionIO,
+    maxLineBytes: number,
+    answered?: string | number,
+  ) {
+    this.#io = io;
+    this.#maxLineBytes = maxLineBytes;
+    this.#answered = answered;
+  }
+
+  /** Resolves once the input ended (EOF) or the transport was closed. */
+  get ended(): Promise<void> {
+    return this.#ended ?? Promise.resolve();
+  }
+
+  start(): Promise<void> {
+    this.#ended = this.#read();
+    return Promise.resolve();
+  }
+
+  async #read(): Promise<void> {
+    try {
+      for await (const item of readLines(this.#io.stdin, this.#maxLineBytes)) {
+        if (this.#closed) break;
+        if ("error" in item) {
+          this.#reject(PARSE_ERROR, item.message);
+          continue;
+        }
+        let json: unknown;
+        try {
+          json = JSON.parse(item.text);
+        } catch (error) {
+          this.#reject(
+            PARSE_ERROR,
+            `line ${item.line} is not JSON: ${(error as Error).message}`,
+          );
+          continue;
+        }
+        const parsed = JSONRPCMessageSchema.safeParse(json);
+        if (!parsed.success) {
+          this.#reject(
+            INVALID_REQUEST,
+            `line ${item.line} is not a JSON-RPC 2.0 message`,
+          );
+          continue;
+        }
+        this.onmessage?.(parsed.data);
+      }
+    } catch (error) {
+      this.onerror?.(error as Error);
+    }
+    await this.close();
+  }
+
+  #reject(code: number, message: string): void {
+    this.send({ jsonrpc: "2.0", id: null, error: { code, message } } as never)
+      .catch(() => {});
+  }
+
+  /** Writes `message` as one line, after every line sent before it. */
+  send(message: JSONRPCMessage): Promise<void> {
+    if (
+      this.#answered !== undefined && "id" in message &&
+      message.id === this.#answered && !("method" in message)
+    ) {
+      this.#answered = undefined;
+      return this.#writing;
+    }
+    const bytes = this.#encoder.encode(JSON.stringify(message) + "\n");
+    this.#writing = this.#writing.then(async () => {
+      let offset = 0;
+      while (offset < bytes.length) {
+        offset += await this.#io.stdout.write(bytes.subarray(offset));
+      }
+    });
+    return this.#writing;
+  }
+
+  /** Stops reading; lines already sent are still written. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#writing.catch(() => {});
+    this.onclose?.();
+  }
+}

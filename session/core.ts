@@ -1,0 +1,208 @@
+/**
+ * The session core every front drives: one tool-call path (lookup, modes,
+ * validation, resolution, approvals, the write queue, the sandbox), the
+ * session's mode, its task list and its work in flight. A front (the
+ * stream-json server, `wave mcp`, `wave acp`) opens one with the way it asks
+ * its parent for approvals and the way it shows tool events, and only
+ * translates between its wire format and the core.
+ *
+ * @module
+ */
+
+import { dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+import { ApprovalGate, type ApprovalParent } from "./approvals.ts";
+import { CommandSandbox } from "./command_sandbox.ts";
+import { type Config, spillDirOf } from "./config.ts";
+import { CurrentTask } from "./current_task.ts";
+import { commandEnvironment } from "./environment.ts";
+import { SandboxExecutor } from "./executor.ts";
+import { InFlight } from "./in_flight.ts";
+import { ParentRequests } from "./parent_requests.ts";
+import { ToolRegistry } from "./registry.ts";
+import { SessionMode } from "./session_mode.ts";
+import { ToolCalls } from "./tool_calls.ts";
+import type { ToolEventRenderer } from "./tool_events.ts";
+import { Transcriber } from "./transcriber.ts";
+import { WriteQueue } from "./write_queue.ts";
+import { sweepLeftovers } from "../tools/kernel/atomic_write.ts";
+import {
+  becomeNonDumpable,
+  becomeSubreaper,
+  ProcessGroups,
+} from "../tools/kernel/processes.ts";
+import { ReadState } from "../tools/kernel/read_state.ts";
+import { TaskStore } from "../tools/kernel/tasks.ts";
+import { realPathOf } from "../tools/kernel/workspace.ts";
+
+/** The `system/warning` when the file tools are held by path checks alone. */
+export const WEAK_FILE_BOUNDARY =
+  "The file tools are held to the workspace by path checks only: this " +
+  "kernel offers no Landlock (Linux 5.13 or later), so a symlink or a " +
+  "renamed directory swapped in by another process between a check and " +
+  "an open can lead a tool outside the workspace. Run wave on a kernel " +
+  "with Landlock enabled for a boundary the kernel enforces.";
+
+/** What a front gives the core. */
+export interface CoreOptions {
+  /** Tool module references (see `tools/loaders.ts`), in toolset order. */
+  modules: readonly string[];
+  /** How approvals are asked of this front's parent. */
+  parent: ApprovalParent;
+  /**
+   * The front's other requests to its parent (`open_file` under
+   * `--open-with parent`); a front that has none gives a closed one.
+   */
+  requests: ParentRequests;
+  /**
+   * How this front shows each event a running tool emits (command output,
+   * a changed task list). What it returns is awaited before the call's
+   * result is returned.
+   */
+  onEvent: ToolEventRenderer;
+}
+
+/** One session's core, opened by {@linkcode openCore}. */
+export interface Core {
+  /** The config, with WAVE_HOME's real location. */
+  config: Config;
+  registry: ToolRegistry;
+  /** The one path of every tool call. */
+  calls: ToolCalls;
+  approvals: ApprovalGate;
+  /** The mode the session is in now. */
+  mode: SessionMode;
+  writeQueue: WriteQueue;
+  /** The session's task list (`--task-list`). */
+  tasks: TaskStore;
+  /** The task calls belong to now (a user turn, `set_task`, or the session's own). */
+  task: CurrentTask;
+  inFlight: InFlight;
+  /**
+   * What the parent must be told first: commands not confined as asked or
+   * as hoped, file tools held by path checks alone ({@linkcode WEAK_FILE_BOUNDARY}).
+   */
+  warnings(): Promise<string[]>;
+  /**
+   * Ends the core's resources (workers, process groups), and resolves once
+   * the sweep of leftover temp files finished too. Call it once, after the
+   * work in flight settled or was interrupted.
+   */
+  close(): Promise<void>;
+}
+
+/**
+ * Prepares the process (subreaper, non-dumpable, WAVE_HOME made 700), loads
+ * the tool modules and assembles a core for `config`. Rejects only when the
+ * tool modules cannot be loaded.
+ */
+export async function openCore(
+  config: Config,
+  options: CoreOptions,
+): Promise<Core> {
+  // What a command detaches becomes wave's child, so it can be cleaned up.
+  becomeSubreaper();
+  // Before the first command runs: a process of wave's uid can then no
+  // longer read wave's environment or memory, nor open its stdin or stdout.
+  becomeNonDumpable();
+  // WAVE_HOME exists before any command runs (mode 700), so no command can
+  // make it first, or link its parts elsewhere, for wave to write through.
+  try {
+    Deno.mkdirSync(config.waveHome, { recursive: true, mode: 0o700 });
+  } catch { /* read-only: commands cannot make it either; writes will say */ }
+  // WAVE_HOME's real location, so paths under it compare with resolved ones.
+  config = { ...config, waveHome: realPathOf(config.waveHome) };
+  const registry = await ToolRegistry.load(options.modules, {
+    output_dir: shownDir(config.workspace, config.outputDir),
+  });
+  // A writer killed mid-write left its temp file: the workspace's top is swept now, in the background; deeper directories before a write there.
+  const sweeping = sweepLeftovers(config.workspace).catch(() => []);
+
+  const mode = new SessionMode(config.mode);
+  const processes = new ProcessGroups();
+  const writeQueue = new WriteQueue();
+  const executor = new SandboxExecutor({
+    workspace: config.workspace,
+    waveHome: config.waveHome,
+    processes,
+    deadlineMs: config.toolDeadlineMs,
+    fileBoundary: config.fileBoundary,
+    spillDir: spillDirOf(config),
+    // An extra module may import any of wave's own modules, not all of
+    // which are in a worker's module graph; wave's source is no secret.
+    moduleDirs: config.toolModules.length === 0 ? [] : [
+      fileURLToPath(new URL("..", import.meta.url)),
+      ...config.toolModules.map((url) => dirname(fileURLToPath(url))),
+    ],
+  });
+  const approvals = new ApprovalGate(
+    config.approvals,
+    config.approvalTimeoutMs,
+    options.parent,
+  );
+  const task = new CurrentTask(config.sessionId);
+  const calls = new ToolCalls({
+    processes,
+    config,
+    registry,
+    executor,
+    approvals,
+    readState: new ReadState(),
+    writeQueue,
+    mode: () => mode.current,
+    env: commandEnvironment(Deno.env, config.envAllow),
+    home: Deno.env.get("HOME"),
+    transcriber: !config.sttModel ? undefined : new Transcriber({
+      model: config.sttModel,
+      baseUrl: config.sttBaseUrl,
+      apiKey: config.sttApiKey,
+    }),
+    onEvent: options.onEvent,
+    task,
+    parent: options.requests,
+  });
+  return {
+    config,
+    registry,
+    calls,
+    approvals,
+    mode,
+    writeQueue,
+    tasks: new TaskStore(config.waveHome, config.taskListId),
+    task,
+    inFlight: new InFlight(),
+    async warnings() {
+      const { warning } = await CommandSandbox.for(config).decided();
+      return [
+        ...warning ? [warning] : [],
+        ...config.fileBoundary === "paths" ? [WEAK_FILE_BOUNDARY] : [],
+      ];
+    },
+    async close() {
+      executor.close();
+      processes.killAll();
+      await sweeping;
+    },
+  };
+}
+
+/**
+ * The parent requests of a front whose client cannot be asked to open a
+ * file (`--open-with parent`): every one fails, naming `front` and the
+ * flags that work instead.
+ */
+export function noParentRequests(front: string): ParentRequests {
+  const requests = new ParentRequests(() => {});
+  requests.close(
+    `${front} cannot ask its client to open a file; start it with --open-with system or none`,
+  );
+  return requests;
+}
+
+/** A directory as a model is told it: relative to the workspace inside it (`output/`), else absolute. */
+function shownDir(workspace: string, dir: string): string {
+  if (dir === workspace) return "./";
+  return dir.startsWith(`${workspace}/`)
+    ? `${dir.slice(workspace.length + 1)}/`
+    : dir;
+}

@@ -1,0 +1,132 @@
+/**
+ * Test harness for `wave acp`: the official ACP SDK's client app as the
+ * editor, spawning the real CLI and talking ACP over its stdio.
+ *
+ * @module
+ */
+
+import * as acp from "@agentclientprotocol/sdk";
+import { waveArgs } from "../scripts/flags.ts";
+import { waitUntil } from "./_waiting.ts";
+import { DENO_DIR } from "./_wave.ts";
+
+export { acp };
+
+/** How the test answers a permission request: an option id, or "cancelled". */
+export type PermissionAnswer = (
+  request: acp.RequestPermissionRequest,
+) => string;
+
+/** Options of {@linkcode startAcp}. */
+export interface AcpOptions {
+  /** Extra flags after `wave acp`. */
+  args?: string[];
+  /** WAVE_HOME (default: a new temp dir). */
+  waveHome?: string;
+  /** The workspace (default: a new temp dir). */
+  workspace?: string;
+  /** Extra environment. */
+  env?: Record<string, string>;
+  /** Answers permission requests (default: reject). */
+  permission?: PermissionAnswer;
+  /** The command (default: the CLI through `deno run`). */
+  command?: { command: string; args: string[]; cwd?: string };
+}
+
+/** A running `wave acp` and the client connected to it. */
+export interface AcpSession {
+  agent: acp.ClientContext;
+  child: Deno.ChildProcess;
+  workspace: string;
+  waveHome: string;
+  /** Every session/update received, in order. */
+  updates: acp.SessionNotification[];
+  /** Every permission request received, in order. */
+  permissions: acp.RequestPermissionRequest[];
+  stderr(): string;
+  /** Waits for an update matching `match` (20 s). */
+  waitForUpdate(
+    match: (update: acp.SessionUpdate) => boolean,
+    what: string,
+  ): Promise<acp.SessionUpdate>;
+  /** Ends stdin and waits for wave to exit; its exit code. */
+  close(): Promise<number>;
+}
+
+/** Spawns `wave acp` and connects the SDK's client to it. */
+export async function startAcp(options: AcpOptions = {}): Promise<AcpSession> {
+  const workspace = options.workspace ??
+    await Deno.realPath(await Deno.makeTempDir({ prefix: "wave-ws-" }));
+  const waveHome = options.waveHome ??
+    await Deno.makeTempDir({ prefix: "wave-home-" });
+  const command = options.command ??
+    {
+      command: Deno.execPath(),
+      args: waveArgs(["acp", ...options.args ?? []]),
+    };
+  const child = new Deno.Command(command.command, {
+    args: command.args,
+    cwd: command.cwd,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+    env: {
+      WAVE_HOME: waveHome,
+      NO_COLOR: "1",
+      PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+      HOME: Deno.env.get("HOME") ?? "/root",
+      DENO_DIR,
+      ...options.env,
+    },
+    clearEnv: true,
+  }).spawn();
+  let stderr = "";
+  (async () => {
+    for await (
+      const chunk of child.stderr.pipeThrough(new TextDecoderStream())
+    ) {
+      stderr += chunk;
+    }
+  })();
+  const updates: acp.SessionNotification[] = [];
+  const permissions: acp.RequestPermissionRequest[] = [];
+  const answer = options.permission ?? (() => "reject_once");
+  const connection = acp.client({ name: "wave-test" })
+    .onNotification(acp.methods.client.session.update, ({ params }) => {
+      updates.push(params);
+    })
+    .onRequest(acp.methods.client.session.requestPermission, ({ params }) => {
+      permissions.push(params);
+      const optionId = answer(params);
+      return optionId === "cancelled"
+        ? { outcome: { outcome: "cancelled" } }
+        : { outcome: { outcome: "selected", optionId } };
+    })
+    .connect(acp.ndJsonStream(child.stdin, child.stdout));
+  return {
+    agent: connection.agent,
+    child,
+    workspace,
+    waveHome,
+    updates,
+    permissions,
+    stderr: () => stderr,
+    waitForUpdate: (match, what) =>
+      waitUntil(
+        () => updates.map((n) => n.update).find(match),
+        what,
+        {
+          detail: () =>
+            JSON.stringify(updates.map((n) => n.update)).slice(-3000),
+        },
+      ),
+    async close() {
+      connection.close();
+      try {
+        await child.stdin.close();
+      } catch { /* already closed by the connection */ }
+      const { code } = await child.status;
+      return code;
+    },
+  };
+}

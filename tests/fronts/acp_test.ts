@@ -1,0 +1,473 @@
+/**
+ * `wave acp` end to end (issue 17): the official ACP SDK's client spawns
+ * the real CLI, and the agent loop runs against the mock model server.
+ */
+
+import assert from "node:assert/strict";
+import { acp, type AcpOptions, type AcpSession, startAcp } from "../_acp.ts";
+import { MockModel } from "../_mock_model.ts";
+import { processesLeft, processesStarted } from "../_processes.ts";
+import { within } from "../_waiting.ts";
+import { waveArgs } from "../../scripts/flags.ts";
+import { ACP_PROTOCOL_VERSION } from "../../fronts/acp/early.ts";
+
+const KEY = "sk-test-secret-key-0123456789";
+
+async function withAcp(
+  options: AcpOptions,
+  fn: (wave: AcpSession, mock: MockModel) => Promise<void>,
+): Promise<void> {
+  const mock = new MockModel();
+  const wave = await startAcp({
+    ...options,
+    args: [
+      "--model",
+      "anthropic:test-model",
+      "--base-url",
+      mock.url,
+      ...options.args ?? [],
+    ],
+    env: { ANTHROPIC_API_KEY: KEY, ...options.env },
+  });
+  try {
+    await fn(wave, mock);
+  } finally {
+    await wave.close();
+    await mock.close();
+  }
+}
+
+async function newSession(wave: AcpSession): Promise<string> {
+  await wave.agent.request(acp.methods.agent.initialize, {
+    protocolVersion: acp.PROTOCOL_VERSION,
+    clientCapabilities: {},
+  });
+  const { sessionId } = await wave.agent.request(
+    acp.methods.agent.session.new,
+    { cwd: wave.workspace, mcpServers: [] },
+  );
+  return sessionId;
+}
+
+function prompt(
+  wave: AcpSession,
+  sessionId: string,
+  text: string,
+): Promise<acp.PromptResponse> {
+  return wave.agent.request(acp.methods.agent.session.prompt, {
+    sessionId,
+    prompt: [{ type: "text", text }],
+  });
+}
+
+/** The updates of one kind, in order. */
+function updatesOf<K extends acp.SessionUpdate["sessionUpdate"]>(
+  wave: AcpSession,
+  kind: K,
+): Extract<acp.SessionUpdate, { sessionUpdate: K }>[] {
+  return wave.updates.map((n) => n.update).filter((
+    u,
+  ): u is Extract<acp.SessionUpdate, { sessionUpdate: K }> =>
+    u.sessionUpdate === kind
+  );
+}
+
+function finished(wave: AcpSession, id: string) {
+  return updatesOf(wave, "tool_call_update").find((u) =>
+    u.toolCallId === id && (u.status === "completed" || u.status === "failed")
+  );
+}
+
+Deno.test("wave acp: initialize, and a session announces wave's modes", async () => {
+  await withAcp({}, async (wave) => {
+    const init = await wave.agent.request(acp.methods.agent.initialize, {
+      protocolVersion: acp.PROTOCOL_VERSION,
+      clientCapabilities: {},
+    });
+    assert.equal(init.protocolVersion, acp.PROTOCOL_VERSION);
+    assert.deepEqual(init.agentCapabilities, {
+      loadSession: true,
+      promptCapabilities: { image: true, embeddedContext: true },
+    });
+    assert.equal(init.agentInfo?.name, "wave");
+    const created = await wave.agent.request(acp.methods.agent.session.new, {
+      cwd: wave.workspace,
+      mcpServers: [],
+    });
+    assert.equal(created.modes?.currentModeId, "agent");
+    assert.deepEqual(
+      created.modes?.availableModes.map((m) => m.id),
+      ["ask", "plan", "agent"],
+    );
+    await wave.agent.request(acp.methods.agent.session.setMode, {
+      sessionId: created.sessionId,
+      modeId: "ask",
+    });
+    await wave.waitForUpdate(
+      (u) =>
+        u.sessionUpdate === "current_mode_update" && u.currentModeId === "ask",
+      "current_mode_update to ask",
+    );
+    await assert.rejects(
+      wave.agent.request(acp.methods.agent.session.setMode, {
+        sessionId: created.sessionId,
+        modeId: "yolo",
+      }),
+      /unknown mode "yolo"; wave's modes are ask, plan, agent/,
+    );
+    await assert.rejects(
+      wave.agent.request(acp.methods.agent.session.new, {
+        cwd: `${wave.workspace}/missing`,
+        mcpServers: [],
+      }),
+      /the session's cwd is not a directory wave can work in/,
+    );
+  });
+});
+
+Deno.test("wave acp: a prompt reads, edits (diff content), runs a command and updates its plan, as ACP updates", async () => {
+  await withAcp({}, async (wave, mock) => {
+    await Deno.writeTextFile(`${wave.workspace}/a.txt`, "hello world\n");
+    mock.script(
+      {
+        reply: [
+          { type: "text", text: "Reading it first." },
+          {
+            type: "tool_use",
+            id: "read_1",
+            name: "Read",
+            input: { file_path: "a.txt" },
+          },
+        ],
+      },
+      {
+        reply: [{
+          type: "tool_use",
+          id: "edit_1",
+          name: "Edit",
+          input: {
+            file_path: "a.txt",
+            old_string: "world",
+            new_string: "there",
+          },
+        }],
+      },
+      {
+        reply: [{
+          type: "tool_use",
+          id: "bash_1",
+          name: "Bash",
+          input: { command: "cat a.txt" },
+        }],
+      },
+      {
+        reply: [{
+          type: "tool_use",
+          id: "task_1",
+          name: "TaskCreate",
+          input: {
+            subject: "Check the greeting",
+            description: "after the edit",
+          },
+        }],
+      },
+      { reply: [{ type: "text", text: "Done." }] },
+    );
+    const sessionId = await newSession(wave);
+    const answer = await prompt(wave, sessionId, "fix the greeting");
+    assert.deepEqual(answer, { stopReason: "end_turn" });
+    assert.equal(
+      await Deno.readTextFile(`${wave.workspace}/a.txt`),
+      "hello there\n",
+    );
+    assert.ok(wave.updates.every((n) => n.sessionId === sessionId));
+
+    assert.deepEqual(
+      updatesOf(wave, "agent_message_chunk").map((u) => u.content),
+      [{ type: "text", text: "Reading it first." }, {
+        type: "text",
+        text: "Done.",
+      }],
+    );
+    const calls = updatesOf(wave, "tool_call");
+    assert.deepEqual(
+      calls.map((c) => [c.toolCallId, c.kind, c.status]),
+      [
+        ["read_1", "read", "pending"],
+        ["edit_1", "edit", "pending"],
+        ["bash_1", "execute", "pending"],
+        ["task_1", "think", "pending"],
+      ],
+    );
+    assert.deepEqual(calls[0].locations, [{ path: `${wave.workspace}/a.txt` }]);
+    assert.equal(calls[0].title, `Read ${wave.workspace}/a.txt`);
+    assert.equal(calls[2].title, "Bash: cat a.txt");
+
+    const read = finished(wave, "read_1")!;
+    assert.equal(read.status, "completed");
+    assert.deepEqual(read.content, [{
+      type: "content",
+      content: { type: "text", text: "     1\thello world" },
+    }]);
+    const edit = finished(wave, "edit_1")!;
+    assert.equal(edit.status, "completed");
+    assert.deepEqual(edit.content![0], {
+      type: "diff",
+      path: `${wave.workspace}/a.txt`,
+      oldText: "hello world",
+      newText: "hello there",
+    });
+    assert.deepEqual(edit.locations, [{
+      path: `${wave.workspace}/a.txt`,
+      line: 1,
+    }]);
+    const bash = finished(wave, "bash_1")!;
+    assert.equal(bash.status, "completed");
+    assert.deepEqual(bash.content, [{
+      type: "content",
+      content: { type: "text", text: "hello there" },
+    }]);
+    const running = updatesOf(wave, "tool_call_update").filter((u) =>
+      u.toolCallId === "bash_1" && u.status === "in_progress"
+    );
+    assert.ok(running.length >= 1, "the command's output while it ran");
+    assert.deepEqual(updatesOf(wave, "plan").at(-1)?.entries, [{
+      content: "Check the greeting",
+      priority: "medium",
+      status: "pending",
+    }]);
+    // The plan comes before the call that changed it finishes.
+    const order = wave.updates.map((n) => n.update);
+    assert.ok(
+      order.findIndex((u) => u.sessionUpdate === "plan") <
+        order.findIndex((u) =>
+          u.sessionUpdate === "tool_call_update" && u.toolCallId === "task_1" &&
+          u.status === "completed"
+        ),
+    );
+  });
+});
+
+Deno.test("wave acp: approvals through session/request_permission: allow once, allow always (remembered for the session), reject", async () => {
+  const outsideDir = await Deno.realPath(
+    await Deno.makeTempDir({ prefix: "wave-outside-" }),
+  );
+  const outside = `${outsideDir}/notes.txt`;
+  await Deno.writeTextFile(outside, "outside notes\n");
+  const answers = ["allow_once", "allow_always", "reject_once"];
+  await withAcp({ permission: () => answers.shift()! }, async (wave, mock) => {
+    const read = (id: string) => ({
+      reply: [{
+        type: "tool_use" as const,
+        id,
+        name: "Read",
+        input: { file_path: outside },
+      }],
+    });
+    mock.script(
+      read("r1"),
+      read("r2"),
+      read("r3"),
+      { reply: [{ type: "text", text: "Read it three times." }] },
+      read("r4"),
+      { reply: [{ type: "text", text: "Not allowed." }] },
+    );
+    const first = await newSession(wave);
+    assert.deepEqual(await prompt(wave, first, "read it"), {
+      stopReason: "end_turn",
+    });
+    // Asked twice: the third call was allowed by "always".
+    assert.equal(wave.permissions.length, 2);
+    const asked = wave.permissions[0];
+    assert.equal(asked.sessionId, first);
+    assert.equal(asked.toolCall.toolCallId, "r1");
+    assert.deepEqual(asked.options.map((o) => [o.optionId, o.kind]), [
+      ["allow_once", "allow_once"],
+      ["allow_always", "allow_always"],
+      ["reject_once", "reject_once"],
+    ]);
+    assert.deepEqual(asked.toolCall.content, [{
+      type: "content",
+      content: {
+        type: "text",
+        text: `Needs approval: path outside the workspace: ${outside}`,
+      },
+    }]);
+    for (const id of ["r1", "r2", "r3"]) {
+      assert.equal(finished(wave, id)?.status, "completed", id);
+    }
+    // Another session does not inherit "always".
+    const { sessionId: second } = await wave.agent.request(
+      acp.methods.agent.session.new,
+      { cwd: wave.workspace, mcpServers: [] },
+    );
+    assert.deepEqual(await prompt(wave, second, "again"), {
+      stopReason: "end_turn",
+    });
+    assert.equal(wave.permissions.length, 3);
+    const denied = finished(wave, "r4")!;
+    assert.equal(denied.status, "failed");
+    assert.deepEqual(denied.content, [{
+      type: "content",
+      content: {
+        type: "text",
+        text:
+          `Read was denied by the user (path outside the workspace: ${outside})`,
+      },
+    }]);
+  });
+});
+
+Deno.test("wave acp: session/cancel mid-command ends the turn as cancelled and leaves no process", async () => {
+  await withAcp({}, async (wave, mock) => {
+    const marker = `${2000 + Math.floor(Math.random() * 1000)}.75`;
+    mock.script({
+      reply: [{
+        type: "tool_use",
+        id: "long_1",
+        name: "Bash",
+        input: { command: `echo begun; sleep ${marker} & sleep ${marker}` },
+      }],
+    });
+    const sessionId = await newSession(wave);
+    const answer = prompt(wave, sessionId, "wait a while");
+    await processesStarted(`sleep ${marker}`, 2);
+    await wave.waitForUpdate(
+      (u) =>
+        u.sessionUpdate === "tool_call_update" && u.status === "in_progress",
+      "the command's output",
+    );
+    await wave.agent.notify(acp.methods.agent.session.cancel, { sessionId });
+    assert.deepEqual(await within(answer, 10_000, "the cancelled prompt"), {
+      stopReason: "cancelled",
+    });
+    assert.deepEqual(await processesLeft(`sleep ${marker}`, 5000), []);
+    assert.equal(finished(wave, "long_1")?.status, "failed");
+  });
+});
+
+Deno.test("wave acp: session/load replays the transcript as updates, and the session goes on from it", async () => {
+  const waveHome = await Deno.makeTempDir({ prefix: "wave-home-" });
+  const workspace = await Deno.realPath(await Deno.makeTempDir());
+  await Deno.writeTextFile(`${workspace}/a.txt`, "first\n");
+  let sessionId = "";
+  await withAcp({ waveHome, workspace }, async (wave, mock) => {
+    mock.script(
+      {
+        reply: [
+          { type: "text", text: "Looking." },
+          {
+            type: "tool_use",
+            id: "t1",
+            name: "Read",
+            input: { file_path: "a.txt" },
+          },
+        ],
+      },
+      { reply: [{ type: "text", text: "It says first." }] },
+    );
+    sessionId = await newSession(wave);
+    assert.deepEqual(await prompt(wave, sessionId, "what does a.txt say?"), {
+      stopReason: "end_turn",
+    });
+  });
+  await withAcp({ waveHome, workspace }, async (wave, mock) => {
+    await wave.agent.request(acp.methods.agent.initialize, {
+      protocolVersion: acp.PROTOCOL_VERSION,
+      clientCapabilities: {},
+    });
+    const loaded = await wave.agent.request(acp.methods.agent.session.load, {
+      sessionId,
+      cwd: workspace,
+      mcpServers: [],
+    });
+    assert.equal(loaded.modes?.currentModeId, "agent");
+    // Replayed before the answer.
+    assert.deepEqual(
+      wave.updates.map((n) => [n.sessionId, n.update.sessionUpdate]),
+      [
+        [sessionId, "user_message_chunk"],
+        [sessionId, "agent_message_chunk"],
+        [sessionId, "tool_call"],
+        [sessionId, "tool_call_update"],
+        [sessionId, "agent_message_chunk"],
+      ],
+    );
+    assert.deepEqual(wave.updates[0].update, {
+      sessionUpdate: "user_message_chunk",
+      content: { type: "text", text: "what does a.txt say?" },
+    });
+    assert.equal(finished(wave, "t1")?.status, "completed");
+    mock.script({ reply: [{ type: "text", text: "Still first." }] });
+    assert.deepEqual(await prompt(wave, sessionId, "and now?"), {
+      stopReason: "end_turn",
+    });
+    // The model saw the loaded history.
+    const messages = mock.requests.at(-1)!.body.messages as unknown[];
+    assert.equal(messages.length, 5);
+    await assert.rejects(
+      wave.agent.request(acp.methods.agent.session.load, {
+        sessionId: "../../etc/passwd",
+        cwd: workspace,
+        mcpServers: [],
+      }),
+      /not a wave session id/,
+    );
+    await assert.rejects(
+      wave.agent.request(acp.methods.agent.session.load, {
+        sessionId: "no-such-session",
+        cwd: workspace,
+        mcpServers: [],
+      }),
+      /there is no session no-such-session to load/,
+    );
+  });
+});
+
+Deno.test("wave acp: initialize is answered before the SDK loads, once, as the SDK's handler answers it", async () => {
+  const workspace = await Deno.realPath(await Deno.makeTempDir());
+  const run = async (lines: unknown[]) => {
+    const child = new Deno.Command(Deno.execPath(), {
+      args: waveArgs(["acp", "--workspace", workspace]),
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "null",
+      env: { WAVE_HOME: await Deno.makeTempDir() },
+    }).spawn();
+    const writer = child.stdin.getWriter();
+    await writer.write(
+      new TextEncoder().encode(
+        lines.map((l) => JSON.stringify(l)).join("\n") + "\n",
+      ),
+    );
+    // Each line is answered; then the input ends.
+    const answers: Record<string, unknown>[] = [];
+    let buffer = "";
+    for await (
+      const chunk of child.stdout.pipeThrough(new TextDecoderStream())
+    ) {
+      buffer += chunk;
+      while (buffer.includes("\n")) {
+        answers.push(JSON.parse(buffer.slice(0, buffer.indexOf("\n"))));
+        buffer = buffer.slice(buffer.indexOf("\n") + 1);
+      }
+      if (answers.length >= lines.length) break;
+    }
+    await writer.close();
+    assert.equal((await child.status).code, 0);
+    return answers;
+  };
+  const initialize = {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: { protocolVersion: 1, clientCapabilities: {} },
+  };
+  const unknown = { jsonrpc: "2.0", id: 7, method: "nope/nope", params: {} };
+  const early = await run([initialize, unknown]);
+  const late = await run([unknown, initialize]);
+  assert.deepEqual(early.map((m) => m.id), [1, 7]);
+  assert.deepEqual(late.map((m) => m.id), [7, 1]);
+  assert.deepEqual(early[0].result, late[1].result);
+  assert.equal(ACP_PROTOCOL_VERSION, acp.PROTOCOL_VERSION);
+});
