@@ -12,6 +12,7 @@ import type {
   ApprovalRequest,
 } from "./approvals.ts";
 import type { CanUseTool } from "./outbound.ts";
+import type { ParentAnswer } from "./inbound.ts";
 
 /** Sends a `can_use_tool` control request to the parent. */
 export type SendRequest = (requestId: string, request: CanUseTool) => void;
@@ -65,9 +66,7 @@ export class CanUseToolParent implements ApprovalParent {
    */
   answer(
     requestId: string | number,
-    response:
-      | { subtype: "success"; response?: Record<string, unknown> }
-      | { subtype: "error"; error?: string },
+    response: ParentAnswer,
   ): boolean {
     const id = String(requestId);
     const pending = this.#pending.get(id);

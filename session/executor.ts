@@ -335,11 +335,7 @@ class SandboxWorker {
         type: "transcript",
         id,
         request,
-        error: {
-          message: error instanceof Error ? error.message : String(error),
-          structured: (error as { structured?: unknown }).structured ??
-            { type: "transcription_failed" },
-        },
+        error: failureOf(error, "transcription_failed"),
       };
     } finally {
       call.hooks.onTranscribing(false);
@@ -369,11 +365,7 @@ class SandboxWorker {
         type: "opened",
         id,
         request,
-        error: {
-          message: error instanceof Error ? error.message : String(error),
-          structured: (error as { structured?: unknown }).structured ??
-            { type: "open_failed" },
-        },
+        error: failureOf(error, "open_failed"),
       };
     }
     if (!this.dead && this.pending.get(id) === call) {
@@ -754,6 +746,22 @@ export class SandboxExecutor {
       worker.terminate("wave is shutting down");
     }
   }
+}
+
+/**
+ * A failure of the main thread's side of a call (a transcript, an open)
+ * as its worker hears it: the message the tool throws, and the error's
+ * `structured`, else `{type: fallback}`.
+ */
+function failureOf(
+  error: unknown,
+  fallback: string,
+): { message: string; structured: unknown } {
+  return {
+    message: error instanceof Error ? error.message : String(error),
+    structured: (error as { structured?: unknown }).structured ??
+      { type: fallback },
+  };
 }
 
 /** The answer of a call that passed its deadline: what, how long, and what to try. */

@@ -69,6 +69,14 @@ const ControlResponse = z.object({
   ]),
 });
 
+/**
+ * The parent's answer to a request wave sent it (`can_use_tool`,
+ * `open_file`), as the `control_response` carries it.
+ */
+export type ParentAnswer =
+  | { subtype: "success"; response?: Record<string, unknown> }
+  | { subtype: "error"; error?: string };
+
 const CallTool = z.object({
   subtype: z.literal("call_tool"),
   tool_name: z.string().min(1).max(MAX_ID_LENGTH),

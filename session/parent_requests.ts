@@ -7,6 +7,8 @@
  * @module
  */
 
+import type { ParentAnswer } from "./inbound.ts";
+
 /** A request wave sends its parent besides approvals. */
 export type ParentRequest = { subtype: "open_file"; path: string };
 
@@ -99,9 +101,7 @@ export class ParentRequests {
   /** Takes the parent's answer to one of these requests; false when none with that id waits. */
   answer(
     requestId: string | number,
-    response:
-      | { subtype: "success"; response?: Record<string, unknown> }
-      | { subtype: "error"; error?: string },
+    response: ParentAnswer,
   ): boolean {
     const pending = this.#pending.get(String(requestId));
     if (!pending) return false;
