@@ -21,6 +21,7 @@ import { boundIn } from "../tools/kernel/modes.ts";
 import { resolvePrograms } from "../tools/kernel/programs.ts";
 import {
   type PathUse,
+  type Scopes,
   ToolError,
   type ToolEvent,
   zodSchemaOf,
@@ -87,6 +88,21 @@ export interface ToolCallsDeps {
 
 let nextCall = 1;
 
+/** A tool that changes nothing and runs no program but ripgrep (Read, Grep, Glob, read_files …). */
+function isFileReader(scopes: Scopes): boolean {
+  return !scopes.write && (scopes.run ?? []).every((name) => name === "rg");
+}
+
+/**
+ * The scopes a tool's worker is made with: its own, except that the
+ * read-only file tools share one worker, which may run ripgrep. One warm
+ * worker instead of two (each holds some 20 MB), and the one the session
+ * warms at start serves a first Grep or Glob as well as a first Read.
+ */
+function workerScopes(scopes: Scopes): Scopes {
+  return isFileReader(scopes) ? { read: scopes.read, run: ["rg"] } : scopes;
+}
+
 /** Runs tool calls for one session. */
 export class ToolCalls {
   #deps: ToolCallsDeps;
@@ -98,24 +114,24 @@ export class ToolCalls {
   /**
    * Spends idle time on what the first calls would pay for: the JSON
    * Schemas of the bound tools (the first model request sends them), each
-   * tool's input parser (zod builds it on first use), and the worker of
-   * the read-only tools that run no programs (a first call is most often
-   * a read), with their modules loaded. Only that one worker: each costs
+   * tool's input parser (zod builds it on first use), and the worker the
+   * read-only file tools share (a first call is most often a read or a
+   * search), with their modules loaded. Only that one worker: each costs
    * some 20 MB kept warm, and the others start on their first call.
    * Never fails: a tool whose module cannot load says so when called.
    */
   async prewarm(): Promise<void> {
-    const { registry, executor } = this.#deps;
+    const { registry, executor, config } = this.#deps;
     const bound = registry.bound(this.#deps.mode());
     registry.describe(this.#deps.mode());
     for (const { def } of bound) zodSchemaOf(def).safeParse({});
-    const readers = bound.filter(({ def }) =>
-      !def.scopes.write && !def.scopes.run?.length
-    );
+    const readers = bound.filter(({ def }) => isFileReader(def.scopes));
     if (readers.length === 0) return;
+    const scopes = workerScopes(readers[0].def.scopes);
+    const programs = await resolvePrograms(scopes.run ?? [], config.waveHome);
     await executor.prewarm(
-      readers[0].def.scopes,
-      [],
+      scopes,
+      Object.values(programs),
       readers.map(({ module }) => module),
     );
   }
@@ -264,8 +280,9 @@ export class ToolCalls {
           `${def.name} was not run: the session is in ${mode} mode now (set_permission_mode changed it while the call waited), and ${def.name} needs ${def.mode} mode or wider`,
         );
       }
-      const programs = def.scopes.run?.length
-        ? await resolvePrograms(def.scopes.run, config.waveHome)
+      const scopes = workerScopes(def.scopes);
+      const programs = scopes.run?.length
+        ? await resolvePrograms(scopes.run, config.waveHome)
         : {};
       const paths: Record<string, ResolvedPath> = {};
       for (const { use, resolved } of uses) paths[use.path] = resolved;
@@ -307,7 +324,7 @@ export class ToolCalls {
         callId: `${toolUseId}#${nextCall++}`,
         toolName: def.name,
         module: tool.module,
-        scopes: def.scopes,
+        scopes,
         input,
         grants,
         signal,
