@@ -88,6 +88,9 @@ export interface ToolCallsDeps {
 
 let nextCall = 1;
 
+/** How long after the readers' worker is warm the writers' starts warming. */
+const WRITERS_WARM_AFTER_MS = 1000;
+
 /** A tool that changes nothing and runs no program but ripgrep (Read, Grep, Glob, read_files …). */
 function isFileReader(scopes: Scopes): boolean {
   return !scopes.write && (scopes.run ?? []).every((name) => name === "rg");
@@ -114,26 +117,39 @@ export class ToolCalls {
   /**
    * Spends idle time on what the first calls would pay for: the JSON
    * Schemas of the bound tools (the first model request sends them), each
-   * tool's input parser (zod builds it on first use), and the worker the
-   * read-only file tools share (a first call is most often a read or a
-   * search), with their modules loaded. Only that one worker: each costs
-   * some 20 MB kept warm, and the others start on their first call.
-   * Never fails: a tool whose module cannot load says so when called.
+   * tool's input parser (zod builds it on first use), and, one after the
+   * other, the worker the read-only file tools share (a first call is
+   * most often a read or a search) and the one of the file writers, with
+   * their modules loaded. Not the command tools': a command's worker also
+   * prepares its sandbox, which the first command does. A warmed worker
+   * nobody calls is retired after the idle time like any other (each
+   * holds some 20 MB). Never fails: a tool whose module cannot load says
+   * so when called.
    */
   async prewarm(): Promise<void> {
     const { registry, executor, config } = this.#deps;
     const bound = registry.bound(this.#deps.mode());
     registry.describe(this.#deps.mode());
     for (const { def } of bound) zodSchemaOf(def).safeParse({});
-    const readers = bound.filter(({ def }) => isFileReader(def.scopes));
-    if (readers.length === 0) return;
-    const scopes = workerScopes(readers[0].def.scopes);
-    const programs = await resolvePrograms(scopes.run ?? [], config.waveHome);
-    await executor.prewarm(
-      scopes,
-      Object.values(programs),
-      readers.map(({ module }) => module),
-    );
+    const groups = [
+      bound.filter(({ def }) => isFileReader(def.scopes)),
+      bound.filter(({ def }) => def.scopes.write === true && !def.scopes.run),
+    ];
+    for (const [i, tools] of groups.entries()) {
+      if (tools.length === 0) continue;
+      // The writers' worker later: a parent that calls at once, or a
+      // first read, does not share the cores with its start.
+      if (i > 0) await new Promise((r) => setTimeout(r, WRITERS_WARM_AFTER_MS));
+      const scopes = workerScopes(tools[0].def.scopes);
+      const programs = scopes.run?.length
+        ? await resolvePrograms(scopes.run, config.waveHome)
+        : {};
+      await executor.prewarm(
+        scopes,
+        Object.values(programs),
+        tools.map(({ module }) => module),
+      );
+    }
   }
 
   /**
