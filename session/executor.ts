@@ -52,7 +52,13 @@ export interface ExecRequest {
   toolName: string;
   /** The tool module's reference (see `loadTool`). */
   module: string;
+  /** The permissions of the worker that runs it (the tool's, or wider: see the session's `workerScopes`). */
   scopes: Scopes;
+  /**
+   * Whether the call has the deadline: its tool runs no programs of its
+   * own (default: `scopes` names none).
+   */
+  timed?: boolean;
   input: unknown;
   ctx: CallContextData;
   grants?: Grants;
@@ -623,7 +629,7 @@ export class SandboxExecutor {
     let since = 0;
     let started = false;
     let transcribing = 0;
-    const timed = !request.scopes.run?.length;
+    const timed = request.timed ?? !request.scopes.run?.length;
     const arm = () => {
       since = Date.now();
       deadline = setTimeout(() => {

@@ -341,6 +341,8 @@ export class ToolCalls {
         toolName: def.name,
         module: tool.module,
         scopes,
+        // The deadline is the tool's, whichever worker runs it.
+        timed: !def.scopes.run?.length,
         input,
         grants,
         signal,
