@@ -21,6 +21,20 @@ const WINDOW = 1 << 20;
 /** Needles longer than this skip far enough in JavaScript (Horspool). */
 const SIMD_NEEDLE_MAX = 4096;
 const PAGE = 64 * 1024;
+/** Where findEach's nibble tables go: after the window and the needle. */
+const TABLES = WINDOW + SIMD_NEEDLE_MAX;
+/** Where findEach's candidates go (i32s), after the tables. */
+const CANDIDATES = TABLES + 128;
+/**
+ * Candidates taken from a window at a time. A window that yields more is
+ * dense with needle starts (indentation, say): the rest of it is searched
+ * a needle at a time, which costs no more than it did before findEach.
+ */
+const CANDIDATES_MAX = 4096;
+/** How many bytes of each needle's start the candidate filter looks at. */
+const FILTER_BYTES = 3;
+/** Needles share a bucket of the filter (a bit of a table byte). */
+const BUCKETS = 8;
 
 /** Searches over one buffer. */
 export interface ByteSearch {
@@ -31,10 +45,12 @@ export interface ByteSearch {
   /** Start offsets of the non-overlapping occurrences of `needle`, at most `max`. */
   findAll(needle: Uint8Array, max?: number): number[];
   /**
-   * `findAll` of each needle (at most `max` occurrences of each), in one
-   * pass: each window of the buffer is copied once for all of them.
+   * `findAll` of each needle (at most `max` occurrences of each): the same
+   * results, in one pass over the buffer for all of them.
    */
   findEach(needles: readonly Uint8Array[], max?: number): number[][];
+  /** How many times `[from, to)` holds `byte` (0–255). */
+  countByte(byte: number, from?: number, to?: number): number;
 }
 
 /** Searches over `haystack`, which must not change while they are used. Results are those of a plain scan. */
@@ -50,6 +66,15 @@ interface SearchExports {
     from: number,
   ): number;
   find_byte(len: number, byte: number, from: number): number;
+  find_candidates(
+    len: number,
+    from: number,
+    to: number,
+    tables: number,
+    out: number,
+    max: number,
+  ): number;
+  count_byte(from: number, to: number, byte: number): number;
 }
 
 /** The window, with the needle after it; made on first use, shared by every search. */
@@ -60,7 +85,7 @@ let simd:
 function simdWindow() {
   if (!simd) {
     const memory = new WebAssembly.Memory({
-      initial: Math.ceil((WINDOW + SIMD_NEEDLE_MAX) / PAGE),
+      initial: Math.ceil((CANDIDATES + 4 * CANDIDATES_MAX) / PAGE),
     });
     const instance = new WebAssembly.Instance(
       new WebAssembly.Module(BYTE_SEARCH_WASM),
@@ -102,41 +127,114 @@ class Search implements ByteSearch {
     return this.#find(needle, 0, max);
   }
 
+  countByte(byte: number, from = 0, to = Infinity): number {
+    const hay = this.#haystack;
+    from = Math.max(0, from);
+    to = Math.min(hay.length, to);
+    if (!Number.isInteger(byte) || byte < 0 || byte > 0xff) return 0;
+    let n = 0;
+    if (to - from < SIMD_FROM) {
+      for (let i = hay.indexOf(byte, from); i !== -1 && i < to;) {
+        n++;
+        i = hay.indexOf(byte, i + 1);
+      }
+      return n;
+    }
+    const { exports, memory } = simdWindow();
+    const window = new Uint8Array(memory.buffer);
+    for (let start = from; start < to; start += WINDOW) {
+      const part = hay.subarray(start, Math.min(to, start + WINDOW));
+      window.set(part);
+      n += exports.count_byte(0, part.length, byte);
+    }
+    return n;
+  }
+
   findEach(needles: readonly Uint8Array[], max = Infinity): number[][] {
     const hay = this.#haystack;
     const longest = Math.max(0, ...needles.map((n) => n.length));
+    // Needles shorter than the filter's bytes are searched alone.
+    const filtered = needles.filter((n) => n.length >= FILTER_BYTES).length;
     if (
-      hay.length < SIMD_FROM || longest > SIMD_NEEDLE_MAX ||
-      needles.some((n) => n.length === 0)
+      filtered < 2 || max < 1 || hay.length < SIMD_FROM ||
+      longest > SIMD_NEEDLE_MAX
     ) {
       return needles.map((n) => this.#find(n, 0, max));
     }
     const { exports, memory } = simdWindow();
     const window = new Uint8Array(memory.buffer);
-    const found: number[][] = needles.map(() => []);
+    const filter = candidateFilter(needles);
+    window.set(filter.tables, TABLES);
+    const found: number[][] = needles.map((n) =>
+      n.length < FILTER_BYTES ? this.#find(n, 0, max) : []
+    );
     const next = needles.map(() => 0); // where each needle's search goes on
-    // Windows overlap by longest - 1 bytes, so a match across an edge is
-    // found; each needle's next start moves past its matches.
-    for (let start = 0; start < hay.length;) {
+    let open = filtered; // filtered needles with fewer than `max` found
+    const take = (k: number, at: number) => {
+      found[k].push(at);
+      next[k] = at + needles[k].length;
+      if (found[k].length === max) open--;
+    };
+    /** Whether needle k starts at `at` (a candidate). */
+    const startsAt = (k: number, at: number) => {
+      const needle = needles[k];
+      if (at < next[k] || found[k].length >= max) return false;
+      if (at + needle.length > hay.length) return false;
+      for (let j = needle.length - 1; j >= 0; j--) {
+        if (hay[at + j] !== needle[j]) return false;
+      }
+      return true;
+    };
+    const candidates = new Int32Array(
+      memory.buffer,
+      CANDIDATES,
+      CANDIDATES_MAX,
+    );
+    // Windows overlap by longest - 1 bytes; each handles the starts in
+    // [lo, hi), so a needle starting there lies inside it whole.
+    for (let lo = 0; lo < hay.length && open > 0;) {
+      const start = lo;
       const part = hay.subarray(start, start + WINDOW);
+      const hi = start + part.length >= hay.length
+        ? hay.length
+        : start + part.length - longest + 1;
       window.set(part);
-      needles.forEach((needle, k) => {
-        if (found[k].length >= max) return;
-        window.set(needle, WINDOW);
-        while (found[k].length < max) {
-          const at = exports.find(
-            part.length,
-            WINDOW,
-            needle.length,
-            Math.max(0, next[k] - start),
-          );
-          if (at === -1) break;
-          found[k].push(start + at);
-          next[k] = start + at + needle.length;
+      const to = Math.min(hi, hay.length - FILTER_BYTES + 1) - start;
+      let from = 0;
+      while (from < to && open > 0) {
+        const count = exports.find_candidates(
+          part.length,
+          from,
+          to,
+          TABLES,
+          CANDIDATES,
+          CANDIDATES_MAX,
+        );
+        for (let c = 0; c < count; c++) {
+          const at = start + candidates[c];
+          const ks = filter.byStart.get(startKey(hay, at));
+          if (!ks) continue;
+          for (const k of ks) if (startsAt(k, at)) take(k, at);
         }
-      });
-      if (start + WINDOW >= hay.length) break;
-      start += WINDOW - longest + 1;
+        if (count < CANDIDATES_MAX) break;
+        from = candidates[count - 1] + 1;
+        // Dense: the rest of the window a needle at a time.
+        needles.forEach((needle, k) => {
+          if (needle.length < FILTER_BYTES || found[k].length >= max) return;
+          window.set(needle, WINDOW);
+          for (
+            let i = Math.max(from, next[k] - start);
+            found[k].length < max;
+          ) {
+            const at = exports.find(part.length, WINDOW, needle.length, i);
+            if (at === -1 || start + at >= hi) break;
+            take(k, start + at);
+            i = at + needle.length;
+          }
+        });
+        break;
+      }
+      lo = hi;
     }
     return found;
   }
@@ -179,4 +277,38 @@ class Search implements ByteSearch {
     }
     return starts;
   }
+}
+
+/** The FILTER_BYTES bytes at `at`, as one number. */
+function startKey(bytes: Uint8Array, at: number): number {
+  return (bytes[at] << 16) | (bytes[at + 1] << 8) | bytes[at + 2];
+}
+
+/**
+ * findEach's filter: the nibble tables byte_search.wat's
+ * `find_candidates` reads, and the needles each start (its first
+ * FILTER_BYTES bytes) may begin. Needles with the same start share a
+ * bucket; starts in sorted order are spread over the buckets in runs, so
+ * similar ones share (fewer false candidates).
+ */
+function candidateFilter(needles: readonly Uint8Array[]) {
+  const byStart = new Map<number, number[]>();
+  needles.forEach((needle, k) => {
+    if (needle.length < FILTER_BYTES) return; // searched alone
+    const key = startKey(needle, 0);
+    const ks = byStart.get(key);
+    if (ks) ks.push(k);
+    else byStart.set(key, [k]);
+  });
+  const starts = [...byStart.keys()].sort((a, b) => a - b);
+  const tables = new Uint8Array(32 * FILTER_BYTES);
+  starts.forEach((key, s) => {
+    const bit = 1 << Math.floor(s * BUCKETS / starts.length);
+    for (let j = 0; j < FILTER_BYTES; j++) {
+      const byte = (key >> (8 * (FILTER_BYTES - 1 - j))) & 0xff;
+      tables[32 * j + (byte & 0x0f)] |= bit;
+      tables[32 * j + 16 + (byte >> 4)] |= bit;
+    }
+  });
+  return { tables, byStart };
 }

@@ -173,3 +173,156 @@ Deno.test("byte search: findEach gives each needle's findAll in one pass, across
     needles.map((n) => search.findAll(n, 2)),
   );
 });
+
+/** The reference findAll: non-overlapping starts by a plain scan, at most `max`. */
+function naiveFindAll(hay: Uint8Array, needle: Uint8Array, max = Infinity) {
+  const starts: number[] = [];
+  for (
+    let i = naiveIndexOf(hay, needle, 0);
+    i !== -1 && starts.length < max;
+    i = naiveIndexOf(hay, needle, i + needle.length)
+  ) starts.push(i);
+  return starts;
+}
+
+Deno.test("byte search: findEach agrees with a plain scan of each needle: overlapping, repeated, short, at the start and end, non-ASCII (random cases)", () => {
+  const rand = random(23);
+  const enc = new TextEncoder();
+  // Text from a few words, ASCII and not, so needles recur and overlap.
+  const words = [
+    "ab",
+    "ba",
+    "é",
+    "ça",
+    "→",
+    "日本",
+    " ",
+    "\n",
+    "aab",
+    "\u2019",
+  ];
+  for (const size of [70_001, (1 << 20) + 70_003]) {
+    const parts: string[] = [];
+    let length = 0;
+    while (length < size) {
+      const word = words[rand(words.length)];
+      parts.push(word);
+      length += enc.encode(word).length;
+    }
+    const hay = enc.encode(parts.join("")).subarray(0, size);
+    const search = byteSearch(hay);
+    for (let round = 0; round < 12; round++) {
+      const needles: Uint8Array[] = [];
+      const count = 2 + rand(30);
+      while (needles.length < count) {
+        const m = 1 + rand(24);
+        const kind = rand(6);
+        if (kind === 0) needles.push(hay.slice(0, m)); // at the start
+        else if (kind === 1) needles.push(hay.slice(size - m)); // at the end
+        else if (kind === 2 && needles.length > 0) {
+          // The same as an earlier one, or overlapping it (shifted, cut).
+          const earlier = needles[rand(needles.length)];
+          const from = rand(Math.max(1, earlier.length - 1));
+          needles.push(
+            rand(2) ? earlier : earlier.slice(from, from + 1 + rand(m)),
+          );
+        } else if (kind === 3) {
+          needles.push(
+            enc.encode(
+              Array.from({ length: 1 + rand(4) }, () => words[rand(10)]).join(
+                "",
+              ),
+            ),
+          );
+        } else {
+          const at = rand(size - m);
+          needles.push(hay.slice(at, at + m));
+        }
+      }
+      for (const max of [1, 2, Infinity]) {
+        assert.deepEqual(
+          search.findEach(needles, max),
+          needles.map((n) => naiveFindAll(hay, n, max)),
+          JSON.stringify({
+            size,
+            round,
+            max,
+            needles: needles.map((n) => [...n]),
+          }),
+        );
+      }
+    }
+  }
+});
+
+Deno.test("byte search: findEach over text dense with needle starts (each window's rest taken a needle at a time) agrees with a plain scan", () => {
+  const enc = new TextEncoder();
+  // Every position starts "aaa": the filter passes nearly all of them.
+  const hay = new Uint8Array((1 << 20) + 100_000).fill(97);
+  for (let at = 5; at < hay.length; at += 1001) hay[at] = 98;
+  for (const at of [(1 << 20) - 3, (1 << 20) + 1, hay.length - 2]) hay[at] = 99;
+  const search = byteSearch(hay);
+  const needles = [
+    "aaa",
+    "aab",
+    "baa",
+    "aaaaac",
+    "ac",
+    "ca",
+    "aaaaaaaaaaaaaaab",
+  ]
+    .map((s) => enc.encode(s));
+  for (const max of [2, Infinity]) {
+    assert.deepEqual(
+      search.findEach(needles, max),
+      needles.map((n) => naiveFindAll(hay, n, max)),
+    );
+  }
+});
+
+Deno.test("byte search: findEach finds needles across every window edge, and the same needle twice", () => {
+  const WINDOW = 1 << 20;
+  const hay = new Uint8Array(3 * WINDOW + 77).fill(120);
+  const enc = new TextEncoder();
+  const needles = ["MARKER 1\n", "MARKER 2\n", "MARKER 1\n", "ARKER", "日本語"]
+    .map((s) => enc.encode(s));
+  const search = byteSearch(hay);
+  for (const edge of [WINDOW, 2 * WINDOW - 8, 3 * WINDOW - 16]) {
+    for (let shift = -12; shift <= 3; shift++) {
+      const at = edge + shift;
+      hay.set(needles[0], at);
+      hay.set(needles[4], at + 40);
+      hay.set(needles[1], hay.length - needles[1].length);
+      hay.set(needles[1], 0);
+      const got = search.findEach(needles);
+      assert.deepEqual(got, [
+        [at],
+        [0, hay.length - needles[1].length],
+        [at],
+        [1, at + 1, hay.length - needles[1].length + 1],
+        [at + 40],
+      ], `edge ${edge}, shift ${shift}`);
+      hay.fill(120, at, at + 50);
+    }
+  }
+});
+
+Deno.test("byte search: countByte counts a byte in a range, as a plain scan does", () => {
+  const rand = random(5);
+  for (const size of [0, 17, 70_000, (1 << 20) + 4099 + 16 * 255 * 3]) {
+    const hay = Uint8Array.from(
+      { length: size },
+      () => rand(4) === 0 ? 10 : 97,
+    );
+    const search = byteSearch(hay);
+    for (let round = 0; round < 8; round++) {
+      const from = rand(size + 1);
+      const to = from + rand(size - from + 1);
+      let expected = 0;
+      for (let i = from; i < to; i++) if (hay[i] === 10) expected++;
+      assert.equal(search.countByte(10, from, to), expected, `${from}–${to}`);
+    }
+    assert.equal(search.countByte(10), hay.filter((b) => b === 10).length);
+    assert.equal(search.countByte(300), 0);
+  }
+});
