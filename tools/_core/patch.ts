@@ -228,10 +228,8 @@ export function patchDiff(
       last.changes.push(change);
     } else windows.push({ from, to, changes: [change] });
   }
-  const hunks: DiffHunk[] = [];
-  let firstChangedLine: number | null = null;
-  let added = 0, removed = 0, complete = true;
-  let lineAt = 0, lineCount = 0, shift = 0; // old lines before lineAt; new minus old lines so far
+  const parts: DiffWindow[] = [];
+  let lineAt = 0, lineCount = 0; // old lines before lineAt
   for (const w of windows) {
     lineCount += countNewlines(original, lineAt, w.from);
     lineAt = w.from;
@@ -242,12 +240,34 @@ export function patchDiff(
       at = c.end;
     }
     newPart += original.slice(at, w.to);
-    const oldPart = original.slice(w.from, w.to);
+    parts.push({
+      oldPart: original.slice(w.from, w.to),
+      newPart,
+      linesBefore: lineCount,
+    });
+  }
+  return windowsDiff(shown, parts);
+}
+
+/** A window of a patch's diff: old and new text of whole lines, and how many lines come before it. */
+interface DiffWindow {
+  oldPart: string;
+  newPart: string;
+  linesBefore: number;
+}
+
+/** The diff of a patch from its windows, in the order of the file. */
+function windowsDiff(shown: string, windows: readonly DiffWindow[]): FileDiff {
+  const hunks: DiffHunk[] = [];
+  let firstChangedLine: number | null = null;
+  let added = 0, removed = 0, complete = true;
+  let shift = 0; // new minus old lines so far
+  for (const { oldPart, newPart, linesBefore } of windows) {
     const diff = diffRegion(
       shown,
       normalizeEol(oldPart.replace(/^\uFEFF/, "")),
       normalizeEol(newPart.replace(/^\uFEFF/, "")),
-      lineCount,
+      linesBefore,
       CONTEXT,
     );
     complete &&= diff.complete;
@@ -421,56 +441,29 @@ export function bytePatchDiff(
       last.changes.push(change);
     } else windows.push({ from, to, changes: [change] });
   }
-  // Each window as text (old and new), with the lines before it: the text
-  // path's diff then does the rest.
+  // Each window as text (old and new), with the lines before it; only the
+  // windows are decoded.
   const dec = new TextDecoder("utf-8", { ignoreBOM: true });
-  const oldParts: string[] = [];
-  let lines = 0, at = 0, written = 0; // newlines before `at`; in the stand-in so far
-  const pieces: PatchChange[] = [];
-  let textAt = 0;
+  const search = byteSearch(bytes);
+  const parts: DiffWindow[] = [];
+  let lines = 0, at = 0; // newlines before `at`
   for (const w of windows) {
-    for (let i = bytes.indexOf(0x0a, at); i !== -1 && i < w.from;) {
-      lines++;
-      i = bytes.indexOf(0x0a, i + 1);
-    }
+    lines += search.countByte(0x0a, at, w.from);
     at = w.from;
-    // A stand-in original: the windows, each preceded by as many newlines
-    // as lines before it (so line numbers match), joined.
-    const prefix = "\n".repeat(lines - written);
-    let oldText = "";
+    let oldPart = "", newPart = "";
     let cursor = w.from;
-    const local: PatchChange[] = [];
     for (const c of w.changes) {
-      oldText += dec.decode(bytes.subarray(cursor, c.start));
-      const start = textAt + prefix.length + oldText.length;
-      const matched = dec.decode(bytes.subarray(c.start, c.end));
-      oldText += matched;
-      local.push({
-        target: c.target,
-        start,
-        end: start + matched.length,
-        text: dec.decode(c.bytes),
-      });
+      const same = dec.decode(bytes.subarray(cursor, c.start));
+      oldPart += same + dec.decode(bytes.subarray(c.start, c.end));
+      newPart += same + dec.decode(c.bytes);
       cursor = c.end;
     }
-    oldText += dec.decode(bytes.subarray(cursor, w.to));
-    oldParts.push(prefix + oldText);
-    textAt += prefix.length + oldText.length;
-    const inside = countNewlinesIn(bytes, w.from, w.to);
-    lines += inside;
-    written = lines;
-    at = w.to;
-    pieces.push(...local);
+    const rest = dec.decode(bytes.subarray(cursor, w.to));
+    parts.push({
+      oldPart: oldPart + rest,
+      newPart: newPart + rest,
+      linesBefore: lines,
+    });
   }
-  const original = oldParts.join("");
-  return patchDiff(shown, original, { text: "", changes: pieces });
-}
-
-function countNewlinesIn(bytes: Uint8Array, from: number, to: number): number {
-  let n = 0;
-  for (let i = bytes.indexOf(0x0a, from); i !== -1 && i < to;) {
-    n++;
-    i = bytes.indexOf(0x0a, i + 1);
-  }
-  return n;
+  return windowsDiff(shown, parts);
 }
