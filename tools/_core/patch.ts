@@ -14,7 +14,7 @@
  */
 
 import { ToolError } from "../kernel/tool.ts";
-import { byteSearch } from "./byte_search.ts";
+import { type ByteSearch, byteSearch } from "./byte_search.ts";
 import { type DiffHunk, diffRegion, type FileDiff } from "./diff.ts";
 import { clip, newlinesBefore, normalizeEol } from "./text.ts";
 
@@ -356,24 +356,24 @@ export function applyPatchToBytes(
   targets.forEach((_, i) => checkTarget(targets, i));
   const search = byteSearch(bytes);
   const enc = new TextEncoder();
-  const firstNl = bytes.indexOf(0x0a);
-  const crlf = firstNl > 0 && bytes[firstNl - 1] === 0x0d;
   const changes: BytePatched["changes"] = [];
-  const toCrlf = (s: string) => normalizeEol(s).replaceAll("\n", "\r\n");
-  const needles = targets.map((t) => enc.encode(t.oldString));
+  // As the text path: in a file whose line breaks are all CRLF, every
+  // anchor and replacement has \n as \r\n. Only a target with a \n cares.
+  const crlf =
+    targets.some((t) =>
+      t.oldString.includes("\n") || t.newString.includes("\n")
+    ) && allCrlf(bytes, search);
+  const eol = (s: string) =>
+    crlf ? normalizeEol(s).replaceAll("\n", "\r\n") : s;
+  const needles = targets.map((t) => enc.encode(eol(t.oldString)));
   // One pass for every anchor (at most 2 of each: the second says "not
   // unique"); a replace_all target is searched again for all of them.
   const firsts = search.findEach(needles, 2);
   for (const [i, t] of targets.entries()) {
-    let needle = needles[i];
-    let replacement = enc.encode(t.newString);
+    const needle = needles[i];
+    const replacement = enc.encode(eol(t.newString));
     let starts = firsts[i];
     if (t.replaceAll && starts.length > 1) starts = search.findAll(needle);
-    if (starts.length === 0 && crlf && t.oldString.includes("\n")) {
-      needle = enc.encode(toCrlf(t.oldString));
-      replacement = enc.encode(toCrlf(t.newString));
-      starts = search.findAll(needle, t.replaceAll ? undefined : 2);
-    }
     if (starts.length === 0 || (starts.length > 1 && !t.replaceAll)) {
       return undefined;
     }
@@ -399,6 +399,15 @@ export function applyPatchToBytes(
   chunks.push(bytes.subarray(at));
   return { chunks, changes };
 }
+
+/** Whether the bytes hold a CRLF and no LF without a CR before it (the text path's test). */
+function allCrlf(bytes: Uint8Array, search: ByteSearch): boolean {
+  const first = search.indexOfByte(0x0a);
+  if (first < 1 || bytes[first - 1] !== 0x0d) return false;
+  return search.findAll(CRLF).length === search.countByte(0x0a);
+}
+
+const CRLF = new Uint8Array([0x0d, 0x0a]);
 
 /**
  * The diff of a byte patch, decoding only windows of lines around its
