@@ -1,6 +1,8 @@
 /**
- * Searching a large byte buffer: a needle's occurrences, and a single
- * byte's, sixteen positions at a time with WebAssembly SIMD
+ * Searching a large byte buffer: a needle's occurrences, many needles'
+ * occurrences in one pass (a nibble-table filter over the needles' first
+ * bytes, its candidates compared whole), a single byte's, and how often a
+ * byte occurs, sixteen positions at a time with WebAssembly SIMD
  * (byte_search.wat). Small buffers and long needles are searched in
  * JavaScript.
  *
@@ -161,13 +163,13 @@ class Search implements ByteSearch {
     ) {
       return needles.map((n) => this.#find(n, 0, max));
     }
+    const found: number[][] = needles.map((n) =>
+      n.length < FILTER_BYTES ? this.#find(n, 0, max) : []
+    );
     const { exports, memory } = simdWindow();
     const window = new Uint8Array(memory.buffer);
     const filter = candidateFilter(needles);
     window.set(filter.tables, TABLES);
-    const found: number[][] = needles.map((n) =>
-      n.length < FILTER_BYTES ? this.#find(n, 0, max) : []
-    );
     const next = needles.map(() => 0); // where each needle's search goes on
     let open = filtered; // filtered needles with fewer than `max` found
     const take = (k: number, at: number) => {
