@@ -27,12 +27,15 @@ const PAGE = 64 * 1024;
 const TABLES = WINDOW + SIMD_NEEDLE_MAX;
 /** Where findEach's candidates go (i32s), after the tables. */
 const CANDIDATES = TABLES + 128;
-/**
- * Candidates taken from a window at a time. A window that yields more is
- * dense with needle starts (indentation, say): the rest of it is searched
- * a needle at a time, which costs no more than it did before findEach.
- */
+/** Candidates taken from the filter at a time. */
 const CANDIDATES_MAX = 4096;
+/**
+ * Needles compared at candidates in a window, at most. A window that
+ * needs more is dense with needle starts (indentation, say, or a common
+ * word): the rest of the buffer is searched a needle at a time, which
+ * costs about what it did before the filter.
+ */
+const CHECKS_MAX = 1 << 14;
 /** How many bytes of each needle's start the candidate filter looks at. */
 const FILTER_BYTES = 3;
 /** Needles share a bucket of the filter (a bit of a table byte). */
@@ -192,6 +195,9 @@ class Search implements ByteSearch {
       CANDIDATES,
       CANDIDATES_MAX,
     );
+    // Once a window is dense with candidates, this and the next windows
+    // are searched a needle at a time.
+    let dense = false;
     // Windows overlap by longest - 1 bytes; each handles the starts in
     // [lo, hi), so a needle starting there lies inside it whole.
     for (let lo = 0; lo < hay.length && open > 0;) {
@@ -203,7 +209,8 @@ class Search implements ByteSearch {
       window.set(part);
       const to = Math.min(hi, hay.length - FILTER_BYTES + 1) - start;
       let from = 0;
-      while (from < to && open > 0) {
+      let checks = 0; // needles compared at candidates in this window
+      scan: while (!dense && from < to && open > 0) {
         const count = exports.find_candidates(
           part.length,
           from,
@@ -217,10 +224,17 @@ class Search implements ByteSearch {
           const ks = filter.byStart.get(startKey(hay, at));
           if (!ks) continue;
           for (const k of ks) if (startsAt(k, at)) take(k, at);
+          checks += ks.length;
+          if (checks > CHECKS_MAX) {
+            from = candidates[c] + 1;
+            dense = true;
+            break scan;
+          }
         }
-        if (count < CANDIDATES_MAX) break;
-        from = candidates[count - 1] + 1;
-        // Dense: the rest of the window a needle at a time.
+        from = count < CANDIDATES_MAX ? to : candidates[count - 1] + 1;
+      }
+      if (dense && open > 0) {
+        // The rest a needle at a time, as costly as before the filter.
         needles.forEach((needle, k) => {
           if (needle.length < FILTER_BYTES || found[k].length >= max) return;
           window.set(needle, WINDOW);
@@ -234,7 +248,6 @@ class Search implements ByteSearch {
             i = at + needle.length;
           }
         });
-        break;
       }
       lo = hi;
     }
