@@ -1,7 +1,7 @@
 /**
  * Searching a large byte buffer: a needle's occurrences, many needles'
- * occurrences in one pass (a nibble-table filter over the needles' first
- * bytes, its candidates compared whole), a single byte's, and how often a
+ * occurrences in one pass (a nibble-table filter over three rare bytes
+ * of each needle, its candidates compared whole), a single byte's, and how often a
  * byte occurs, sixteen positions at a time with WebAssembly SIMD
  * (byte_search.wat). Small buffers and long needles are searched in
  * JavaScript.
@@ -36,7 +36,7 @@ const CANDIDATES_MAX = 4096;
  * costs about what it did before the filter.
  */
 const CHECKS_MAX = 1 << 14;
-/** How many bytes of each needle's start the candidate filter looks at. */
+/** How many bytes in a row of each needle the candidate filter looks at. */
 const FILTER_BYTES = 3;
 /** Needles share a bucket of the filter (a bit of a table byte). */
 const BUCKETS = 8;
@@ -157,13 +157,9 @@ class Search implements ByteSearch {
 
   findEach(needles: readonly Uint8Array[], max = Infinity): number[][] {
     const hay = this.#haystack;
-    const longest = Math.max(0, ...needles.map((n) => n.length));
     // Needles shorter than the filter's bytes are searched alone.
     const filtered = needles.filter((n) => n.length >= FILTER_BYTES).length;
-    if (
-      filtered < 2 || max < 1 || hay.length < SIMD_FROM ||
-      longest > SIMD_NEEDLE_MAX
-    ) {
+    if (filtered < 2 || max < 1 || hay.length < SIMD_FROM) {
       return needles.map((n) => this.#find(n, 0, max));
     }
     const found: number[][] = needles.map((n) =>
@@ -175,42 +171,32 @@ class Search implements ByteSearch {
     window.set(filter.tables, TABLES);
     const next = needles.map(() => 0); // where each needle's search goes on
     let open = filtered; // filtered needles with fewer than `max` found
-    const take = (k: number, at: number) => {
-      found[k].push(at);
-      next[k] = at + needles[k].length;
-      if (found[k].length === max) open--;
-    };
-    /** Whether needle k starts at `at` (a candidate). */
-    const startsAt = (k: number, at: number) => {
+    /** Takes needle k at `at` if it starts there (a candidate). */
+    const check = (k: number, at: number) => {
       const needle = needles[k];
-      if (at < next[k] || found[k].length >= max) return false;
-      if (at + needle.length > hay.length) return false;
+      if (at < next[k] || at < 0 || found[k].length >= max) return;
+      if (at + needle.length > hay.length) return;
       for (let j = needle.length - 1; j >= 0; j--) {
-        if (hay[at + j] !== needle[j]) return false;
+        if (hay[at + j] !== needle[j]) return;
       }
-      return true;
+      found[k].push(at);
+      next[k] = at + needle.length;
+      if (found[k].length === max) open--;
     };
     const candidates = new Int32Array(
       memory.buffer,
       CANDIDATES,
       CANDIDATES_MAX,
     );
-    // Once a window is dense with candidates, this and the next windows
-    // are searched a needle at a time.
-    let dense = false;
-    // Windows overlap by longest - 1 bytes; each handles the starts in
-    // [lo, hi), so a needle starting there lies inside it whole.
-    for (let lo = 0; lo < hay.length && open > 0;) {
-      const start = lo;
+    // A candidate is where a needle's chosen bytes may be (its start plus
+    // their offset); each position is a candidate in one window only.
+    const last = hay.length - FILTER_BYTES + 1; // positions end here
+    for (let start = 0; start < last && open > 0;) {
       const part = hay.subarray(start, start + WINDOW);
-      const hi = start + part.length >= hay.length
-        ? hay.length
-        : start + part.length - longest + 1;
+      const to = Math.min(last - start, part.length - FILTER_BYTES + 1);
       window.set(part);
-      const to = Math.min(hi, hay.length - FILTER_BYTES + 1) - start;
-      let from = 0;
-      let checks = 0; // needles compared at candidates in this window
-      scan: while (!dense && from < to && open > 0) {
+      let checks = 0; // needles compared in this window
+      for (let from = 0; from < to && open > 0;) {
         const count = exports.find_candidates(
           part.length,
           from,
@@ -221,35 +207,27 @@ class Search implements ByteSearch {
         );
         for (let c = 0; c < count; c++) {
           const at = start + candidates[c];
-          const ks = filter.byStart.get(startKey(hay, at));
+          const ks = filter.at.get(startKey(hay, at));
           if (!ks) continue;
-          for (const k of ks) if (startsAt(k, at)) take(k, at);
+          for (const k of ks) check(k, at - filter.offset[k]);
           checks += ks.length;
           if (checks > CHECKS_MAX) {
-            from = candidates[c] + 1;
-            dense = true;
-            break scan;
+            // Dense with candidates: the rest a needle at a time, from
+            // past every start this position has settled.
+            return needles.map((needle, k) => {
+              if (needle.length < FILTER_BYTES || found[k].length >= max) {
+                return found[k];
+              }
+              const from = Math.max(next[k], at + 1 - filter.offset[k]);
+              return found[k].concat(
+                this.#find(needle, from, max - found[k].length),
+              );
+            });
           }
         }
         from = count < CANDIDATES_MAX ? to : candidates[count - 1] + 1;
       }
-      if (dense && open > 0) {
-        // The rest a needle at a time, as costly as before the filter.
-        needles.forEach((needle, k) => {
-          if (needle.length < FILTER_BYTES || found[k].length >= max) return;
-          window.set(needle, WINDOW);
-          for (
-            let i = Math.max(from, next[k] - start);
-            found[k].length < max;
-          ) {
-            const at = exports.find(part.length, WINDOW, needle.length, i);
-            if (at === -1 || start + at >= hi) break;
-            take(k, start + at);
-            i = at + needle.length;
-          }
-        });
-      }
-      lo = hi;
+      start += to;
     }
     return found;
   }
@@ -300,30 +278,62 @@ function startKey(bytes: Uint8Array, at: number): number {
 }
 
 /**
- * findEach's filter: the nibble tables byte_search.wat's
- * `find_candidates` reads, and the needles each start (its first
- * FILTER_BYTES bytes) may begin. Needles with the same start share a
- * bucket; starts in sorted order are spread over the buckets in runs, so
- * similar ones share (fewer false candidates).
+ * How common a byte is in text, roughly (higher: more common): a
+ * needle's filter bytes are its rarest three in a row, so that, say,
+ * indentation does not make every line a candidate.
+ */
+function commonness(byte: number): number {
+  if (byte === 0x20) return 100;
+  if (byte === 0x09 || byte === 0x0a || byte === 0x0d) return 90;
+  if (byte >= 0x61 && byte <= 0x7a) {
+    return "etaoinsrhldcu".includes(String.fromCharCode(byte)) ? 60 : 45;
+  }
+  if (byte >= 0x30 && byte <= 0x39) return 35;
+  if (byte >= 0x41 && byte <= 0x5a) return 30;
+  if (byte >= 0x80) return 25;
+  return 40; // punctuation, controls
+}
+
+/** The offset of the needle's rarest FILTER_BYTES bytes in a row (the first of equals), within its first 256. */
+function rarestOffset(needle: Uint8Array): number {
+  let best = 0, bestScore = Infinity;
+  const end = Math.min(needle.length - FILTER_BYTES, 256);
+  for (let o = 0; o <= end; o++) {
+    let score = 0;
+    for (let j = 0; j < FILTER_BYTES; j++) score += commonness(needle[o + j]);
+    if (score < bestScore) [best, bestScore] = [o, score];
+  }
+  return best;
+}
+
+/**
+ * findEach's filter: for each needle, the offset of the bytes it is
+ * filtered by; the nibble tables byte_search.wat's `find_candidates`
+ * reads; and which needles may have their filter bytes at a candidate
+ * (by those bytes). Needles with the same filter bytes share a bucket;
+ * the filter bytes in sorted order are spread over the buckets in runs,
+ * so similar ones share (fewer false candidates).
  */
 function candidateFilter(needles: readonly Uint8Array[]) {
-  const byStart = new Map<number, number[]>();
-  needles.forEach((needle, k) => {
-    if (needle.length < FILTER_BYTES) return; // searched alone
-    const key = startKey(needle, 0);
-    const ks = byStart.get(key);
+  const at = new Map<number, number[]>();
+  const offset = needles.map((needle, k) => {
+    if (needle.length < FILTER_BYTES) return 0; // searched alone
+    const o = rarestOffset(needle);
+    const key = startKey(needle, o);
+    const ks = at.get(key);
     if (ks) ks.push(k);
-    else byStart.set(key, [k]);
+    else at.set(key, [k]);
+    return o;
   });
-  const starts = [...byStart.keys()].sort((a, b) => a - b);
+  const keys = [...at.keys()].sort((a, b) => a - b);
   const tables = new Uint8Array(32 * FILTER_BYTES);
-  starts.forEach((key, s) => {
-    const bit = 1 << Math.floor(s * BUCKETS / starts.length);
+  keys.forEach((key, s) => {
+    const bit = 1 << Math.floor(s * BUCKETS / keys.length);
     for (let j = 0; j < FILTER_BYTES; j++) {
       const byte = (key >> (8 * (FILTER_BYTES - 1 - j))) & 0xff;
       tables[32 * j + (byte & 0x0f)] |= bit;
       tables[32 * j + 16 + (byte >> 4)] |= bit;
     }
   });
-  return { tables, byStart };
+  return { tables, at, offset };
 }

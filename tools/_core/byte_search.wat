@@ -112,8 +112,8 @@
   ;; written in order as i32s at $out, at most $max of them; returns how
   ;; many. $to is at most $len - 2.
   ;;
-  ;; The tables (a variant of Hyperscan's "Teddy"): for byte j of a
-  ;; needle's start (j < 3), 16 bytes indexed by a byte's low nibble, then
+  ;; The tables (a variant of Hyperscan's "Teddy"): for byte j (j < 3) of
+  ;; the three a needle is filtered by, 16 bytes indexed by a low nibble, then
   ;; 16 by its high nibble, each holding one bit per bucket of needles.
   ;; A position passes when some bucket's bit survives the AND over the
   ;; three bytes; a table that all needles skip holds 0xff everywhere.

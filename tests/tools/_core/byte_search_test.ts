@@ -326,3 +326,56 @@ Deno.test("byte search: countByte counts a byte in a range, as a plain scan does
     assert.equal(search.countByte(300), 0);
   }
 });
+
+Deno.test("byte search: findEach filters each needle by its rarest bytes, wherever they are in it: indented needles, one longer than the SIMD limit, split by window edges", () => {
+  const WINDOW = 1 << 20;
+  const enc = new TextEncoder();
+  const line = enc.encode("        if (value > limit) { return x; }\n");
+  const hay = new Uint8Array(3 * WINDOW + 999);
+  for (let at = 0; at < hay.length; at += line.length) {
+    hay.set(line.subarray(0, hay.length - at), at);
+  }
+  const long = new Uint8Array(5000).fill(32);
+  long.set(enc.encode("Q#7"), 4990);
+  const needles = [
+    enc.encode("        return Z9;\n"),
+    enc.encode("        if (value > limit) { return X1; }"),
+    long,
+    enc.encode("    if (value > limit) { return x; }\n    "),
+  ];
+  // Each planted with its start in one window and its rare bytes
+  // ("Z9", "X1", "Q#7") in the next (windows start every WINDOW - 2
+  // bytes), and once more well inside one.
+  const planted = needles.slice(0, 3).map((needle, k) => {
+    const rare = k === 2 ? 4990 : needle.length - (k === 0 ? 3 : 4);
+    const edge = (k + 1) * (WINDOW - 2) + (k === 2 ? 100 : 1);
+    const at = [edge - rare, 1000 + 7000 * k];
+    for (const a of at) hay.set(needle, a);
+    return at.sort((a, b) => a - b);
+  });
+  const search = byteSearch(hay);
+  const expected = needles.map((n) => naiveFindAll(hay, n));
+  assert.deepEqual(expected.slice(0, 3), planted);
+  assert.ok(expected[3].length > 1000); // dense: every line
+  assert.deepEqual(search.findEach(needles), expected);
+  assert.deepEqual(
+    search.findEach(needles, 2),
+    needles.map((n) => naiveFindAll(hay, n, 2)),
+  );
+});
+
+Deno.test("byte search: when findEach turns to a needle at a time, a needle whose start it passed but whose rare bytes it had not reached is still found", () => {
+  // Every position is a candidate for "aaa": the 16385th compare (at
+  // position 16384) turns the search dense, inside the needle planted at
+  // 16380, whose rare bytes "XYZ" are at 16390.
+  const enc = new TextEncoder();
+  const hay = new Uint8Array(100_000).fill(97);
+  const late = enc.encode("aaaaaaaaaaXYZ");
+  hay.set(late, 16_380);
+  const needles = [enc.encode("aaa"), late];
+  assert.deepEqual(
+    byteSearch(hay).findEach(needles),
+    needles.map((n) => naiveFindAll(hay, n)),
+  );
+  assert.deepEqual(byteSearch(hay).findEach(needles)[1], [16_380]);
+});
