@@ -14,7 +14,7 @@
  */
 
 import { ToolError } from "../kernel/tool.ts";
-import { byteSearch } from "./byte_search.ts";
+import { type ByteSearch, byteSearch } from "./byte_search.ts";
 import { type DiffHunk, diffRegion, type FileDiff } from "./diff.ts";
 import { clip, newlinesBefore, normalizeEol } from "./text.ts";
 
@@ -228,10 +228,8 @@ export function patchDiff(
       last.changes.push(change);
     } else windows.push({ from, to, changes: [change] });
   }
-  const hunks: DiffHunk[] = [];
-  let firstChangedLine: number | null = null;
-  let added = 0, removed = 0, complete = true;
-  let lineAt = 0, lineCount = 0, shift = 0; // old lines before lineAt; new minus old lines so far
+  const parts: DiffWindow[] = [];
+  let lineAt = 0, lineCount = 0; // old lines before lineAt
   for (const w of windows) {
     lineCount += countNewlines(original, lineAt, w.from);
     lineAt = w.from;
@@ -242,12 +240,34 @@ export function patchDiff(
       at = c.end;
     }
     newPart += original.slice(at, w.to);
-    const oldPart = original.slice(w.from, w.to);
+    parts.push({
+      oldPart: original.slice(w.from, w.to),
+      newPart,
+      linesBefore: lineCount,
+    });
+  }
+  return windowsDiff(shown, parts);
+}
+
+/** A window of a patch's diff: old and new text of whole lines, and how many lines come before it. */
+interface DiffWindow {
+  oldPart: string;
+  newPart: string;
+  linesBefore: number;
+}
+
+/** The diff of a patch from its windows, in the order of the file. */
+function windowsDiff(shown: string, windows: readonly DiffWindow[]): FileDiff {
+  const hunks: DiffHunk[] = [];
+  let firstChangedLine: number | null = null;
+  let added = 0, removed = 0, complete = true;
+  let shift = 0; // new minus old lines so far
+  for (const { oldPart, newPart, linesBefore } of windows) {
     const diff = diffRegion(
       shown,
       normalizeEol(oldPart.replace(/^\uFEFF/, "")),
       normalizeEol(newPart.replace(/^\uFEFF/, "")),
-      lineCount,
+      linesBefore,
       CONTEXT,
     );
     complete &&= diff.complete;
@@ -336,24 +356,24 @@ export function applyPatchToBytes(
   targets.forEach((_, i) => checkTarget(targets, i));
   const search = byteSearch(bytes);
   const enc = new TextEncoder();
-  const firstNl = bytes.indexOf(0x0a);
-  const crlf = firstNl > 0 && bytes[firstNl - 1] === 0x0d;
   const changes: BytePatched["changes"] = [];
-  const toCrlf = (s: string) => normalizeEol(s).replaceAll("\n", "\r\n");
-  const needles = targets.map((t) => enc.encode(t.oldString));
+  // As the text path: in a file whose line breaks are all CRLF, every
+  // anchor and replacement has \n as \r\n. Only a target with a \n cares.
+  const crlf =
+    targets.some((t) =>
+      t.oldString.includes("\n") || t.newString.includes("\n")
+    ) && allCrlf(bytes, search);
+  const eol = (s: string) =>
+    crlf ? normalizeEol(s).replaceAll("\n", "\r\n") : s;
+  const needles = targets.map((t) => enc.encode(eol(t.oldString)));
   // One pass for every anchor (at most 2 of each: the second says "not
   // unique"); a replace_all target is searched again for all of them.
   const firsts = search.findEach(needles, 2);
   for (const [i, t] of targets.entries()) {
-    let needle = needles[i];
-    let replacement = enc.encode(t.newString);
+    const needle = needles[i];
+    const replacement = enc.encode(eol(t.newString));
     let starts = firsts[i];
     if (t.replaceAll && starts.length > 1) starts = search.findAll(needle);
-    if (starts.length === 0 && crlf && t.oldString.includes("\n")) {
-      needle = enc.encode(toCrlf(t.oldString));
-      replacement = enc.encode(toCrlf(t.newString));
-      starts = search.findAll(needle, t.replaceAll ? undefined : 2);
-    }
     if (starts.length === 0 || (starts.length > 1 && !t.replaceAll)) {
       return undefined;
     }
@@ -379,6 +399,15 @@ export function applyPatchToBytes(
   chunks.push(bytes.subarray(at));
   return { chunks, changes };
 }
+
+/** Whether the bytes hold a CRLF and no LF without a CR before it (the text path's test). */
+function allCrlf(bytes: Uint8Array, search: ByteSearch): boolean {
+  const first = search.indexOfByte(0x0a);
+  if (first < 1 || bytes[first - 1] !== 0x0d) return false;
+  return search.findAll(CRLF).length === search.countByte(0x0a);
+}
+
+const CRLF = new Uint8Array([0x0d, 0x0a]);
 
 /**
  * The diff of a byte patch, decoding only windows of lines around its
@@ -421,56 +450,29 @@ export function bytePatchDiff(
       last.changes.push(change);
     } else windows.push({ from, to, changes: [change] });
   }
-  // Each window as text (old and new), with the lines before it: the text
-  // path's diff then does the rest.
+  // Each window as text (old and new), with the lines before it; only the
+  // windows are decoded.
   const dec = new TextDecoder("utf-8", { ignoreBOM: true });
-  const oldParts: string[] = [];
-  let lines = 0, at = 0, written = 0; // newlines before `at`; in the stand-in so far
-  const pieces: PatchChange[] = [];
-  let textAt = 0;
+  const search = byteSearch(bytes);
+  const parts: DiffWindow[] = [];
+  let lines = 0, at = 0; // newlines before `at`
   for (const w of windows) {
-    for (let i = bytes.indexOf(0x0a, at); i !== -1 && i < w.from;) {
-      lines++;
-      i = bytes.indexOf(0x0a, i + 1);
-    }
+    lines += search.countByte(0x0a, at, w.from);
     at = w.from;
-    // A stand-in original: the windows, each preceded by as many newlines
-    // as lines before it (so line numbers match), joined.
-    const prefix = "\n".repeat(lines - written);
-    let oldText = "";
+    let oldPart = "", newPart = "";
     let cursor = w.from;
-    const local: PatchChange[] = [];
     for (const c of w.changes) {
-      oldText += dec.decode(bytes.subarray(cursor, c.start));
-      const start = textAt + prefix.length + oldText.length;
-      const matched = dec.decode(bytes.subarray(c.start, c.end));
-      oldText += matched;
-      local.push({
-        target: c.target,
-        start,
-        end: start + matched.length,
-        text: dec.decode(c.bytes),
-      });
+      const same = dec.decode(bytes.subarray(cursor, c.start));
+      oldPart += same + dec.decode(bytes.subarray(c.start, c.end));
+      newPart += same + dec.decode(c.bytes);
       cursor = c.end;
     }
-    oldText += dec.decode(bytes.subarray(cursor, w.to));
-    oldParts.push(prefix + oldText);
-    textAt += prefix.length + oldText.length;
-    const inside = countNewlinesIn(bytes, w.from, w.to);
-    lines += inside;
-    written = lines;
-    at = w.to;
-    pieces.push(...local);
+    const rest = dec.decode(bytes.subarray(cursor, w.to));
+    parts.push({
+      oldPart: oldPart + rest,
+      newPart: newPart + rest,
+      linesBefore: lines,
+    });
   }
-  const original = oldParts.join("");
-  return patchDiff(shown, original, { text: "", changes: pieces });
-}
-
-function countNewlinesIn(bytes: Uint8Array, from: number, to: number): number {
-  let n = 0;
-  for (let i = bytes.indexOf(0x0a, from); i !== -1 && i < to;) {
-    n++;
-    i = bytes.indexOf(0x0a, i + 1);
-  }
-  return n;
+  return windowsDiff(shown, parts);
 }

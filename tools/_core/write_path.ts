@@ -63,6 +63,13 @@ export interface WriteTarget extends FileRef {
   info: Deno.FileInfo | null;
   /** Its bytes now, once read (by the freshness check or {@linkcode currentBytes}). */
   bytes?: Uint8Array;
+  /**
+   * The SHA-256 of its bytes when this session's read-state already has
+   * it: the last whole read or write of the file, with the same mtime and
+   * size now (or its hash just checked), so history need not hash a large
+   * file again.
+   */
+  hash?: string;
 }
 
 /** What a tool is about to do, for {@linkcode openForWrite}. */
@@ -99,14 +106,37 @@ export async function openForWrite(
     action: intent.action,
     readTool: rules.readTool,
   });
-  return { ...file, info, bytes: fresh.bytes };
+  const record = ctx.readState.get(file.real);
+  const known = record?.whole && record.hash &&
+      (fresh.bytes || sameFile(info, record))
+    ? record.hash
+    : undefined;
+  return { ...file, info, bytes: fresh.bytes, hash: known };
+}
+
+/** Whether `info` has exactly the mtime and size `record` was taken at. */
+function sameFile(
+  info: Deno.FileInfo,
+  record: { mtimeMs: number; size: number },
+): boolean {
+  return (info.mtime?.getTime() ?? 0) === record.mtimeMs &&
+    info.size === record.size;
 }
 
 /** The bytes the target holds now (empty for a new file), read at most once. */
 export async function currentBytes(target: WriteTarget): Promise<Uint8Array> {
-  target.bytes ??= target.info
-    ? await readFileBytes(target.real)
-    : new Uint8Array();
+  if (target.bytes) return target.bytes;
+  if (!target.info) return target.bytes = new Uint8Array();
+  target.bytes = await readFileBytes(target.real);
+  // A change since the checks' stat: the known hash may not be of these bytes.
+  if (target.hash !== undefined) {
+    const now = await Deno.stat(target.real).catch(() => undefined);
+    const info = target.info;
+    if (
+      !now || (now.mtime?.getTime() ?? 0) !== (info.mtime?.getTime() ?? 0) ||
+      now.size !== info.size || now.size !== target.bytes.length
+    ) target.hash = undefined;
+  }
   return target.bytes;
 }
 
@@ -172,7 +202,7 @@ export async function commitWrite(
       // Hashing and diffing a large file cost about what its fsync does: overlap them.
       whileFlushing: () => {
         hash = sha256(chunks);
-        if (old) oldHash = sha256(old);
+        if (old) oldHash = target.hash ?? sha256(old);
         options.whileFlushing?.();
       },
       beforeRename: rules.history

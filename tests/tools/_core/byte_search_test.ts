@@ -173,3 +173,209 @@ Deno.test("byte search: findEach gives each needle's findAll in one pass, across
     needles.map((n) => search.findAll(n, 2)),
   );
 });
+
+/** The reference findAll: non-overlapping starts by a plain scan, at most `max`. */
+function naiveFindAll(hay: Uint8Array, needle: Uint8Array, max = Infinity) {
+  const starts: number[] = [];
+  for (
+    let i = naiveIndexOf(hay, needle, 0);
+    i !== -1 && starts.length < max;
+    i = naiveIndexOf(hay, needle, i + needle.length)
+  ) starts.push(i);
+  return starts;
+}
+
+Deno.test("byte search: findEach agrees with a plain scan of each needle: overlapping, repeated, short, at the start and end, non-ASCII (random cases)", () => {
+  const rand = random(23);
+  const enc = new TextEncoder();
+  // Text from a few words, ASCII and not, so needles recur and overlap.
+  const words = [
+    "ab",
+    "ba",
+    "é",
+    "ça",
+    "→",
+    "日本",
+    " ",
+    "\n",
+    "aab",
+    "\u2019",
+  ];
+  for (const size of [70_001, (1 << 20) + 70_003]) {
+    const parts: string[] = [];
+    let length = 0;
+    while (length < size) {
+      const word = words[rand(words.length)];
+      parts.push(word);
+      length += enc.encode(word).length;
+    }
+    const hay = enc.encode(parts.join("")).subarray(0, size);
+    const search = byteSearch(hay);
+    for (let round = 0; round < 12; round++) {
+      const needles: Uint8Array[] = [];
+      const count = 2 + rand(30);
+      while (needles.length < count) {
+        const m = 1 + rand(24);
+        const kind = rand(6);
+        if (kind === 0) needles.push(hay.slice(0, m)); // at the start
+        else if (kind === 1) needles.push(hay.slice(size - m)); // at the end
+        else if (kind === 2 && needles.length > 0) {
+          // The same as an earlier one, or overlapping it (shifted, cut).
+          const earlier = needles[rand(needles.length)];
+          const from = rand(Math.max(1, earlier.length - 1));
+          needles.push(
+            rand(2) ? earlier : earlier.slice(from, from + 1 + rand(m)),
+          );
+        } else if (kind === 3) {
+          needles.push(
+            enc.encode(
+              Array.from({ length: 1 + rand(4) }, () => words[rand(10)]).join(
+                "",
+              ),
+            ),
+          );
+        } else {
+          const at = rand(size - m);
+          needles.push(hay.slice(at, at + m));
+        }
+      }
+      for (const max of [1, 2, Infinity]) {
+        assert.deepEqual(
+          search.findEach(needles, max),
+          needles.map((n) => naiveFindAll(hay, n, max)),
+          JSON.stringify({
+            size,
+            round,
+            max,
+            needles: needles.map((n) => [...n]),
+          }),
+        );
+      }
+    }
+  }
+});
+
+Deno.test("byte search: findEach over text dense with needle starts (each window's rest taken a needle at a time) agrees with a plain scan", () => {
+  const enc = new TextEncoder();
+  // Every position starts "aaa": the filter passes nearly all of them.
+  const hay = new Uint8Array((1 << 20) + 100_000).fill(97);
+  for (let at = 5; at < hay.length; at += 1001) hay[at] = 98;
+  for (const at of [(1 << 20) - 3, (1 << 20) + 1, hay.length - 2]) hay[at] = 99;
+  const search = byteSearch(hay);
+  const needles = [
+    "aaa",
+    "aab",
+    "baa",
+    "aaaaac",
+    "ac",
+    "ca",
+    "aaaaaaaaaaaaaaab",
+  ]
+    .map((s) => enc.encode(s));
+  for (const max of [2, Infinity]) {
+    assert.deepEqual(
+      search.findEach(needles, max),
+      needles.map((n) => naiveFindAll(hay, n, max)),
+    );
+  }
+});
+
+Deno.test("byte search: findEach finds needles across every window edge, and the same needle twice", () => {
+  const WINDOW = 1 << 20;
+  const hay = new Uint8Array(3 * WINDOW + 77).fill(120);
+  const enc = new TextEncoder();
+  const needles = ["MARKER 1\n", "MARKER 2\n", "MARKER 1\n", "ARKER", "日本語"]
+    .map((s) => enc.encode(s));
+  const search = byteSearch(hay);
+  for (const edge of [WINDOW, 2 * WINDOW - 8, 3 * WINDOW - 16]) {
+    for (let shift = -12; shift <= 3; shift++) {
+      const at = edge + shift;
+      hay.set(needles[0], at);
+      hay.set(needles[4], at + 40);
+      hay.set(needles[1], hay.length - needles[1].length);
+      hay.set(needles[1], 0);
+      const got = search.findEach(needles);
+      assert.deepEqual(got, [
+        [at],
+        [0, hay.length - needles[1].length],
+        [at],
+        [1, at + 1, hay.length - needles[1].length + 1],
+        [at + 40],
+      ], `edge ${edge}, shift ${shift}`);
+      hay.fill(120, at, at + 50);
+    }
+  }
+});
+
+Deno.test("byte search: countByte counts a byte in a range, as a plain scan does", () => {
+  const rand = random(5);
+  for (const size of [0, 17, 70_000, (1 << 20) + 4099 + 16 * 255 * 3]) {
+    const hay = Uint8Array.from(
+      { length: size },
+      () => rand(4) === 0 ? 10 : 97,
+    );
+    const search = byteSearch(hay);
+    for (let round = 0; round < 8; round++) {
+      const from = rand(size + 1);
+      const to = from + rand(size - from + 1);
+      let expected = 0;
+      for (let i = from; i < to; i++) if (hay[i] === 10) expected++;
+      assert.equal(search.countByte(10, from, to), expected, `${from}–${to}`);
+    }
+    assert.equal(search.countByte(10), hay.filter((b) => b === 10).length);
+    assert.equal(search.countByte(300), 0);
+  }
+});
+
+Deno.test("byte search: findEach filters each needle by its rarest bytes, wherever they are in it: indented needles, one longer than the SIMD limit, split by window edges", () => {
+  const WINDOW = 1 << 20;
+  const enc = new TextEncoder();
+  const line = enc.encode("        if (value > limit) { return x; }\n");
+  const hay = new Uint8Array(3 * WINDOW + 999);
+  for (let at = 0; at < hay.length; at += line.length) {
+    hay.set(line.subarray(0, hay.length - at), at);
+  }
+  const long = new Uint8Array(5000).fill(32);
+  long.set(enc.encode("Q#7"), 4990);
+  const needles = [
+    enc.encode("        return Z9;\n"),
+    enc.encode("        if (value > limit) { return X1; }"),
+    long,
+    enc.encode("    if (value > limit) { return x; }\n    "),
+  ];
+  // Each planted with its start in one window and its rare bytes
+  // ("Z9", "X1", "Q#7") in the next (windows start every WINDOW - 2
+  // bytes), and once more well inside one.
+  const planted = needles.slice(0, 3).map((needle, k) => {
+    const rare = k === 2 ? 4990 : needle.length - (k === 0 ? 3 : 4);
+    const edge = (k + 1) * (WINDOW - 2) + (k === 2 ? 100 : 1);
+    const at = [edge - rare, 1000 + 7000 * k];
+    for (const a of at) hay.set(needle, a);
+    return at.sort((a, b) => a - b);
+  });
+  const search = byteSearch(hay);
+  const expected = needles.map((n) => naiveFindAll(hay, n));
+  assert.deepEqual(expected.slice(0, 3), planted);
+  assert.ok(expected[3].length > 1000); // dense: every line
+  assert.deepEqual(search.findEach(needles), expected);
+  assert.deepEqual(
+    search.findEach(needles, 2),
+    needles.map((n) => naiveFindAll(hay, n, 2)),
+  );
+});
+
+Deno.test("byte search: when findEach turns to a needle at a time, a needle whose start it passed but whose rare bytes it had not reached is still found", () => {
+  // Every position is a candidate for "aaa": the 16385th compare (at
+  // position 16384) turns the search dense, inside the needle planted at
+  // 16380, whose rare bytes "XYZ" are at 16390.
+  const enc = new TextEncoder();
+  const hay = new Uint8Array(100_000).fill(97);
+  const late = enc.encode("aaaaaaaaaaXYZ");
+  hay.set(late, 16_380);
+  const needles = [enc.encode("aaa"), late];
+  assert.deepEqual(
+    byteSearch(hay).findEach(needles),
+    needles.map((n) => naiveFindAll(hay, n)),
+  );
+  assert.deepEqual(byteSearch(hay).findEach(needles)[1], [16_380]);
+});

@@ -143,3 +143,67 @@ function concat(chunks: Uint8Array[]): Uint8Array {
   }
   return out;
 }
+
+Deno.test("patch: on a large file (many search windows), the byte path gives the text path's content and diff: CRLF, a BOM, non-ASCII text, replace_all, anchors at the start and the end", () => {
+  const enc = new TextEncoder();
+  const dec = new TextDecoder("utf-8", { ignoreBOM: true });
+  for (const eol of ["\n", "\r\n"]) {
+    const lines = Array.from(
+      { length: 150_000 },
+      (_, i) => i % 7 === 0 ? `  naïve → ${i} “quoted”` : `line ${i} 日本`,
+    );
+    lines[0] = "\uFEFFfirst line";
+    lines[149_999] = "last line";
+    const original = lines.join(eol);
+    const bytes = enc.encode(original);
+    assert.ok(bytes.length > 2 * (1 << 20));
+    const targets = [
+      t("\uFEFFfirst line\n", "\uFEFFFIRST\nline\n"),
+      t("line 12345 日本\nline 12346", "changed 12345\nand 12346"),
+      t("naïve → 700 “quoted”", "naïve → 700, renamed"),
+      t("line 40001 日本\n", ""),
+      t("last line", "the end\n"),
+      { ...t("line 50002 日本\nline 50003", "X\nY"), replaceAll: true },
+    ];
+    const fast = applyPatchToBytes(bytes, targets)!;
+    assert.ok(fast, `byte path on ${JSON.stringify(eol)}`);
+    const slow = applyPatch(original, targets, "f");
+    assert.equal(dec.decode(concat(fast.chunks)), slow.text);
+    assert.deepEqual(
+      fast.changes.map((c) => c.target),
+      slow.changes.map((c) => c.target),
+    );
+    const windowed = bytePatchDiff("f", bytes, fast);
+    const text = patchDiff("f", original, slow);
+    assert.deepEqual(windowed, text);
+    assert.equal(windowed.firstChangedLine, 1);
+    assert.deepEqual(
+      windowed.unified.split("\n").filter((l) => l.startsWith("@@")),
+      [
+        "@@ -1,4 +1,5 @@",
+        "@@ -698,7 +699,7 @@",
+        "@@ -12343,8 +12344,8 @@",
+        "@@ -39999,7 +40000,6 @@",
+        "@@ -50000,8 +50000,8 @@",
+        "@@ -149997,4 +149997,4 @@",
+      ],
+    );
+    if (eol === "\r\n") {
+      // Every line break written is CRLF, the new ones included.
+      const written = dec.decode(concat(fast.chunks));
+      assert.ok(!/(^|[^\r])\n/.test(written));
+      assert.ok(written.endsWith("the end\r\n"));
+    }
+  }
+  // Mixed line breaks (CRLF first, a bare LF later): not a CRLF file, as
+  // for the text path, so an anchor with \n does not match a \r\n.
+  const mixed = enc.encode("a\r\nb\r\n" + "x\r\n".repeat(40_000) + "c\nd\n");
+  const text = dec.decode(mixed);
+  assert.equal(applyPatchToBytes(mixed, [t("a\nb", "z")]), undefined);
+  assert.throws(() => applyPatch(text, [t("a\nb", "z")], "f"), /not found/);
+  const both = [t("c\nd", "e\nf"), t("a\r\nb", "y")];
+  assert.equal(
+    dec.decode(concat(applyPatchToBytes(mixed, both)!.chunks)),
+    applyPatch(text, both, "f").text,
+  );
+});

@@ -262,3 +262,58 @@ Deno.test("write path: currentText decodes text in its encoding and notebooks, n
   assert.equal(await textOf("n.ipynb"), '{"cells": []}\n');
   assert.equal(await textOf("b.bin"), undefined);
 });
+
+Deno.test("write path: history names the old content by the hash the read-state has for it (same mtime and size), and hashes it when the file changed after the checks", async () => {
+  const s = await TestSession.create();
+  const ctx = s.context();
+  const keep = rules("existing", true);
+  const real = `${s.workspace}/k.txt`;
+  const enc = new TextEncoder();
+  await Deno.writeTextFile(real, "one\n");
+  await readWhole(s, "k.txt");
+  const first = await openForWrite(ctx, keep, fileRef(ctx, "k.txt"), {
+    action: "edit",
+  });
+  assert.equal(first.hash, sha256(enc.encode("one\n")));
+  await commitWrite(ctx, keep, first, enc.encode("two\n"), { tool: "e" });
+  // The commit's own record: the next change reuses its hash.
+  const second = await openForWrite(ctx, keep, fileRef(ctx, "k.txt"), {
+    action: "edit",
+  });
+  assert.equal(second.hash, sha256(enc.encode("two\n")));
+  await commitWrite(ctx, keep, second, enc.encode("three\n"), { tool: "e" });
+  // Changed (same size, later mtime) between the checks and the read of its
+  // bytes: the known hash is dropped and the bytes are hashed.
+  const third = await openForWrite(ctx, keep, fileRef(ctx, "k.txt"), {
+    action: "edit",
+  });
+  assert.ok(third.hash);
+  await Deno.writeTextFile(real, "THREE\n");
+  await touchLater(real);
+  assert.equal(
+    new TextDecoder().decode(await currentBytes(third)),
+    "THREE\n",
+  );
+  assert.equal(third.hash, undefined);
+  await commitWrite(ctx, keep, third, enc.encode("four\n"), { tool: "e" });
+  const versions = await listVersions(ctx);
+  const dec = new TextDecoder();
+  assert.deepEqual(
+    await Promise.all(
+      versions.map(async (v) => dec.decode((await versionBytes(ctx, v))!)),
+    ),
+    ["one\n", "two\n", "THREE\n"],
+  );
+  assert.deepEqual(
+    versions.map((v) => v.hash),
+    ["one\n", "two\n", "THREE\n"].map((t) => sha256(enc.encode(t))),
+  );
+  // A record whose mtime differs (the hash fallback proved the content) or a
+  // partial one: no known hash unless the content was checked.
+  await touchLater(real);
+  const touched = await openForWrite(ctx, keep, fileRef(ctx, "k.txt"), {
+    action: "edit",
+  });
+  assert.equal(touched.hash, sha256(enc.encode("four\n")));
+  assert.ok(touched.bytes);
+});
