@@ -262,14 +262,7 @@ export function diffRegion(
       newLine += plus.length;
     }
   }
-  const unified = [
-    `--- ${path}`,
-    `+++ ${path}`,
-    ...hunks.flatMap((h) => [
-      `@@ -${h.oldStart},${h.oldLines} +${h.newStart},${h.newLines} @@`,
-      ...h.lines,
-    ]),
-  ].join("\n") + "\n";
+  const unified = unifiedText(path, hunks);
   return {
     unified,
     hunks,
@@ -304,6 +297,18 @@ function tooLargeToDiff(
     wordDiffs: [],
     complete: false,
   };
+}
+
+/** The unified diff text of `hunks` of the file shown as `path` (both headers name it). */
+export function unifiedText(path: string, hunks: readonly DiffHunk[]): string {
+  return [
+    `--- ${path}`,
+    `+++ ${path}`,
+    ...hunks.flatMap((h) => [
+      `@@ -${h.oldStart},${h.oldLines} +${h.newStart},${h.newLines} @@`,
+      ...h.lines,
+    ]),
+  ].join("\n") + "\n";
 }
 
 /** The text a diff is made of: no BOM, LF line ends (a `\r` in a diff line means nothing to a reader). */

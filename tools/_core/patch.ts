@@ -15,7 +15,12 @@
 
 import { ToolError } from "../kernel/tool.ts";
 import { type ByteSearch, byteSearch } from "./byte_search.ts";
-import { type DiffHunk, diffRegion, type FileDiff } from "./diff.ts";
+import {
+  type DiffHunk,
+  diffRegion,
+  type FileDiff,
+  unifiedText,
+} from "./diff.ts";
 import { clip, newlinesBefore, normalizeEol } from "./text.ts";
 
 /** One target of a patch. */
@@ -282,14 +287,9 @@ function windowsDiff(shown: string, windows: readonly DiffWindow[]): FileDiff {
     shift += countNewlines(newPart, 0, newPart.length) -
       countNewlines(oldPart, 0, oldPart.length);
   }
-  const unified = !complete || hunks.length === 0 ? "" : [
-    `--- ${shown}`,
-    `+++ ${shown}`,
-    ...hunks.flatMap((h) => [
-      `@@ -${h.oldStart},${h.oldLines} +${h.newStart},${h.newLines} @@`,
-      ...h.lines,
-    ]),
-  ].join("\n") + "\n";
+  const unified = !complete || hunks.length === 0
+    ? ""
+    : unifiedText(shown, hunks);
   return {
     unified,
     hunks: complete ? hunks : [],

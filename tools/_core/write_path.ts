@@ -28,7 +28,8 @@ import {
   type Version,
 } from "./history.ts";
 import { decodeText, type FileRef, kindOf, statFile } from "./reader.ts";
-import { sha256 } from "./text.ts";
+import { formatBytes, plural, sha256 } from "./text.ts";
+import { diffable, diffForModel, diffTexts, type FileDiff } from "./diff.ts";
 import { readFileBytes } from "../kernel/read_file.ts";
 
 /**
@@ -305,4 +306,43 @@ async function keepHistory(
     tool,
     target.info ? await currentBytes(target) : null,
   );
+}
+
+/** What a whole-file write tells the model (see {@linkcode describeWholeWrite}). */
+export interface WholeWriteReport {
+  /** `VERB shown (N lines, SIZE).`, then the diff against the old text when there was one. */
+  text: string;
+  /** Lines of the new content (a last line without a newline counts). */
+  lines: number;
+  /** The diff against the old text, when the file existed. */
+  diff?: FileDiff;
+}
+
+/**
+ * The report of a whole-file write of `content` to the file shown as
+ * `shown`: "Created" for a new file, else `replaced` ("Updated",
+ * "Overwrote": the dialect's word), its line count and size, and the
+ * diff against `oldText` (the content it replaced, when there was one).
+ */
+export function describeWholeWrite(
+  shown: string,
+  content: string,
+  oldText: string | undefined,
+  outcome: WriteOutcome,
+  replaced: string,
+): WholeWriteReport {
+  const diff = oldText === undefined
+    ? undefined
+    : diffTexts(shown, diffable(oldText), diffable(content));
+  const lines = content === ""
+    ? 0
+    : content.split("\n").length - (content.endsWith("\n") ? 1 : 0);
+  const summary = `${outcome.created ? "Created" : replaced} ${shown} (${
+    plural(lines, "line")
+  }, ${formatBytes(outcome.bytesWritten)}).`;
+  return {
+    text: diff?.unified ? `${summary}\n${diffForModel(diff.unified)}` : summary,
+    lines,
+    diff,
+  };
 }

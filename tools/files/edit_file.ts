@@ -12,7 +12,7 @@ import { z } from "zod";
 import { defineTool, type ToolContext, ToolError } from "../kernel/tool.ts";
 import { displayPath } from "../kernel/workspace.ts";
 import { describeFsError } from "../kernel/atomic_write.ts";
-import { diffable, diffForModel, diffTexts } from "../_core/diff.ts";
+import { diffForModel, type FileDiff } from "../_core/diff.ts";
 import { wholeRecord } from "../_core/freshness.ts";
 import {
   listVersions,
@@ -30,7 +30,6 @@ import {
   bytePatchDiff,
   patchDiff,
 } from "../_core/patch.ts";
-import type { FileDiff } from "../_core/diff.ts";
 import {
   decodeText,
   fileRef,
@@ -41,6 +40,7 @@ import { formatBytes, plural } from "../_core/text.ts";
 import {
   commitWrite,
   currentBytes,
+  describeWholeWrite,
   openForWrite,
   removeFile,
   writeWhole,
@@ -186,19 +186,15 @@ async function write(i: Input, ctx: ToolContext) {
     new TextEncoder().encode(content),
     { action: "overwrite", tool: "edit_file", oldText: true },
   );
-  const diff = oldText === undefined
-    ? undefined
-    : diffTexts(shown, diffable(oldText), diffable(content));
-  const lines = content === ""
-    ? 0
-    : content.split("\n").length - (content.endsWith("\n") ? 1 : 0);
-  const summary = `${outcome.created ? "Created" : "Overwrote"} ${shown} (${
-    plural(lines, "line")
-  }, ${formatBytes(outcome.bytesWritten)}).`;
+  const { text, lines, diff } = describeWholeWrite(
+    shown,
+    content,
+    oldText,
+    outcome,
+    "Overwrote",
+  );
   return {
-    content: diff?.unified
-      ? `${summary}\n${diffForModel(diff.unified)}`
-      : summary,
+    content: text,
     structured: {
       mode: "write",
       path: file.abs,

@@ -7,10 +7,8 @@
 
 import { z } from "zod";
 import { defineTool } from "../kernel/tool.ts";
-import { diffable, diffForModel, diffTexts } from "../_core/diff.ts";
-import { formatBytes, plural } from "../_core/text.ts";
 import { fileRef } from "../_core/reader.ts";
-import { writeWhole } from "../_core/write_path.ts";
+import { describeWholeWrite, writeWhole } from "../_core/write_path.ts";
 import { WAVE_WRITES } from "./_dialect.ts";
 
 const description =
@@ -43,19 +41,15 @@ export default defineTool({
       new TextEncoder().encode(i.content),
       { action: "overwrite", tool: "Write", oldText: true },
     );
-    const diff = oldText === undefined
-      ? undefined
-      : diffTexts(shown, diffable(oldText), diffable(i.content));
-    const lines = i.content === ""
-      ? 0
-      : i.content.split("\n").length - (i.content.endsWith("\n") ? 1 : 0);
-    const summary = `${outcome.created ? "Created" : "Updated"} ${shown} (${
-      plural(lines, "line")
-    }, ${formatBytes(outcome.bytesWritten)}).`;
+    const { text, lines, diff } = describeWholeWrite(
+      shown,
+      i.content,
+      oldText,
+      outcome,
+      "Updated",
+    );
     return {
-      content: diff?.unified
-        ? `${summary}\n${diffForModel(diff.unified)}`
-        : summary,
+      content: text,
       structured: {
         type: outcome.created ? "create" : "update",
         path: file.abs,
