@@ -221,7 +221,12 @@ export class AgentLoop {
     };
     for (let attempt = 0;; attempt++) {
       try {
-        return await provider.complete(request, signal);
+        const { writer } = this.#deps;
+        return await provider.complete(
+          request,
+          signal,
+          writer.textDelta && ((delta) => writer.textDelta!(delta)),
+        );
       } catch (error) {
         if (
           !(error instanceof ModelError) || !error.retryable ||

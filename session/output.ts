@@ -17,6 +17,12 @@ import type { Outbound } from "./outbound.ts";
 export interface MessageSink {
   /** Takes one message; never throws. */
   send(message: Outbound): void;
+  /**
+   * Takes the text of the model's reply as it streams, piece by piece
+   * (optional: a front that shows replies as they come). The `assistant`
+   * message with the whole reply follows; never throws.
+   */
+  textDelta?(text: string): void;
 }
 
 /** Where protocol lines go (stdout in the binary, a buffer in tests). */

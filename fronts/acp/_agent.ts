@@ -327,13 +327,24 @@ export class AcpFront {
 
   /** What a session's turns write, rendered as updates and the prompt's answer. */
   #sinkFor(session: AcpSession): MessageSink {
+    // Whether the reply being written has streamed its text already (as
+    // chunks while it came): its whole text is then not sent again.
+    let streamed = false;
     return {
+      textDelta: (text: string) => {
+        if (text === "") return;
+        streamed = true;
+        this.#update(session, {
+          sessionUpdate: "agent_message_chunk",
+          content: { type: "text", text },
+        });
+      },
       send: (message: Outbound) => {
         const { core } = session;
         switch (message.type) {
           case "assistant":
             for (const block of message.message.content) {
-              if (block.type === "text" && block.text !== "") {
+              if (block.type === "text" && block.text !== "" && !streamed) {
                 this.#update(session, {
                   sessionUpdate: "agent_message_chunk",
                   content: { type: "text", text: block.text },
@@ -357,6 +368,7 @@ export class AcpFront {
                 });
               }
             }
+            streamed = false;
             return;
           case "user":
             for (const block of message.message.content) {

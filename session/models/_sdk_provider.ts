@@ -13,6 +13,7 @@ import {
   type ModelProvider,
   type ModelReply,
   type ModelRequest,
+  type TextStream,
 } from "./provider.ts";
 import { API_KEY_VARIABLES, type ApiProvider } from "./model_id.ts";
 
@@ -56,18 +57,20 @@ export abstract class SdkProvider<Client> implements ModelProvider {
     client: Client,
     request: ModelRequest,
     signal: AbortSignal,
+    onText?: TextStream,
   ): Promise<ModelReply>;
 
   async complete(
     request: ModelRequest,
     signal: AbortSignal,
+    onText?: TextStream,
   ): Promise<ModelReply> {
     const { apiKey, baseUrl: baseURL, maxRetries } = this.#options;
     const client = await (this.#client ??= this.#load().then((
       { default: Client },
     ) => new Client({ apiKey, baseURL, maxRetries })));
     try {
-      return await this.send(client, request, signal);
+      return await this.send(client, request, signal, onText);
     } catch (error) {
       if (isAbort(error, signal)) throw error;
       throw toModelError(error, this.#provider);

@@ -7,7 +7,12 @@
 
 import type Anthropic from "@anthropic-ai/sdk";
 import { SdkProvider } from "./_sdk_provider.ts";
-import type { ApiOptions, ModelReply, ModelRequest } from "./provider.ts";
+import type {
+  ApiOptions,
+  ModelReply,
+  ModelRequest,
+  TextStream,
+} from "./provider.ts";
 
 /** Claude over the Messages API. */
 export class AnthropicProvider extends SdkProvider<Anthropic> {
@@ -19,6 +24,7 @@ export class AnthropicProvider extends SdkProvider<Anthropic> {
     client: Anthropic,
     request: ModelRequest,
     signal: AbortSignal,
+    onText?: TextStream,
   ): Promise<ModelReply> {
     const stream = client.messages.stream({
       model: this.model,
@@ -27,6 +33,7 @@ export class AnthropicProvider extends SdkProvider<Anthropic> {
       messages: request.messages as Anthropic.MessageParam[],
       tools: request.tools as Anthropic.Tool[],
     }, { signal });
+    if (onText) stream.on("text", (delta) => onText(delta));
     const message = await stream.finalMessage();
     const content: ModelReply["content"] = [];
     for (const b of message.content) {

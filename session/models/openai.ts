@@ -15,6 +15,7 @@ import type {
   ModelReply,
   ModelRequest,
   ModelTool,
+  TextStream,
 } from "./provider.ts";
 
 type ChatMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam;
@@ -132,6 +133,7 @@ export class OpenAIProvider extends SdkProvider<OpenAI> {
     client: OpenAI,
     request: ModelRequest,
     signal: AbortSignal,
+    onText?: TextStream,
   ): Promise<ModelReply> {
     const stream = client.chat.completions.stream({
       model: this.model,
@@ -140,6 +142,7 @@ export class OpenAIProvider extends SdkProvider<OpenAI> {
       ...(request.tools.length ? { tools: chatTools(request.tools) } : {}),
       stream_options: { include_usage: true },
     }, { signal });
+    if (onText) stream.on("content.delta", ({ delta }) => onText(delta));
     const completion = await stream.finalChatCompletion();
     const choice = completion.choices[0];
     if (!choice) throw new Error("the reply had no choices");

@@ -52,6 +52,13 @@ export interface ApiOptions {
 }
 
 /** A model endpoint. */
+/**
+ * Takes the reply's text as it streams, piece by piece, in order (the
+ * reply that `complete` resolves with holds all of it). A reply tried
+ * again after its stream broke off streams again from its start.
+ */
+export type TextStream = (delta: string) => void;
+
 export interface ModelProvider {
   /** "provider:name", as `system/init` shows it. */
   readonly id: string;
@@ -60,7 +67,11 @@ export interface ModelProvider {
    * `signal` aborts, and with a {@linkcode ModelError} for everything else
    * (its `retryable` set for a stream cut off mid-reply).
    */
-  complete(request: ModelRequest, signal: AbortSignal): Promise<ModelReply>;
+  complete(
+    request: ModelRequest,
+    signal: AbortSignal,
+    onText?: TextStream,
+  ): Promise<ModelReply>;
 }
 
 /** Whether an error is an abort (the signal fired). */

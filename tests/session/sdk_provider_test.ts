@@ -1,5 +1,8 @@
 import assert from "node:assert/strict";
 import { toModelError } from "../../session/models/_sdk_provider.ts";
+import { AnthropicProvider } from "../../session/models/anthropic.ts";
+import { OpenAIProvider } from "../../session/models/openai.ts";
+import { MockModel } from "../_mock_model.ts";
 
 Deno.test("SDK errors: an HTTP answer is final and says what to check", () => {
   const unauthorized = toModelError(
@@ -32,4 +35,46 @@ Deno.test("SDK errors: a stream cut off may be retried", () => {
     "the model's reply stream broke off: socket hang up",
   );
   assert.equal(cut.retryable, true);
+});
+
+Deno.test("providers stream the reply's text as it comes: the pieces add up to the reply (Anthropic and OpenAI, against the mock server)", async () => {
+  const mock = new MockModel();
+  try {
+    const text = "Streaming, piece by piece, to the front.";
+    for (
+      const provider of [
+        new AnthropicProvider({
+          model: "m",
+          apiKey: "k",
+          baseUrl: mock.url,
+          maxRetries: 0,
+        }),
+        new OpenAIProvider({
+          model: "m",
+          apiKey: "k",
+          baseUrl: `${mock.url}/v1`,
+          maxRetries: 0,
+        }),
+      ]
+    ) {
+      mock.script({ reply: [{ type: "text", text }] });
+      const pieces: string[] = [];
+      const reply = await provider.complete(
+        {
+          system: "s",
+          messages: [{ role: "user", content: "hi" }],
+          tools: [],
+          maxTokens: 100,
+        },
+        new AbortController().signal,
+        (delta) => pieces.push(delta),
+      );
+      assert.deepEqual(reply.content, [{ type: "text", text }]);
+      assert.equal(pieces.join(""), text);
+      // The mock sends the text in pieces of 7 characters.
+      assert.ok(pieces.length >= 5, `${pieces.length} pieces`);
+    }
+  } finally {
+    await mock.close();
+  }
 });
