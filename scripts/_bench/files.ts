@@ -20,7 +20,7 @@ import type { ToolContext } from "../../tools/kernel/tool.ts";
 import { resolveInWorkspace } from "../../tools/kernel/workspace.ts";
 import { WAVE_WRITES } from "../../tools/wave/_dialect.ts";
 import { flush, paired, ratio, waveTime } from "./fs_tools.ts";
-import { BenchWave, type Figure, time } from "./measure.ts";
+import { BenchWave, copyTime, type Figure, time } from "./measure.ts";
 
 const LINE =
   "0123456789 abcdefghij klmnopqrst uvwxyz ABCDEFGHIJ KLMNOPQRST UVWXYZ 0123456789\n";
@@ -47,19 +47,7 @@ export async function files(runs = 9): Promise<Figure[]> {
   const big = `${root}/big.txt`;
   const copy = `${root}/copy.txt`;
   await Deno.writeTextFile(big, bigText(TARGETS));
-  const readWriteSync = () =>
-    time(async () => {
-      const bytes = await Deno.readFile(big);
-      using file = await Deno.open(copy, {
-        write: true,
-        create: true,
-        truncate: true,
-      });
-      for (let at = 0; at < bytes.length;) {
-        at += await file.write(bytes.subarray(at));
-      }
-      await file.sync();
-    });
+  const readWriteSync = () => copyTime(big, copy, true);
   const settle = async () => {
     await flush(copy).catch(() => {});
     await new Promise((resolve) => setTimeout(resolve, 50));

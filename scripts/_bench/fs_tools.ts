@@ -10,7 +10,7 @@ import { findRipgrep } from "../../tools/kernel/programs.ts";
 import { findArgs } from "../../tools/_core/find.ts";
 import { pagedArgs } from "../../tools/_core/paged_search.ts";
 import { ripgrepArgs } from "../../tools/_core/search.ts";
-import { BenchWave, type Figure, median, time } from "./measure.ts";
+import { BenchWave, copyTime, type Figure, median, time } from "./measure.ts";
 
 const FILES = 50_000;
 const PER_DIR = 100;
@@ -264,19 +264,7 @@ export async function fsTools(runs = 9): Promise<Figure[]> {
       new_string: `MARKER ${++n}`,
     });
   const copy = `${root}/copy.txt`;
-  const readWrite = (sync: boolean) =>
-    time(async () => {
-      const bytes = await Deno.readFile(big);
-      using file = await Deno.open(copy, {
-        write: true,
-        create: true,
-        truncate: true,
-      });
-      for (let at = 0; at < bytes.length;) {
-        at += await file.write(bytes.subarray(at));
-      }
-      if (sync) await file.sync();
-    });
+  const readWrite = (sync: boolean) => copyTime(big, copy, sync);
   // Each run starts with the disk idle: what the run before left to finish
   // (the plain copy's dirty pages, wave's background free of the file its
   // Edit replaced) is done, untimed, before the next starts. Otherwise the

@@ -202,3 +202,27 @@ export function report(figures: Figure[]): string {
     (r[4] ? `  ${r[4]}` : "")
   ).join("\n");
 }
+
+/**
+ * Milliseconds to read `from` whole and write it to `to` (created or
+ * truncated), and with `sync` to fsync it too: the plain baseline of a
+ * file write.
+ */
+export function copyTime(
+  from: string,
+  to: string,
+  sync: boolean,
+): Promise<number> {
+  return time(async () => {
+    const bytes = await Deno.readFile(from);
+    using file = await Deno.open(to, {
+      write: true,
+      create: true,
+      truncate: true,
+    });
+    for (let at = 0; at < bytes.length;) {
+      at += await file.write(bytes.subarray(at));
+    }
+    if (sync) await file.sync();
+  });
+}
