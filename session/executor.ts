@@ -27,6 +27,7 @@ import type {
   ToWorker,
 } from "./_worker_protocol.ts";
 import type { ProcessGroups } from "../tools/kernel/processes.ts";
+import { historyDir } from "../tools/_core/history.ts";
 import type { ReadStateChanges } from "../tools/kernel/read_state.ts";
 import type { Scopes, ToolEvent, ToolResult } from "../tools/kernel/tool.ts";
 import {
@@ -118,17 +119,11 @@ export interface ExecutorOptions {
   fileBoundary?: FileBoundary;
   /**
    * The session's spill directory (under `WAVE_HOME/spill`): the one part
-   * of WAVE_HOME beside {@linkcode WAVE_HOME_SHARED} a confined worker may
-   * read.
+   * of WAVE_HOME besides {@linkcode SandboxExecutor.sharedState} a
+   * confined worker may read.
    */
   spillDir?: string;
 }
-
-/**
- * The directories of `WAVE_HOME` a confined worker of file tools may use
- * (made when the executor starts, since Landlock grants what exists).
- */
-export const WAVE_HOME_SHARED: readonly string[] = ["history", "tasks"];
 
 /**
  * How long a warm worker may sit unused before it is retired: 30 s. A
@@ -475,7 +470,7 @@ export class SandboxExecutor {
     // Landlock grants directories that exist: these are made now.
     for (
       const dir of [
-        ...WAVE_HOME_SHARED.map((name) => join(options.waveHome, name)),
+        ...this.sharedState,
         ...(options.spillDir ? [options.spillDir] : []),
       ]
     ) {
@@ -538,8 +533,8 @@ export class SandboxExecutor {
       // Of WAVE_HOME only what file tools use: the file history and the
       // task lists (written by the tools that change them), and this
       // session's spill files (read); never other sessions' transcripts.
-      ...WAVE_HOME_SHARED.map((dir) => ({
-        path: join(waveHome, dir),
+      ...this.sharedState.map((path) => ({
+        path,
         access: scopes.write ? READ_WRITE : READ,
       })),
       ...(this.#options.spillDir
@@ -581,6 +576,16 @@ export class SandboxExecutor {
     const worker = this.#warmWorker(scopes, [...programs].sort());
     if (worker.pending.size === 0) this.#retireWhenIdle(worker);
     return worker.preload(modules);
+  }
+
+  /**
+   * The directories of `WAVE_HOME` a confined worker of file tools may
+   * use: this workspace's file history (not another workspace's) and the
+   * task lists (shared by sessions that name one).
+   */
+  get sharedState(): string[] {
+    const { workspace, waveHome } = this.#options;
+    return [historyDir({ workspace, waveHome }), join(waveHome, "tasks")];
   }
 
   /** How many workers are running now: warm, one-off, and those ending. */

@@ -390,3 +390,38 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name:
+    "file boundary: a directory swapped for a link into another workspace's file history before a queued Write: its versions cannot be forged",
+  ignore: !!noLandlock,
+  async fn() {
+    const wave = await startWave({ args: ["--shell-sandbox", "none"] });
+    try {
+      const home = await Deno.realPath(wave.waveHome);
+      // Another workspace's history, as a session there left it.
+      const other = `${home}/history/0123456789abcdef/blobs`;
+      await Deno.mkdir(other, { recursive: true });
+      const before = await contents(other);
+      wave.put("dir/a.txt", "a\n");
+      const [, write] = await concurrently(wave, [
+        ["Bash", { command: `sleep 1; mv dir dir.bak && ln -s ${other} dir` }],
+        ["Write", {
+          file_path: `${wave.workspace}/dir/forged`,
+          content: "forged\n",
+        }],
+      ]);
+      assert.equal(await Deno.realPath(`${wave.workspace}/dir`), other);
+      assert.equal(write.is_error, true, JSON.stringify(write));
+      assert.deepEqual(await contents(other), before);
+      // This workspace's own history still records the writes.
+      const own = await wave.callTool("Write", {
+        file_path: `${wave.workspace}/dir.bak/new.txt`,
+        content: "b\n",
+      });
+      assert.equal(own.is_error, false, own.content);
+    } finally {
+      await wave.kill();
+    }
+  },
+});
