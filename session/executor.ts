@@ -526,7 +526,7 @@ export class SandboxExecutor {
       return undefined;
     }
     if (scopes.run?.some((name) => !FILE_PROGRAMS.has(name))) return undefined;
-    const { workspace, waveHome } = this.#options;
+    const { workspace } = this.#options;
     const writes = scopes.write === true;
     return [
       { path: workspace, access: writes ? READ_WRITE : READ },
