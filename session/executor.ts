@@ -165,8 +165,12 @@ function denoCacheDir(): string {
   return join(Deno.env.get("HOME") ?? "/nonexistent", ".cache", "deno");
 }
 
-/** The programs a file tool may run and stay confined: ripgrep is one static binary. */
-const FILE_PROGRAMS: ReadonlySet<string> = new Set(["rg"]);
+/**
+ * The programs a file tool may run and stay confined (Landlock): ripgrep,
+ * one static binary. A worker whose tools run others (a shell) is not
+ * confined.
+ */
+export const FILE_PROGRAMS: readonly string[] = ["rg"];
 
 /** What the executor hears of a running call, besides its result. */
 interface CallHooks {
@@ -319,31 +323,28 @@ class SandboxWorker {
     path: string,
     file: FileIdentity,
   ): Promise<void> {
-    const id = call.request.callId;
-    let answer: ToWorker;
     call.hooks.onTranscribing(true);
+    let answer: ToWorker;
     try {
-      if (!call.request.transcribe) {
-        throw Object.assign(
-          new Error("no speech-to-text model is configured"),
-          { structured: { type: "no_stt_model" } },
-        );
-      }
-      const text = await call.request.transcribe(path, file);
-      answer = { type: "transcript", id, request, text };
-    } catch (error) {
-      answer = {
-        type: "transcript",
-        id,
+      answer = await answerOf(
+        call.request.callId,
+        "transcript",
         request,
-        error: failureOf(error, "transcription_failed"),
-      };
+        "transcription_failed",
+        () => {
+          if (!call.request.transcribe) {
+            throw Object.assign(
+              new Error("no speech-to-text model is configured"),
+              { structured: { type: "no_stt_model" } },
+            );
+          }
+          return call.request.transcribe(path, file);
+        },
+      );
     } finally {
       call.hooks.onTranscribing(false);
     }
-    if (!this.dead && this.pending.get(id) === call) {
-      this.worker.postMessage(answer);
-    }
+    this.#postWhilePending(call, answer);
   }
 
   /** Opens a file for a call's tool, and answers it (while the call is still pending). */
@@ -353,23 +354,24 @@ class SandboxWorker {
     path: string,
     timeoutMs: number,
   ): Promise<void> {
-    const id = call.request.callId;
-    let answer: ToWorker;
-    try {
-      if (!call.request.openFile) {
-        throw new Error("this session cannot open files");
-      }
-      const text = await call.request.openFile(path, timeoutMs);
-      answer = { type: "opened", id, request, text };
-    } catch (error) {
-      answer = {
-        type: "opened",
-        id,
-        request,
-        error: failureOf(error, "open_failed"),
-      };
-    }
-    if (!this.dead && this.pending.get(id) === call) {
+    const answer = await answerOf(
+      call.request.callId,
+      "opened",
+      request,
+      "open_failed",
+      () => {
+        if (!call.request.openFile) {
+          throw new Error("this session cannot open files");
+        }
+        return call.request.openFile(path, timeoutMs);
+      },
+    );
+    this.#postWhilePending(call, answer);
+  }
+
+  /** Posts `answer` to the worker, unless the call ended meanwhile. */
+  #postWhilePending(call: PendingCall, answer: ToWorker): void {
+    if (!this.dead && this.pending.get(call.request.callId) === call) {
       this.worker.postMessage(answer);
     }
   }
@@ -525,7 +527,9 @@ export class SandboxExecutor {
     if ((this.#options.fileBoundary ?? fileBoundary()) !== "landlock") {
       return undefined;
     }
-    if (scopes.run?.some((name) => !FILE_PROGRAMS.has(name))) return undefined;
+    if (scopes.run?.some((name) => !FILE_PROGRAMS.includes(name))) {
+      return undefined;
+    }
     const { workspace } = this.#options;
     const writes = scopes.write === true;
     return [
@@ -756,6 +760,24 @@ export class SandboxExecutor {
     for (const worker of [...this.#running]) {
       worker.terminate("wave is shutting down");
     }
+  }
+}
+
+/**
+ * The answer to what a call's tool asked the main thread for (`work`):
+ * its text, or the failure the tool throws.
+ */
+async function answerOf(
+  id: string,
+  type: "transcript" | "opened",
+  request: number,
+  fallback: string,
+  work: () => Promise<string>,
+): Promise<ToWorker> {
+  try {
+    return { type, id, request, text: await work() };
+  } catch (error) {
+    return { type, id, request, error: failureOf(error, fallback) };
   }
 }
 

@@ -10,7 +10,11 @@ import { dirname } from "node:path";
 import type { ApprovalGate } from "./approvals.ts";
 import { CommandSandbox } from "./command_sandbox.ts";
 import { type Config, type Mode, spillDirOf } from "./config.ts";
-import type { Grants, SandboxExecutor } from "./executor.ts";
+import {
+  FILE_PROGRAMS,
+  type Grants,
+  type SandboxExecutor,
+} from "./executor.ts";
 import { describeIssues } from "./inbound.ts";
 import type { CallToolAnswer } from "./outbound.ts";
 import type { ReadState } from "../tools/kernel/read_state.ts";
@@ -91,19 +95,23 @@ let nextCall = 1;
 /** How long after the readers' worker is warm the writers' starts warming. */
 const WRITERS_WARM_AFTER_MS = 1000;
 
-/** A tool that changes nothing and runs no program but ripgrep (Read, Grep, Glob, read_files …). */
+/** A tool that changes nothing and runs no program but the file programs (Read, Grep, Glob, read_files …). */
 function isFileReader(scopes: Scopes): boolean {
-  return !scopes.write && (scopes.run ?? []).every((name) => name === "rg");
+  return !scopes.write &&
+    (scopes.run ?? []).every((name) => FILE_PROGRAMS.includes(name));
 }
 
 /**
  * The scopes a tool's worker is made with: its own, except that the
- * read-only file tools share one worker, which may run ripgrep. One warm
+ * read-only file tools share one worker, which may run the file programs
+ * (ripgrep). One warm
  * worker instead of two (each holds some 20 MB), and the one the session
  * warms at start serves a first Grep or Glob as well as a first Read.
  */
 function workerScopes(scopes: Scopes): Scopes {
-  return isFileReader(scopes) ? { read: scopes.read, run: ["rg"] } : scopes;
+  return isFileReader(scopes)
+    ? { read: scopes.read, run: [...FILE_PROGRAMS] }
+    : scopes;
 }
 
 /** Runs tool calls for one session. */
