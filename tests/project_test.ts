@@ -71,6 +71,7 @@ Deno.test("start-up: the modules run before system/init are exactly these, and t
     "session/models/api_key.ts",
     "session/models/model_id.ts",
     "session/version.ts",
+    "tools/kernel/_libc.ts",
     "tools/kernel/bwrap.ts",
     "tools/kernel/landlock.ts",
     "tools/kernel/modes.ts",

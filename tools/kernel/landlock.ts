@@ -15,6 +15,8 @@
  * @module
  */
 
+import { type Libc, libc } from "./_libc.ts";
+
 /** The file access rights a rule may grant (Landlock's `LANDLOCK_ACCESS_FS_*`). */
 export const Access = {
   execute: 1n << 0n,
@@ -75,35 +77,9 @@ const PR_SET_NO_NEW_PRIVS = 38;
 const O_PATH = 0o10000000;
 const O_CLOEXEC = 0o2000000;
 
-const LIBC_SYMBOLS = {
-  // syscall(number, a, b, c, d): every call passes all four arguments, so
-  // none reads a register left over from something else.
-  syscall: {
-    parameters: ["i64", "i64", "i64", "i64", "i64"],
-    result: "i64",
-  },
-  prctl: {
-    parameters: ["i32", "u64", "u64", "u64", "u64"],
-    result: "i32",
-  },
-  open: { parameters: ["buffer", "i32"], result: "i32" },
-  close: { parameters: ["i32"], result: "i32" },
-} as const;
-
-type Libc = Deno.DynamicLibrary<typeof LIBC_SYMBOLS>["symbols"];
-
-let libc: Libc | null | undefined;
-
-/** libc, opened once; `null` off x86-64 Linux or where it cannot be opened. */
+/** libc, where Landlock's syscalls can be made: x86-64 Linux (the numbers above are its). */
 function openLibc(): Libc | null {
-  if (libc !== undefined) return libc;
-  libc = null;
-  // The syscall numbers above are x86-64's (and most architectures' since 5.13).
-  if (Deno.build.os !== "linux" || Deno.build.arch !== "x86_64") return libc;
-  try {
-    libc = Deno.dlopen("libc.so.6", LIBC_SYMBOLS).symbols;
-  } catch { /* no libc to open, or no permission: no Landlock */ }
-  return libc;
+  return Deno.build.arch === "x86_64" ? libc() : null;
 }
 
 let abiVersion: number | undefined;

@@ -6,6 +6,8 @@
  * @module
  */
 
+import { libc } from "./_libc.ts";
+
 /**
  * Sends a signal to a whole process group, or, when there is no such
  * group, to its would-be leader: a child started under `setsid` that has
@@ -31,27 +33,9 @@ export function signalGroup(pgid: number, signal: Deno.Signal): void {
 /** The environment variable that marks every process a command starts (see {@linkcode ProcessGroups}). */
 export const COMMAND_MARKER = "WAVE_COMMAND";
 
-/** `prctl(2)`, through libc, opened once; `undefined` off Linux or where it cannot be. */
-let libcPrctl:
-  | ((option: number, a: bigint, b: bigint, c: bigint, d: bigint) => number)
-  | null
-  | undefined = null;
-
+/** `prctl(2)` with one argument; false where it failed or cannot be called. */
 function prctl(option: number, value: bigint): boolean {
-  if (libcPrctl === null) {
-    libcPrctl = undefined;
-    if (Deno.build.os === "linux") {
-      try {
-        libcPrctl = Deno.dlopen("libc.so.6", {
-          prctl: {
-            parameters: ["i32", "u64", "u64", "u64", "u64"],
-            result: "i32",
-          },
-        }).symbols.prctl;
-      } catch { /* no libc to open: neither protection */ }
-    }
-  }
-  return libcPrctl?.(option, value, 0n, 0n, 0n) === 0;
+  return libc()?.prctl(option, value, 0n, 0n, 0n) === 0;
 }
 
 /**
