@@ -14,10 +14,13 @@ import type {
   TextStream,
 } from "./provider.ts";
 
+/** Imports the Anthropic SDK (slow: a first request, or a preload, pays it once). */
+export const loadAnthropicSdk = () => import("@anthropic-ai/sdk");
+
 /** Claude over the Messages API. */
 export class AnthropicProvider extends SdkProvider<Anthropic> {
   constructor(options: ApiOptions) {
-    super("anthropic", options, () => import("@anthropic-ai/sdk"));
+    super("anthropic", options, loadAnthropicSdk);
   }
 
   protected async send(

@@ -4,8 +4,8 @@
  * @module
  */
 
-import { AnthropicProvider } from "./anthropic.ts";
-import { OpenAIProvider } from "./openai.ts";
+import { AnthropicProvider, loadAnthropicSdk } from "./anthropic.ts";
+import { loadOpenAISdk, OpenAIProvider } from "./openai.ts";
 import type { ModelProvider } from "./provider.ts";
 import { ReplayProvider } from "./replay.ts";
 import { type ApiKey, readApiKey } from "./api_key.ts";
@@ -34,11 +34,10 @@ export interface ModelChoice {
 export function preloadProvider(model: string): void {
   const id = parseModelId(model);
   if ("problem" in id) return;
-  // The same specifiers the providers import: one module instance each.
   const loading = id.provider === "anthropic"
-    ? import("@anthropic-ai/sdk")
+    ? loadAnthropicSdk()
     : id.provider === "openai"
-    ? import("openai")
+    ? loadOpenAISdk()
     : undefined;
   loading?.catch(() => {});
 }

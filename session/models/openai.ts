@@ -123,10 +123,13 @@ export function chatTools(
   }));
 }
 
+/** Imports the OpenAI SDK (slow: a first request, or a preload, pays it once). */
+export const loadOpenAISdk = () => import("openai");
+
 /** A model over Chat Completions. */
 export class OpenAIProvider extends SdkProvider<OpenAI> {
   constructor(options: ApiOptions) {
-    super("openai", options, () => import("openai"));
+    super("openai", options, loadOpenAISdk);
   }
 
   protected async send(
