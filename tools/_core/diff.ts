@@ -17,7 +17,7 @@ import {
   linesForward,
   sliceChunks,
 } from "./bytes.ts";
-import { newlinesBefore, normalizeEol } from "./text.ts";
+import { newlinesBefore, normalizeEol, plural } from "./text.ts";
 
 /** One hunk, line numbers 1-based. `lines` start with " ", "-" or "+". */
 export interface DiffHunk {
@@ -364,4 +364,16 @@ export function diffForModel(unified: string): string {
   return `${cut.slice(0, cut.lastIndexOf("\n") + 1)}… (diff cut: ${
     unified.length - MAX_DIFF_CHARS
   } more characters)\n`;
+}
+
+/**
+ * An edit's diff as the model reads it ({@linkcode diffForModel}), or,
+ * when the changes were too many to diff, a line saying so and what to do.
+ */
+export function diffOrWhy(diff: FileDiff): string {
+  return diff.complete
+    ? diffForModel(diff.unified)
+    : `(No diff: the changes span ${
+      plural(diff.removed, "line")
+    }, too many to diff. Read the file to check them.)\n`;
 }

@@ -12,7 +12,7 @@ import { z } from "zod";
 import { defineTool, type ToolContext, ToolError } from "../kernel/tool.ts";
 import { displayPath } from "../kernel/workspace.ts";
 import { describeFsError } from "../kernel/atomic_write.ts";
-import { diffForModel, type FileDiff } from "../_core/diff.ts";
+import { diffOrWhy, type FileDiff } from "../_core/diff.ts";
 import { wholeRecord } from "../_core/freshness.ts";
 import {
   listVersions,
@@ -251,13 +251,7 @@ async function patch(i: Input, ctx: ToolContext) {
   return {
     content: `Patched ${shown}: ${plural(targets.length, "target")}, ${
       plural(replacements, "replacement")
-    }, first change at line ${d.firstChangedLine ?? 1}.\n${
-      d.complete
-        ? diffForModel(d.unified)
-        : `(No diff: the changes span ${
-          plural(d.removed, "line")
-        }, too many to diff. Read the file to check them.)\n`
-    }`,
+    }, first change at line ${d.firstChangedLine ?? 1}.\n${diffOrWhy(d)}`,
     structured: {
       mode: "patch",
       path: file.abs,

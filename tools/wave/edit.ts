@@ -8,7 +8,7 @@
 import { plural } from "../_core/text.ts";
 import { z } from "zod";
 import { defineTool } from "../kernel/tool.ts";
-import { diffForModel } from "../_core/diff.ts";
+import { diffOrWhy } from "../_core/diff.ts";
 import { editBytes } from "../_core/edit.ts";
 import { fileRef, kindOf, requireUtf8Text } from "../_core/reader.ts";
 import {
@@ -73,11 +73,7 @@ export default defineTool({
       content: `Edited ${shown}: ${
         plural(count, "replacement")
       }, first change at line ${diff.firstChangedLine ?? 1}.\n${
-        diff.complete
-          ? diffForModel(diff.unified)
-          : `(No diff: the changes span ${
-            plural(diff.removed, "line")
-          }, too many to diff. Read the file to check them.)\n`
+        diffOrWhy(diff)
       }`,
       structured: {
         type: "edit",
