@@ -8,8 +8,8 @@
  */
 
 import { landlockAbi } from "../../tools/kernel/landlock.ts";
-import { generateTree, paired, waveTime } from "./fs_tools.ts";
-import { BenchWave, type Figure, time } from "./measure.ts";
+import { generateTree, waveTime } from "./fs_tools.ts";
+import { BenchWave, type Figure, paired, ratio, time } from "./measure.ts";
 
 /** Landlock ÷ path checks for Read, Edit, Glob, Grep, and 2,000 pipelined Reads. */
 export async function boundary(runs = 15): Promise<Figure[]> {
@@ -57,7 +57,7 @@ export async function boundary(runs = 15): Promise<Figure[]> {
       () => waveTime(confined, `c${id++}`, name, input(confined)),
       () => waveTime(paths, `p${id++}`, name, input(paths)),
     );
-    figures.push(ratioOf(`${name}, Landlock ÷ path checks only`, a, b));
+    figures.push(ratio(`${name}, Landlock ÷ path checks only`, a, b, 1.1, ""));
   }
   const pipelined = (wave: BenchWave) =>
     time(async () => {
@@ -79,22 +79,16 @@ export async function boundary(runs = 15): Promise<Figure[]> {
     () => pipelined(paths),
   );
   figures.push(
-    ratioOf("2,000 pipelined Reads, Landlock ÷ path checks only", pa, pb),
+    ratio(
+      "2,000 pipelined Reads, Landlock ÷ path checks only",
+      pa,
+      pb,
+      1.1,
+      "",
+    ),
   );
   await confined.close();
   await paths.close();
   await Deno.remove(root, { recursive: true });
   return figures;
-}
-
-function ratioOf(name: string, ours: number, base: number): Figure {
-  const value = ours / base;
-  return {
-    name,
-    value,
-    unit: "×",
-    target: "≤ 1.1",
-    ok: value <= 1.1,
-    detail: `${ours.toFixed(2)} ms vs ${base.toFixed(2)} ms`,
-  };
 }

@@ -19,8 +19,15 @@ import type { ReadRecord } from "../../tools/kernel/read_state.ts";
 import type { ToolContext } from "../../tools/kernel/tool.ts";
 import { resolveInWorkspace } from "../../tools/kernel/workspace.ts";
 import { WAVE_WRITES } from "../../tools/wave/_dialect.ts";
-import { flush, paired, ratio, waveTime } from "./fs_tools.ts";
-import { BenchWave, copyTime, type Figure, time } from "./measure.ts";
+import { flush, waveTime } from "./fs_tools.ts";
+import {
+  BenchWave,
+  copyTime,
+  type Figure,
+  paired,
+  ratio,
+  time,
+} from "./measure.ts";
 
 const LINE =
   "0123456789 abcdefghij klmnopqrst uvwxyz ABCDEFGHIJ KLMNOPQRST UVWXYZ 0123456789\n";

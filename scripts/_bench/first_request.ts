@@ -13,7 +13,8 @@ import { MockModel } from "../../tests/_mock_model.ts";
 import {
   emptyScriptArgs,
   type Figure,
-  median,
+  paired,
+  ratio,
   timeToFirstLine,
 } from "./measure.ts";
 
@@ -67,24 +68,20 @@ export async function firstRequest(runs = 15): Promise<Figure[]> {
   const dir = await Deno.makeTempDir({ prefix: "wave-bench-first-" });
   const emptyArgs = await emptyScriptArgs(dir);
   const mock = new MockModel();
-  await timeToFirstLine(emptyArgs);
-  await toFirstRequest(mock, dir);
-  const base: number[] = [];
-  const wave: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    base.push(await timeToFirstLine(emptyArgs));
-    wave.push(await toFirstRequest(mock, dir));
-  }
+  const [w, b] = await paired(
+    runs,
+    () => toFirstRequest(mock, dir),
+    () => timeToFirstLine(emptyArgs),
+  );
   await mock.close();
   await Deno.remove(dir, { recursive: true });
-  const b = median(base);
-  const w = median(wave);
-  return [{
-    name: "start → first model request ÷ empty Deno script",
-    value: w / b,
-    unit: "×",
-    target: "≤ 2.5",
-    ok: w / b <= 2.5,
-    detail: `${w.toFixed(1)} ms vs ${b.toFixed(1)} ms (median of ${runs})`,
-  }];
+  return [
+    ratio(
+      "start → first model request ÷ empty Deno script",
+      w,
+      b,
+      2.5,
+      `(median of ${runs})`,
+    ),
+  ];
 }

@@ -10,7 +10,8 @@ import {
   BenchWave,
   emptyScriptArgs,
   type Figure,
-  median,
+  paired,
+  ratio,
   timeToFirstLine,
 } from "./measure.ts";
 
@@ -22,25 +23,21 @@ export async function startup(runs = 21): Promise<Figure[]> {
   const dir = await Deno.makeTempDir({ prefix: "wave-bench-" });
   const emptyArgs = await emptyScriptArgs(dir);
   const env = { WAVE_HOME: `${dir}/home` };
-  // Warm both (module cache, page cache).
-  await timeToFirstLine(emptyArgs);
-  await timeToFirstLine(waveArgs(["--workspace", dir]), env);
-  const base: number[] = [];
-  const wave: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    base.push(await timeToFirstLine(emptyArgs));
-    wave.push(await timeToFirstLine(waveArgs(["--workspace", dir]), env));
-  }
-  const b = median(base);
-  const w = median(wave);
-  return [{
-    name: "start → system/init ÷ empty Deno script",
-    value: w / b,
-    unit: "×",
-    target: "≤ 1.5",
-    ok: w / b <= 1.5,
-    detail: `${w.toFixed(1)} ms vs ${b.toFixed(1)} ms (median of ${runs})`,
-  }];
+  // Each is run once untimed first (module cache, page cache).
+  const [w, b] = await paired(
+    runs,
+    () => timeToFirstLine(waveArgs(["--workspace", dir]), env),
+    () => timeToFirstLine(emptyArgs),
+  );
+  return [
+    ratio(
+      "start → system/init ÷ empty Deno script",
+      w,
+      b,
+      1.5,
+      `(median of ${runs})`,
+    ),
+  ];
 }
 
 /**
@@ -73,24 +70,20 @@ export async function fronts(runs = 21): Promise<Figure[]> {
   const figures: Figure[] = [];
   for (const front of ["mcp", "acp"] as const) {
     const args = waveArgs([front, "--workspace", dir]);
-    await timeToFirstLine(emptyArgs);
-    await timeToFirstLine(args, env, initialize[front]);
-    const base: number[] = [];
-    const wave: number[] = [];
-    for (let i = 0; i < runs; i++) {
-      base.push(await timeToFirstLine(emptyArgs));
-      wave.push(await timeToFirstLine(args, env, initialize[front]));
-    }
-    const b = median(base);
-    const w = median(wave);
-    figures.push({
-      name: `wave ${front}: start → initialize answered ÷ empty Deno script`,
-      value: w / b,
-      unit: "×",
-      target: "≤ 1.5",
-      ok: w / b <= 1.5,
-      detail: `${w.toFixed(1)} ms vs ${b.toFixed(1)} ms (median of ${runs})`,
-    });
+    const [w, b] = await paired(
+      runs,
+      () => timeToFirstLine(args, env, initialize[front]),
+      () => timeToFirstLine(emptyArgs),
+    );
+    figures.push(
+      ratio(
+        `wave ${front}: start → initialize answered ÷ empty Deno script`,
+        w,
+        b,
+        1.5,
+        `(median of ${runs})`,
+      ),
+    );
   }
   return figures;
 }

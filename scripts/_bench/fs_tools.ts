@@ -10,7 +10,14 @@ import { findRipgrep } from "../../tools/kernel/programs.ts";
 import { findArgs } from "../../tools/_core/find.ts";
 import { pagedArgs } from "../../tools/_core/paged_search.ts";
 import { ripgrepArgs } from "../../tools/_core/search.ts";
-import { BenchWave, copyTime, type Figure, median, time } from "./measure.ts";
+import {
+  BenchWave,
+  copyTime,
+  type Figure,
+  paired,
+  ratio,
+  time,
+} from "./measure.ts";
 
 const FILES = 50_000;
 const PER_DIR = 100;
@@ -86,50 +93,6 @@ export async function waveTime(
 export async function flush(path: string) {
   using file = await Deno.open(path, { write: true });
   await file.sync();
-}
-
-/**
- * Runs `a` and `b` alternately `runs` times, with `settle` (untimed) after
- * each; returns their medians.
- */
-export async function paired(
-  runs: number,
-  a: () => Promise<number>,
-  b: () => Promise<number>,
-  settle: () => Promise<void> = () => Promise.resolve(),
-) {
-  await a();
-  await settle();
-  await b();
-  await settle();
-  const as: number[] = [];
-  const bs: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    as.push(await a());
-    await settle();
-    bs.push(await b());
-    await settle();
-  }
-  return [median(as), median(bs)];
-}
-
-/** A ratio figure against its target. */
-export function ratio(
-  name: string,
-  ours: number,
-  base: number,
-  target: number,
-  what: string,
-): Figure {
-  const value = ours / base;
-  return {
-    name,
-    value,
-    unit: "×",
-    target: `≤ ${target}`,
-    ok: value <= target,
-    detail: `${ours.toFixed(1)} ms vs ${base.toFixed(1)} ms ${what}`,
-  };
 }
 
 /** The file-tool figures. */

@@ -226,3 +226,52 @@ export function copyTime(
     if (sync) await file.sync();
   });
 }
+
+/**
+ * Runs `a` and `b` alternately `runs` times, with `settle` (untimed) after
+ * each; returns their medians.
+ */
+export async function paired(
+  runs: number,
+  a: () => Promise<number>,
+  b: () => Promise<number>,
+  settle: () => Promise<void> = () => Promise.resolve(),
+): Promise<[number, number]> {
+  await a();
+  await settle();
+  await b();
+  await settle();
+  const as: number[] = [];
+  const bs: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    as.push(await a());
+    await settle();
+    bs.push(await b());
+    await settle();
+  }
+  return [median(as), median(bs)];
+}
+
+/** A ratio figure against its target. */
+export function ratio(
+  name: string,
+  ours: number,
+  base: number,
+  target: number,
+  what: string,
+): Figure {
+  const value = ours / base;
+  return {
+    name,
+    value,
+    unit: "×",
+    target: `≤ ${target}`,
+    ok: value <= target,
+    detail: `${ms(ours)} vs ${ms(base)}${what ? ` ${what}` : ""}`,
+  };
+}
+
+/** Milliseconds as a figure's detail shows them: two decimals below 10 ms. */
+function ms(value: number): string {
+  return `${value.toFixed(value < 10 ? 2 : 1)} ms`;
+}
