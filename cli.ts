@@ -13,6 +13,7 @@ import { parseFlags } from "./session/config.ts";
 import { initMessage } from "./session/init.ts";
 import { builtinRef, TOOLSET_NAMES, TOOLSETS } from "./tools/toolsets.ts";
 import { boundIn } from "./tools/kernel/modes.ts";
+import { isOffered, parseToolRule } from "./session/tool_rules.ts";
 // Small, and needed before the first answer of wave mcp and wave acp.
 import { answerEarly as mcpEarly } from "./fronts/mcp/early.ts";
 import { answerEarly as acpEarly } from "./fronts/acp/early.ts";
@@ -23,6 +24,23 @@ console.info = console.error;
 console.debug = console.error;
 
 const encoder = new TextEncoder();
+
+/** `--debug-file`: every line wave logs (to stderr) is appended to `file` too, with its time. */
+function logToo(file: string): void {
+  const log = console.error;
+  console.error = (...data: unknown[]) => {
+    log(...data);
+    const text = data.map((d) =>
+      typeof d === "string" ? d : Deno.inspect(d, { colors: false })
+    ).join(" ");
+    try {
+      Deno.writeTextFileSync(file, `${new Date().toISOString()} ${text}\n`, {
+        append: true,
+      });
+    } catch { /* the log is best effort; stderr has it */ }
+  };
+  console.log = console.info = console.debug = console.error;
+}
 
 function writeSync(out: typeof Deno.stdout, text: string): void {
   const bytes = encoder.encode(text);
@@ -49,15 +67,17 @@ if (outcome.kind === "exit") {
 }
 const { config } = outcome;
 const entries = TOOLSETS[config.toolset];
+if (config.debugFile) logToo(config.debugFile);
 
 const streamJson = config.front === "stream-json";
 // With extra tool modules the names are only known once they load: serve writes init then.
 // The other fronts' stdout carries their own protocol only.
 const initSent = streamJson && config.toolModules.length === 0;
 if (initSent) {
-  const names = entries.filter((e) => boundIn(e.mode, config.mode)).map((e) =>
-    e.name
-  );
+  const deny = config.toolRules.deny.map(parseToolRule);
+  const names = entries.filter((e) =>
+    boundIn(e.mode, config.mode) && isOffered(e.name, config.tools, deny)
+  ).map((e) => e.name);
   writeSync(
     Deno.stdout,
     JSON.stringify(initMessage(config, names)) + "\n",

@@ -26,7 +26,12 @@ import {
   ModelError,
   type ModelProvider,
   type ModelReply,
+  type ModelRequest,
 } from "./models/provider.ts";
+import { costOf } from "./models/prices.ts";
+import type { ModelUsage, ResultSubtype, TurnResult } from "./outbound.ts";
+import { describeIssues } from "./inbound.ts";
+import { z } from "zod";
 import type { MessageSink } from "./output.ts";
 import type { ToolRegistry } from "./registry.ts";
 import { systemPrompt } from "./system_prompt.ts";
@@ -41,13 +46,33 @@ const INTERRUPT_WAIT_MS = 700;
 /** Output tokens a model may produce in one reply. */
 const MAX_OUTPUT_TOKENS = 8192;
 
-/** Hooks other features plug into the loop (task reminders). */
+/** Hooks other features plug into the loop (task reminders, a parent's hooks). */
 export interface LoopHooks {
   /** Called before each model request; a message it returns is added (as a meta user message) first. */
   beforeRequest?(): Promise<Message | null> | Message | null;
   /** Called after each model reply with the names of the tools it called. */
   afterReply?(toolNames: string[]): void;
 }
+
+/** A parent's hooks on a turn (Claude Code's UserPromptSubmit and Stop). */
+export interface TurnHooks {
+  /** Before the prompt reaches the model: block it (saying why), or add context. */
+  onPrompt?(text: string): Promise<{ block?: string; context?: string }>;
+  /**
+   * When the model would end the turn: `continueWith` makes it go on,
+   * with that text as the next user message. `active` says the turn
+   * already went on once for a Stop hook.
+   */
+  onStop?(
+    active: boolean,
+    lastText: string,
+  ): Promise<{ continueWith?: string }>;
+}
+
+/** The name of the tool a `--json-schema` session's model returns its structured output with (Claude Code's). */
+export const STRUCTURED_OUTPUT_TOOL = "StructuredOutput";
+/** How often the model may fail to give valid structured output before the turn ends with `error_max_structured_output_retries`. */
+const STRUCTURED_OUTPUT_RETRIES = 5;
 
 /** What the loop needs from its session. */
 export interface LoopDeps {
@@ -59,25 +84,53 @@ export interface LoopDeps {
   transcript: Transcript;
   mode(): Mode;
   hooks?: LoopHooks;
+  /** The parent's hooks on turns, read at each turn (they may be registered late). */
+  turnHooks?(): TurnHooks | undefined;
+  /** Makes the provider of another model (`--fallback-model`, `set_model`). */
+  providerFor?(model: string): Promise<ModelProvider>;
 }
 
 /** The end of a turn. */
-type Ending =
-  | { subtype: "success"; text: string }
-  | {
-    subtype: "error_max_turns" | "error_during_execution" | "error_interrupted";
-    text: string;
-  };
+interface Ending {
+  subtype: ResultSubtype;
+  text: string;
+  /** Claude Code's word for why it ended (`result`'s `terminal_reason`). */
+  terminal?: string;
+}
+
+/** What a turn spent, and what it was refused. */
+interface Tally {
+  turnUsage: Usage;
+  apiMs: number;
+  stopReason: string | null;
+  denials: { tool_name: string; tool_use_id: string; tool_input: unknown }[];
+  structured?: unknown;
+  structuredMisses: number;
+}
 
 /** One session's conversation and its turns. */
 export class AgentLoop {
   readonly history: Message[];
   #deps: LoopDeps;
   #recorded = false;
+  #provider: ModelProvider;
+  /** What the session spent so far, by model (`result`'s `modelUsage` is cumulative, as Claude Code's). */
+  #spent = new Map<string, ModelUsage>();
 
   constructor(deps: LoopDeps, history: Message[] = []) {
     this.#deps = deps;
+    this.#provider = deps.provider;
     this.history = history;
+  }
+
+  /** Switches the model for the next requests (`set_model`). */
+  useProvider(provider: ModelProvider): void {
+    this.#provider = provider;
+  }
+
+  /** The model requests go to now (`provider:name`). */
+  get model(): string {
+    return this.#provider.id;
   }
 
   /**
@@ -86,31 +139,102 @@ export class AgentLoop {
    */
   async runTurn(content: string | Block[], signal: AbortSignal): Promise<void> {
     const started = performance.now();
-    const usage: Usage = { input_tokens: 0, output_tokens: 0 };
+    const tally: Tally = {
+      turnUsage: { input_tokens: 0, output_tokens: 0 },
+      apiMs: 0,
+      stopReason: null,
+      denials: [],
+      structuredMisses: 0,
+    };
     let turns = 0;
     let ending: Ending;
     try {
       if (!this.#recorded) await this.#recordSession();
-      await this.#add({ role: "user", content });
-      ending = await this.#loop(signal, usage, () => ++turns);
+      const prompt = await this.#deps.turnHooks?.()?.onPrompt?.(
+        textOf(
+          typeof content === "string"
+            ? [{ type: "text", text: content }]
+            : content,
+        ),
+      );
+      if (prompt?.block !== undefined) {
+        ending = {
+          subtype: "error_during_execution",
+          text:
+            `the prompt was blocked by a UserPromptSubmit hook: ${prompt.block}`,
+          terminal: "hook_stopped",
+        };
+      } else {
+        await this.#add({ role: "user", content });
+        if (prompt?.context) {
+          await this.#add({
+            role: "user",
+            content: `<system-reminder>\n${prompt.context}\n</system-reminder>`,
+          }, { isMeta: true });
+        }
+        ending = await this.#loop(signal, tally, () => ++turns);
+      }
     } catch (error) {
       ending = {
         subtype: "error_during_execution",
         text: `internal error: ${(error as Error).message}`,
       };
     }
-    const result = {
+    const { config } = this.#deps;
+    if (ending.subtype === "error_interrupted" && config.claudeCompat) {
+      // Claude Code ends an interrupted turn as an execution error.
+      ending = { ...ending, subtype: "error_during_execution" };
+    }
+    const isError = ending.subtype !== "success";
+    const result: TurnResult = {
       type: "result",
       subtype: ending.subtype,
-      is_error: ending.subtype !== "success",
+      is_error: isError,
       num_turns: turns,
       duration_ms: Math.round(performance.now() - started),
-      usage,
+      usage: fullUsage(tally.turnUsage),
       result: ending.text,
-    } as const;
+      duration_api_ms: Math.round(tally.apiMs),
+      total_cost_usd: this.#totalCost(),
+      modelUsage: Object.fromEntries(this.#spent),
+      permission_denials: tally.denials,
+      stop_reason: tally.stopReason,
+      errors: isError ? [ending.text] : [],
+      ...(ending.terminal ? { terminal_reason: ending.terminal } : {}),
+      ...(tally.structured !== undefined
+        ? { structured_output: tally.structured }
+        : {}),
+      uuid: crypto.randomUUID(),
+    };
     // On disk first: a parent that has read `result` finds it in the transcript.
     await this.#deps.transcript.append(result);
     this.#deps.writer.send(result);
+  }
+
+  #totalCost(): number {
+    let total = 0;
+    for (const usage of this.#spent.values()) total += usage.costUSD;
+    return total;
+  }
+
+  /** Adds one reply's usage to the session's tally of `model`. */
+  #spend(model: string, usage: Usage): void {
+    const spent = this.#spent.get(model) ?? {
+      inputTokens: 0,
+      outputTokens: 0,
+      cacheReadInputTokens: 0,
+      cacheCreationInputTokens: 0,
+      webSearchRequests: 0,
+      costUSD: 0,
+      contextWindow: CONTEXT_WINDOW,
+      maxOutputTokens: MAX_OUTPUT_TOKENS,
+    };
+    spent.inputTokens += usage.input_tokens;
+    spent.outputTokens += usage.output_tokens;
+    spent.cacheReadInputTokens += usage.cache_read_input_tokens ?? 0;
+    spent.cacheCreationInputTokens += usage.cache_creation_input_tokens ?? 0;
+    spent.costUSD += costOf(model, usage);
+    this.#spent.set(model, spent);
   }
 
   /** The session's settings, once per loop, for a report read later. */
@@ -131,13 +255,14 @@ export class AgentLoop {
 
   async #loop(
     signal: AbortSignal,
-    usage: Usage,
+    tally: Tally,
     countTurn: () => number,
   ): Promise<Ending> {
     const { config, hooks } = this.#deps;
     let lastText = "";
+    let stopHookActive = false;
     while (true) {
-      if (signal.aborted) return interrupted(lastText);
+      if (signal.aborted) return interrupted(lastText, "aborted_streaming");
       const meta = await hooks?.beforeRequest?.();
       if (meta) await this.#add(meta, { isMeta: true });
 
@@ -146,15 +271,28 @@ export class AgentLoop {
       try {
         reply = await this.#request(signal);
       } catch (error) {
-        if (isAbort(error, signal)) return interrupted(lastText);
+        tally.apiMs += performance.now() - asked;
+        if (isAbort(error, signal)) {
+          return interrupted(lastText, "aborted_streaming");
+        }
         return {
           subtype: "error_during_execution",
           text: (error as Error).message,
+          terminal: "api_error",
         };
       }
+      tally.apiMs += performance.now() - asked;
       const turn = countTurn();
-      usage.input_tokens += reply.usage.input_tokens;
-      usage.output_tokens += reply.usage.output_tokens;
+      tally.turnUsage.input_tokens += reply.usage.input_tokens;
+      tally.turnUsage.output_tokens += reply.usage.output_tokens;
+      tally.turnUsage.cache_creation_input_tokens =
+        (tally.turnUsage.cache_creation_input_tokens ?? 0) +
+        (reply.usage.cache_creation_input_tokens ?? 0);
+      tally.turnUsage.cache_read_input_tokens =
+        (tally.turnUsage.cache_read_input_tokens ?? 0) +
+        (reply.usage.cache_read_input_tokens ?? 0);
+      tally.stopReason = reply.stopReason;
+      this.#spend(reply.model, reply.usage);
       const text = textOf(reply.content);
       if (text) lastText = text;
       await this.#add({ role: "assistant", content: reply.content }, {
@@ -165,17 +303,39 @@ export class AgentLoop {
       this.#deps.writer.send({
         type: "assistant",
         message: {
+          id: reply.id ?? `msg_wave_${crypto.randomUUID().replaceAll("-", "")}`,
+          type: "message",
           role: "assistant",
           content: reply.content,
           model: reply.model,
           stop_reason: reply.stopReason,
-          usage: reply.usage,
+          stop_sequence: null,
+          usage: fullUsage(reply.usage),
         },
+        parent_tool_use_id: null,
+        uuid: crypto.randomUUID(),
       });
       const uses = reply.content.filter((b): b is ToolUseBlock =>
         b.type === "tool_use"
       );
       hooks?.afterReply?.(uses.map((u) => u.name));
+      if (
+        config.maxBudgetUsd !== null && this.#totalCost() >= config.maxBudgetUsd
+      ) {
+        if (uses.length > 0) {
+          await this.#answerUnrun(
+            uses,
+            "the session's budget was spent (--max-budget-usd)",
+          );
+        }
+        return {
+          subtype: "error_max_budget_usd",
+          text: `stopped: the session's estimated cost reached $${
+            this.#totalCost().toFixed(4)
+          } (--max-budget-usd ${config.maxBudgetUsd})`,
+          terminal: "budget_exhausted",
+        };
+      }
       if (uses.length === 0) {
         if (reply.stopReason === "max_tokens") {
           return {
@@ -184,50 +344,147 @@ export class AgentLoop {
               `${lastText}\n[the reply was cut at the model's output limit of ${MAX_OUTPUT_TOKENS} tokens]`,
           };
         }
-        return { subtype: "success", text: lastText };
+        if (config.jsonSchema && tally.structured === undefined) {
+          if (++tally.structuredMisses > STRUCTURED_OUTPUT_RETRIES) {
+            return {
+              subtype: "error_max_structured_output_retries",
+              text:
+                `the model gave no valid structured output in ${STRUCTURED_OUTPUT_RETRIES} tries`,
+              terminal: "structured_output_retry_exhausted",
+            };
+          }
+          await this.#add({
+            role: "user",
+            content:
+              `You must call the ${STRUCTURED_OUTPUT_TOOL} tool now, with your final answer as its input.`,
+          }, { isMeta: true });
+          continue;
+        }
+        const stop = await this.#deps.turnHooks?.()?.onStop?.(
+          stopHookActive,
+          lastText,
+        );
+        if (stop?.continueWith !== undefined && turn < config.maxTurns) {
+          stopHookActive = true;
+          await this.#add({ role: "user", content: stop.continueWith }, {
+            isMeta: true,
+          });
+          continue;
+        }
+        return { subtype: "success", text: lastText, terminal: "completed" };
       }
-      await this.#runTools(uses, signal);
-      if (signal.aborted) return interrupted(lastText);
+      await this.#runTools(uses, signal, tally);
+      if (signal.aborted) return interrupted(lastText, "aborted_tools");
+      if (tally.structured !== undefined) {
+        return {
+          subtype: "success",
+          text: lastText || JSON.stringify(tally.structured),
+          terminal: "completed",
+        };
+      }
       if (turn >= config.maxTurns) {
         return {
           subtype: "error_max_turns",
           text:
             `stopped after ${turn} model turns (--max-turns ${config.maxTurns}); send another message to continue`,
+          terminal: "max_turns",
         };
       }
     }
   }
 
-  /** One model request, tried again when the reply stream broke off. */
+  /** Answers tool calls that will not run, so the history stays valid. */
+  async #answerUnrun(uses: ToolUseBlock[], why: string): Promise<void> {
+    await this.#add({
+      role: "user",
+      content: uses.map((u) => ({
+        type: "tool_result" as const,
+        tool_use_id: u.id,
+        content: `${u.name} was not run: ${why}.`,
+        is_error: true,
+      })),
+    });
+  }
+
+  /**
+   * One model request, tried again when the reply stream broke off, and
+   * sent to the fallback model (`--fallback-model`) once when the model is
+   * overloaded or failing.
+   */
   async #request(signal: AbortSignal): Promise<ModelReply> {
-    const { provider, registry, config } = this.#deps;
+    const { registry, config, writer } = this.#deps;
     const mode = this.#deps.mode();
     const tools = registry.describe(mode).map((t) => ({
       name: t.name,
       description: t.description,
       input_schema: t.input_schema,
     }));
-    const request = {
-      system: systemPrompt({
+    if (config.jsonSchema) {
+      tools.push({
+        name: STRUCTURED_OUTPUT_TOOL,
+        description:
+          "Use this tool to return your final response in the requested structured format. Call it once, at the end, with the whole answer as its input.",
+        input_schema: config.jsonSchema,
+      });
+    }
+    const { replace, append } = config.systemPrompt;
+    const system = [
+      replace ?? systemPrompt({
         workspace: config.workspace,
         mode,
         toolset: config.toolset,
         tools: tools.map((t) => t.name),
         taskTrackers: registry.emitters("task_list_changed", mode),
       }),
+      ...append ? [append] : [],
+    ].join("\n\n");
+    const request = {
+      system,
       messages: mergeTurns(this.history),
       tools,
       maxTokens: MAX_OUTPUT_TOKENS,
+      ...(config.maxThinkingTokens
+        ? { thinkingBudget: config.maxThinkingTokens }
+        : {}),
     };
+    let provider = this.#provider;
+    let fellBack = false;
     for (let attempt = 0;; attempt++) {
       try {
-        const { writer } = this.#deps;
-        return await provider.complete(
+        const onText = writer.textDelta &&
+          ((delta: string) => writer.textDelta!(delta));
+        if (!writer.streamEvent) {
+          return await provider.complete(request, signal, onText);
+        }
+        const show = writer.streamEvent.bind(writer);
+        if (provider.streamsEvents) {
+          return await provider.complete(request, signal, onText, show);
+        }
+        return await completeWithEvents(
+          provider,
           request,
           signal,
-          writer.textDelta && ((delta) => writer.textDelta!(delta)),
+          onText,
+          show,
         );
       } catch (error) {
+        const status = error instanceof ModelError ? error.status : undefined;
+        const failing = status !== undefined &&
+          (status === 429 || status === 529 || status >= 500);
+        if (
+          failing && !fellBack && config.fallbackModel &&
+          this.#deps.providerFor && !isAbort(error, signal)
+        ) {
+          fellBack = true;
+          provider = await this.#deps.providerFor(config.fallbackModel);
+          const warning = `${this.#provider.id} failed (${
+            (error as Error).message
+          }); this request went to the fallback model ${config.fallbackModel}`;
+          console.error(`wave: ${warning}`);
+          writer.send({ type: "system", subtype: "warning", message: warning });
+          attempt = -1;
+          continue;
+        }
         if (
           !(error instanceof ModelError) || !error.retryable ||
           attempt >= STREAM_RETRIES
@@ -249,7 +506,11 @@ export class AgentLoop {
   }
 
   /** Runs one reply's tool calls and feeds their results back. */
-  async #runTools(uses: ToolUseBlock[], signal: AbortSignal): Promise<void> {
+  async #runTools(
+    uses: ToolUseBlock[],
+    signal: AbortSignal,
+    tally: Tally,
+  ): Promise<void> {
     const { calls, writer } = this.#deps;
     const results: (CallResult & { durationMs: number })[] = new Array(
       uses.length,
@@ -257,6 +518,10 @@ export class AgentLoop {
     const approvals: Record<string, ApprovalOutcome> = {};
     const running = uses.map(async (use, i) => {
       const started = performance.now();
+      if (use.name === STRUCTURED_OUTPUT_TOOL && this.#deps.config.jsonSchema) {
+        results[i] = { ...this.#structuredOutput(use, tally), durationMs: 0 };
+        return;
+      }
       const prepared = calls.prepare(use.name, use.input, use.id);
       const result: CallResult = "error" in prepared
         ? {
@@ -268,7 +533,16 @@ export class AgentLoop {
         : await calls.run(
           prepared,
           signal,
-          (outcome) => approvals[use.id] = outcome,
+          (outcome) => {
+            approvals[use.id] = outcome;
+            if (!outcome.allowed) {
+              tally.denials.push({
+                tool_name: use.name,
+                tool_use_id: use.id,
+                tool_input: use.input,
+              });
+            }
+          },
         );
       results[i] = {
         ...result,
@@ -303,6 +577,8 @@ export class AgentLoop {
         message: { role: "user", content: [blocks[i]] },
         tool_use_result: r.structured,
         duration_ms: r.durationMs,
+        parent_tool_use_id: null,
+        uuid: crypto.randomUUID(),
       });
     });
     await this.#add({ role: "user", content: blocks }, {
@@ -311,6 +587,32 @@ export class AgentLoop {
       ...(Object.keys(approvals).length > 0 ? { approvals } : {}),
     });
   }
+
+  /** Checks a StructuredOutput call against `--json-schema`; valid input ends the turn with it. */
+  #structuredOutput(use: ToolUseBlock, tally: Tally): CallResult {
+    this.#schema ??= z.fromJSONSchema(this.#deps.config.jsonSchema!);
+    const parsed = this.#schema.safeParse(use.input);
+    if (!parsed.success) {
+      tally.structuredMisses++;
+      return {
+        tool_use_id: use.id,
+        content: `The output does not match the required schema: ${
+          describeIssues(parsed.error)
+        }. Call ${STRUCTURED_OUTPUT_TOOL} again with corrected input.`,
+        is_error: true,
+        structured: null,
+      };
+    }
+    tally.structured = use.input;
+    return {
+      tool_use_id: use.id,
+      content: "Structured output provided successfully",
+      is_error: false,
+      structured: null,
+    };
+  }
+
+  #schema: z.ZodType | undefined;
 
   async #add(
     message: Message,
@@ -325,8 +627,82 @@ export class AgentLoop {
   }
 }
 
-function interrupted(lastText: string): Ending {
-  return { subtype: "error_interrupted", text: lastText || "interrupted" };
+function interrupted(lastText: string, terminal: string): Ending {
+  return {
+    subtype: "error_interrupted",
+    text: lastText
+      ? `${lastText}\n[Request interrupted by user]`
+      : "[Request interrupted by user]",
+    terminal,
+  };
+}
+
+/** The context window wave assumes of a model, for `modelUsage`. */
+const CONTEXT_WINDOW = 200_000;
+
+/** Usage with the cache counts every Claude Code parent reads (0 where the provider says none). */
+function fullUsage(usage: Usage) {
+  return {
+    input_tokens: usage.input_tokens,
+    output_tokens: usage.output_tokens,
+    cache_creation_input_tokens: usage.cache_creation_input_tokens ?? 0,
+    cache_read_input_tokens: usage.cache_read_input_tokens ?? 0,
+  };
+}
+
+/**
+ * A request to a provider that streams only text, with the stream events a
+ * `stream_event` parent reads made from that text (Anthropic's shapes):
+ * message_start, one text block's start, deltas and stop, then the
+ * message's delta and stop.
+ */
+async function completeWithEvents(
+  provider: ModelProvider,
+  request: ModelRequest,
+  signal: AbortSignal,
+  onText: ((delta: string) => void) | undefined,
+  onEvent: (event: { type: string }) => void,
+): Promise<ModelReply> {
+  let open = false;
+  onEvent({
+    type: "message_start",
+    message: {
+      id: `msg_wave_${crypto.randomUUID().replaceAll("-", "")}`,
+      type: "message",
+      role: "assistant",
+      content: [],
+      model: provider.id.slice(provider.id.indexOf(":") + 1),
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { input_tokens: 0, output_tokens: 0 },
+    },
+  } as { type: string });
+  const reply = await provider.complete(request, signal, (delta) => {
+    if (!open) {
+      open = true;
+      onEvent({
+        type: "content_block_start",
+        index: 0,
+        content_block: { type: "text", text: "" },
+      } as { type: string });
+    }
+    onEvent({
+      type: "content_block_delta",
+      index: 0,
+      delta: { type: "text_delta", text: delta },
+    } as { type: string });
+    onText?.(delta);
+  });
+  if (open) {
+    onEvent({ type: "content_block_stop", index: 0 } as { type: string });
+  }
+  onEvent({
+    type: "message_delta",
+    delta: { stop_reason: reply.stopReason, stop_sequence: null },
+    usage: { output_tokens: reply.usage.output_tokens },
+  } as { type: string });
+  onEvent({ type: "message_stop" });
+  return reply;
 }
 
 /** Resolves `ms` after `signal` aborts (never, if it does not). */

@@ -9,6 +9,7 @@
  */
 
 import type { ApprovalPolicy } from "./config.ts";
+import type { PermissionUpdate } from "./permissions.ts";
 
 /** What a call needs approved. */
 export interface ApprovalRequest {
@@ -22,11 +23,23 @@ export interface ApprovalRequest {
    * tool that declares `sensitive: "always_ask"`); `deny` still refuses.
    */
   alwaysAsk?: boolean;
+  /** The policy for this request instead of the gate's (a permission mode's: `dontAsk` refuses, `bypassPermissions` allows). */
+  policy?: ApprovalPolicy;
+  /** The path outside the workspace the call names, when that is why it is asked. */
+  blockedPath?: string;
+  /** Rules the parent may add so that calls like this one run without asking. */
+  suggestions?: PermissionUpdate[];
 }
 
 /** The decision. A denial says why, in words a model can act on. */
 export type ApprovalDecision =
-  | { allowed: true }
+  | {
+    allowed: true;
+    /** The input the parent wants the call run with (validated again before it runs). */
+    updatedInput?: Record<string, unknown>;
+    /** Permission changes for the rest of the session. */
+    updatedPermissions?: PermissionUpdate[];
+  }
   | { allowed: false; message: string };
 
 /**
@@ -79,7 +92,8 @@ export class ApprovalGate {
     req: ApprovalRequest,
     signal: AbortSignal,
   ): Promise<ApprovalDecision> {
-    if (this.#policy === "allow" && !req.alwaysAsk) {
+    const policy = req.policy ?? this.#policy;
+    if (policy === "allow" && !req.alwaysAsk) {
       return Promise.resolve({ allowed: true });
     }
     const denied = (why: string): Promise<ApprovalDecision> =>
@@ -87,9 +101,11 @@ export class ApprovalGate {
         allowed: false,
         message: `${req.toolName} was denied: ${req.reason}. ${why}`,
       });
-    if (this.#policy === "deny") {
+    if (policy === "deny") {
       return denied(
-        "wave runs with --approvals deny, so calls that need approval are refused; work inside the workspace, or ask the user to allow it.",
+        req.policy
+          ? "The session's permission mode refuses calls that need approval; work inside the workspace, or ask the user to allow it."
+          : "wave runs with --approvals deny, so calls that need approval are refused; work inside the workspace, or ask the user to allow it.",
       );
     }
     if (this.#closedReason !== null) return denied(this.#closedReason);
@@ -145,6 +161,11 @@ export class ApprovalGate {
           }`,
         }));
     });
+  }
+
+  /** The policy of requests that name none (`--approvals`). */
+  get policy(): ApprovalPolicy {
+    return this.#policy;
   }
 
   /** Denies every waiting request and every later one (stdin closed, shutting down). */

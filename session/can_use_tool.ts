@@ -13,6 +13,11 @@ import type {
 } from "./approvals.ts";
 import type { CanUseTool } from "./outbound.ts";
 import type { ParentAnswer } from "./inbound.ts";
+import type { PermissionUpdate } from "./permissions.ts";
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
 
 /** Sends a `can_use_tool` control request to the parent. */
 export type SendRequest = (requestId: string, request: CanUseTool) => void;
@@ -56,6 +61,11 @@ export class CanUseToolParent implements ApprovalParent {
         input: req.input,
         tool_use_id: req.toolUseId,
         reason: req.reason,
+        decision_reason: req.reason,
+        ...(req.blockedPath ? { blocked_path: req.blockedPath } : {}),
+        title: `wave wants to use ${req.toolName}`,
+        description: req.reason,
+        permission_suggestions: req.suggestions ?? [],
       });
     });
   }
@@ -83,8 +93,20 @@ export class CanUseToolParent implements ApprovalParent {
       return true;
     }
     const body = response.response ?? {};
-    if (body.behavior === "allow") pending.resolve({ allowed: true });
-    else {
+    if (body.behavior === "allow") {
+      const { updatedInput, updatedPermissions } = body;
+      pending.resolve({
+        allowed: true,
+        ...(isRecord(updatedInput) ? { updatedInput } : {}),
+        ...(Array.isArray(updatedPermissions)
+          ? {
+            updatedPermissions: updatedPermissions.filter((u) =>
+              isRecord(u) && typeof u.type === "string"
+            ) as PermissionUpdate[],
+          }
+          : {}),
+      });
+    } else {
       const why = typeof body.message === "string" && body.message
         ? body.message
         : "no reason given";

@@ -23,8 +23,11 @@ import {
   FRONTS,
   SHELL_SANDBOXES,
   type ShellSandbox,
+  unhonouredFlagWarnings,
   usage,
 } from "./flags.ts";
+import { type PermissionMode, permissionSettings } from "./permission_modes.ts";
+import { splitToolRules } from "./tool_rules.ts";
 import { type ApiKey, readApiKey } from "./models/api_key.ts";
 import { parseModelId, parseSttModelId } from "./models/model_id.ts";
 import { VERSION } from "./version.ts";
@@ -129,6 +132,45 @@ export interface Config {
   openWith: OpenWith;
   /** File history's budget per workspace (`--history-max-days`, `--history-max-bytes`). */
   historyLimits: { maxAgeMs: number; maxBytes: number };
+  /**
+   * The parent started wave as Claude Code (`--output-format` or
+   * `--input-format stream-json`): where the two vocabularies differ, wave
+   * speaks Claude Code's (docs/protocol.md "Claude Code's vocabulary").
+   */
+  claudeCompat: boolean;
+  /**
+   * Claude Code's permission mode the session starts in (`--permission-mode`;
+   * `default` for a Claude Code parent that gave none), or null: then
+   * `--mode` and `--approvals` alone decide, and no call inside the
+   * workspace is asked about.
+   */
+  permissionMode: PermissionMode | null;
+  /** Rules of calls that run without asking (`--allowedTools`), and of tools removed or calls refused (`--disallowedTools`). */
+  toolRules: { allow: string[]; deny: string[] };
+  /** The only tools offered (`--tools`), or null for the whole toolset. */
+  tools: string[] | null;
+  /** The system prompt instead of wave's (`--system-prompt`), and text added after it (`--append-system-prompt`). */
+  systemPrompt: { replace: string | null; append: string | null };
+  /** Write `stream_event` messages while a reply streams (`--include-partial-messages`). */
+  includePartialMessages: boolean;
+  /** The model a request goes to when `model` is overloaded or failing (`--fallback-model`). */
+  fallbackModel: string | null;
+  /** More roots the tools may use under the workspace's rules (`--add-dir`), real paths. */
+  addDirs: string[];
+  /** Extended thinking budget of each Anthropic request (`--max-thinking-tokens`). */
+  maxThinkingTokens: number | null;
+  /** A transcript is written (not under `--no-session-persistence`). */
+  persistSession: boolean;
+  /** Where wave's log is appended too (`--debug-file`), absolute, or null. */
+  debugFile: string | null;
+  /** The JSON Schema of the structured output each turn ends with (`--json-schema`), or null. */
+  jsonSchema: Record<string, unknown> | null;
+  /** The estimated cost in USD at which a turn is stopped (`--max-budget-usd`), or null. */
+  maxBudgetUsd: number | null;
+  /** The session whose transcript this one starts from (`--fork-session`), or null. */
+  forkFrom: string | null;
+  /** What the parent must be told at start: flags accepted but not honoured. */
+  warnings: string[];
 }
 
 /** The result of parsing: a config to run with, or an exit with text to print. */
@@ -202,20 +244,39 @@ export function parseFlags(
     }
     listen = { hostname: m[1].replace(/^\[|\]$/g, ""), port: Number(m[2]) };
   }
-  // A front that can ask its parent asks, unless --approvals says otherwise.
-  const approvals = front !== "stream-json" && texts.approvals === undefined
+  const claudeCompat = texts["output-format"] !== undefined ||
+    texts["input-format"] !== undefined;
+  const permissionPrompt = flags["permission-prompt-tool"];
+  // A front that can ask its parent asks, unless --approvals says otherwise;
+  // so does stream-json under Claude Code's --permission-prompt-tool stdio.
+  const approvals = texts.approvals === undefined &&
+      (front !== "stream-json" || permissionPrompt === "stdio")
     ? "parent"
     : flags.approvals;
-
-  const resumeId = flags.resume;
-  const givenId = flags["session-id"];
-  if (resumeId && givenId && givenId !== resumeId) {
-    return fail("--resume and --session-id name different sessions");
-  }
-  const sessionId = resumeId ?? givenId ?? crypto.randomUUID();
-  if (!SESSION_ID.test(sessionId)) {
+  const permissionMode: PermissionMode | null = flags["permission-mode"] ??
+    (flags["dangerously-skip-permissions"]
+      ? "bypassPermissions"
+      : claudeCompat
+      ? "default"
+      : null);
+  if (texts.mode !== undefined && texts["permission-mode"] !== undefined) {
     return fail(
-      `--session-id must be 1-128 letters, digits, ".", "_" or "-", starting with a letter or digit, not "${sessionId}"`,
+      "--mode and --permission-mode both set the mode; give one of them",
+    );
+  }
+  const mode = permissionMode
+    ? permissionSettings(permissionMode).mode
+    : flags.mode;
+  const warnings = unhonouredFlagWarnings(texts);
+  if (permissionPrompt !== undefined && permissionPrompt !== "stdio") {
+    warnings.push(
+      `--permission-prompt-tool ${permissionPrompt} was accepted but is not honoured: wave asks the parent with can_use_tool (--permission-prompt-tool stdio) or decides by --approvals (${approvals})`,
+    );
+  }
+  const sources = flags["setting-sources"];
+  if (sources !== undefined && sources.trim() !== "") {
+    warnings.push(
+      `--setting-sources ${sources} was accepted but is not honoured: wave reads no Claude Code settings files or CLAUDE.md`,
     );
   }
 
@@ -238,6 +299,33 @@ export function parseFlags(
   }
   const waveHome = absolutePath(home || `${userHome}/.wave`, cwd);
 
+  let resumeId = flags.resume;
+  if (flags.continue) {
+    if (resumeId) return fail("--continue and --resume both name a session");
+    resumeId = latestSessionOf(waveHome, workspace);
+    if (!resumeId) {
+      return fail(
+        `there is no earlier session of ${workspace} in ${waveHome}/sessions to continue`,
+      );
+    }
+  }
+  const givenId = flags["session-id"];
+  const fork = flags["fork-session"];
+  if (fork && !resumeId) {
+    return fail("--fork-session needs --resume ID or --continue");
+  }
+  if (!fork && resumeId && givenId && givenId !== resumeId) {
+    return fail("--resume and --session-id name different sessions");
+  }
+  const sessionId = fork
+    ? givenId ?? crypto.randomUUID()
+    : resumeId ?? givenId ?? crypto.randomUUID();
+  if (!SESSION_ID.test(sessionId)) {
+    return fail(
+      `--session-id must be 1-128 letters, digits, ".", "_" or "-", starting with a letter or digit, not "${sessionId}"`,
+    );
+  }
+
   const toolModules = flags["tool-module"].map((file) =>
     new URL(`file://${absolutePath(file, cwd)}`).href
   );
@@ -251,15 +339,39 @@ export function parseFlags(
 
   let model: string | null = null;
   let apiKey: ApiKey | undefined;
-  if (flags.model !== undefined) {
-    const checked = checkModel(flags.model, {
+  // Claude Code's parent names a model by its bare name, or none: then
+  // Claude Code's default, when an Anthropic key is there to reach it.
+  const wantedModel = flags.model ??
+    (claudeCompat && hasAnthropicKey(env) ? DEFAULT_CLAUDE_MODEL : undefined);
+  let baseUrl = flags["base-url"];
+  if (wantedModel !== undefined) {
+    const id = parseModelId(wantedModel);
+    // As Claude Code does: an Anthropic model's server may come from the environment.
+    if (!("problem" in id) && id.provider === "anthropic") {
+      baseUrl ??= env.get("ANTHROPIC_BASE_URL") || undefined;
+    }
+    const checked = checkModel(wantedModel, {
       env,
       file: flags["api-key-file"],
-      baseUrl: flags["base-url"],
+      baseUrl,
       cwd,
     });
     if ("problem" in checked) return fail(checked.problem);
     ({ model, apiKey } = checked);
+  }
+  let fallbackModel: string | null = null;
+  if (flags["fallback-model"] !== undefined) {
+    if (!model?.startsWith("anthropic:") && !model?.startsWith("openai:")) {
+      return fail("--fallback-model needs --model (anthropic:… or openai:…)");
+    }
+    const id = parseModelId(flags["fallback-model"]);
+    if ("problem" in id) {
+      return fail(id.problem.replace("--model", "--fallback-model"));
+    }
+    fallbackModel = `${model.slice(0, model.indexOf(":"))}:${id.name}`;
+    if (fallbackModel === model) {
+      return fail("--fallback-model names the same model as --model");
+    }
   }
   if (flags["api-key-file"] !== undefined && apiKey === undefined) {
     return fail("--api-key-file needs --model anthropic:… or openai:…");
@@ -300,6 +412,45 @@ export function parseFlags(
       );
     }
   }
+  const addDirs: string[] = [];
+  for (const dir of flags["add-dir"]) {
+    const wantedDir = absolutePath(dir, cwd);
+    try {
+      const real = Deno.realPathSync(wantedDir);
+      if (!Deno.statSync(real).isDirectory) {
+        return fail(`--add-dir is not a directory: ${wantedDir}`);
+      }
+      addDirs.push(real);
+    } catch {
+      return fail(`--add-dir does not exist: ${wantedDir}`);
+    }
+  }
+  let jsonSchema: Record<string, unknown> | null = null;
+  if (flags["json-schema"] !== undefined) {
+    try {
+      jsonSchema = JSON.parse(flags["json-schema"]);
+    } catch (error) {
+      return fail(`--json-schema is not JSON: ${(error as Error).message}`);
+    }
+    if (
+      typeof jsonSchema !== "object" || jsonSchema === null ||
+      Array.isArray(jsonSchema)
+    ) {
+      return fail("--json-schema must be a JSON Schema object");
+    }
+  }
+  let maxBudgetUsd: number | null = null;
+  if (flags["max-budget-usd"] !== undefined) {
+    maxBudgetUsd = Number(flags["max-budget-usd"]);
+    if (!(maxBudgetUsd > 0) || !Number.isFinite(maxBudgetUsd)) {
+      return fail(
+        `--max-budget-usd must be a positive number of dollars, not "${
+          flags["max-budget-usd"]
+        }"`,
+      );
+    }
+  }
+  const toolsText = flags.tools;
 
   return {
     kind: "run",
@@ -308,7 +459,7 @@ export function parseFlags(
       listen,
       workspace,
       toolset: flags.toolset,
-      mode: flags.mode,
+      mode,
       approvals,
       approvalTimeoutMs: flags["approval-timeout"],
       maxLineBytes: flags["max-line-bytes"],
@@ -320,7 +471,7 @@ export function parseFlags(
       shellSandbox: flags["shell-sandbox"],
       allowNet: flags["allow-net"],
       model,
-      baseUrl: flags["base-url"],
+      baseUrl,
       apiKey,
       sttModel,
       sttBaseUrl,
@@ -345,8 +496,89 @@ export function parseFlags(
         maxAgeMs: flags["history-max-days"] * 24 * 3600 * 1000,
         maxBytes: flags["history-max-bytes"],
       },
+      claudeCompat,
+      permissionMode,
+      toolRules: {
+        allow: splitToolRules(flags.allowedTools),
+        deny: splitToolRules(flags.disallowedTools),
+      },
+      tools: toolsText === undefined || toolsText === "default"
+        ? null
+        : splitToolRules([toolsText]),
+      systemPrompt: {
+        replace: flags["system-prompt"] ?? null,
+        append: flags["append-system-prompt"] ?? null,
+      },
+      includePartialMessages: flags["include-partial-messages"],
+      fallbackModel,
+      addDirs,
+      maxThinkingTokens: flags["max-thinking-tokens"] ?? null,
+      persistSession: !flags["no-session-persistence"],
+      debugFile: flags["debug-file"] === undefined
+        ? null
+        : absolutePath(flags["debug-file"], cwd),
+      jsonSchema,
+      maxBudgetUsd,
+      forkFrom: fork ? resumeId! : null,
+      warnings,
     },
   };
+}
+
+/** The model a Claude Code parent gets when it names none (Claude Code's default). */
+export const DEFAULT_CLAUDE_MODEL = "anthropic:claude-sonnet-5-5";
+
+function hasAnthropicKey(env: Env): boolean {
+  return !!(env.get("ANTHROPIC_API_KEY") || env.get("ANTHROPIC_API_KEY_FILE"));
+}
+
+/**
+ * The newest session of `workspace` in `waveHome/sessions` (`--continue`):
+ * the transcript changed last whose first line names this workspace.
+ */
+function latestSessionOf(
+  waveHome: string,
+  workspace: string,
+): string | undefined {
+  const dir = `${waveHome}/sessions`;
+  let best: { id: string; mtime: number } | undefined;
+  let entries: Deno.DirEntry[];
+  try {
+    entries = [...Deno.readDirSync(dir)];
+  } catch {
+    return undefined;
+  }
+  for (const entry of entries) {
+    if (!entry.isFile || !entry.name.endsWith(".jsonl")) continue;
+    const path = `${dir}/${entry.name}`;
+    try {
+      const mtime = Deno.statSync(path).mtime?.getTime() ?? 0;
+      if (best && mtime <= best.mtime) continue;
+      if (sessionCwd(path) !== workspace) continue;
+      best = { id: entry.name.slice(0, -".jsonl".length), mtime };
+    } catch { /* unreadable: not this workspace's, as far as wave can tell */ }
+  }
+  return best?.id;
+}
+
+/** The `cwd` a transcript's session line records (its first line, within 64 KiB). */
+function sessionCwd(path: string): string | undefined {
+  const file = Deno.openSync(path);
+  try {
+    const buffer = new Uint8Array(64 * 1024);
+    const n = file.readSync(buffer) ?? 0;
+    const text = new TextDecoder().decode(buffer.subarray(0, n));
+    for (const line of text.split("\n")) {
+      if (!line.includes('"session"')) continue;
+      try {
+        const entry = JSON.parse(line);
+        if (entry.type === "session") return entry.cwd;
+      } catch { /* cut short */ }
+    }
+    return undefined;
+  } finally {
+    file.close();
+  }
 }
 
 /**
@@ -376,6 +608,7 @@ function checkModel(
     const key = readApiKey(id.provider, sources);
     if ("problem" in key) return key;
     apiKey = key.key;
+    model = `${id.provider}:${id.name}`;
   }
   const { baseUrl } = sources;
   if (baseUrl !== undefined && !/^https?:\/\/\S+$/.test(baseUrl)) {

@@ -6,14 +6,20 @@
  * @module
  */
 
-import { decodeControlBody } from "./inbound.ts";
+import { type ControlBody, decodeControlBody } from "./inbound.ts";
+import { isPermissionMode } from "./permission_modes.ts";
+import type { Mode } from "../tools/kernel/modes.ts";
 import type { CurrentTask } from "./current_task.ts";
 import type { InFlight } from "./in_flight.ts";
 import {
   type ControlAnswer,
   controlError,
   controlSuccess,
+  type InitializeAnswer,
 } from "./outbound.ts";
+
+/** `initialize`'s request, decoded. */
+export type InitializeRequest = Extract<ControlBody, { subtype: "initialize" }>;
 import type { ProtocolWriter } from "./output.ts";
 import type { ToolRegistry } from "./registry.ts";
 import type { SessionMode } from "./session_mode.ts";
@@ -32,6 +38,12 @@ export interface ControlRequestsDeps {
   inFlight: InFlight;
   /** The task calls belong to (`set_task` names the parent's). */
   task: CurrentTask;
+  /** Claude Code's handshake (`initialize.ts`). */
+  initialize(request: InitializeRequest): InitializeAnswer;
+  /** Switches the model of the next requests; resolves with it as `provider:name`. */
+  setModel(model: string | null): Promise<string>;
+  /** Sets the thinking budget of the next requests (null: none). */
+  setThinkingBudget(tokens: number | null): void;
 }
 
 /** Serves one session's control requests. */
@@ -39,6 +51,8 @@ export class ControlRequests {
   #deps: ControlRequestsDeps;
   /** The ids of requests still being served: their answers are yet to come. */
   #open = new Set<string | number>();
+  /** The calls `call_tool` started, by request id (`control_cancel_request` ends one). */
+  #calls = new Map<string | number, AbortController>();
 
   /** Serves requests with what `deps` gives. */
   constructor(deps: ControlRequestsDeps) {
@@ -72,8 +86,26 @@ export class ControlRequests {
         inFlight.interrupt();
         return this.#answer(id, {});
       case "set_permission_mode":
-        mode.current = body.mode;
-        return this.#answer(id, { mode: mode.current });
+        // Claude Code's names (plan is both), or wave's own.
+        if (
+          isPermissionMode(body.mode) &&
+          (body.mode !== "plan" || mode.permission !== null)
+        ) mode.setPermission(body.mode);
+        else mode.current = body.mode as Mode;
+        return this.#answer(id, { mode: body.mode });
+      case "initialize":
+        return this.#answer(id, this.#deps.initialize(body));
+      case "set_model":
+        this.#open.add(id);
+        return inFlight.track(
+          this.#deps.setModel(body.model ?? null).then(
+            (model) => this.#answer(id, { model }),
+            (error) => this.#refuse(id, (error as Error).message),
+          ).finally(() => this.#open.delete(id)),
+        );
+      case "set_max_thinking_tokens":
+        this.#deps.setThinkingBudget(body.max_thinking_tokens || null);
+        return this.#answer(id, {});
       case "list_tools":
         return this.#answer(id, { tools: registry.describe(mode.current) });
       case "get_tasks":
@@ -104,6 +136,7 @@ export class ControlRequests {
     if ("error" in prepared) return this.#refuse(id, prepared.error);
     const controller = inFlight.controller();
     this.#open.add(id);
+    this.#calls.set(id, controller);
     inFlight.track(
       calls.run(prepared, controller.signal)
         .then((result) => this.#answer(id, result))
@@ -112,9 +145,19 @@ export class ControlRequests {
         )
         .finally(() => {
           this.#open.delete(id);
+          this.#calls.delete(id);
           inFlight.release(controller);
         }),
     );
+  }
+
+  /**
+   * `control_cancel_request`: the parent no longer waits for request `id`.
+   * A `call_tool` still running is interrupted (its answer says so); any
+   * other request, or one already answered, is left as it is.
+   */
+  cancel(id: string | number): void {
+    this.#calls.get(id)?.abort();
   }
 
   /** Answers get_tasks, in the session's queue as a read: it sees every change requested before it. */

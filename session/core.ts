@@ -19,6 +19,7 @@ import { commandEnvironment } from "./environment.ts";
 import { SandboxExecutor } from "./executor.ts";
 import { InFlight } from "./in_flight.ts";
 import { ParentRequests } from "./parent_requests.ts";
+import { ToolPermissions } from "./permissions.ts";
 import { ToolRegistry } from "./registry.ts";
 import { SessionMode } from "./session_mode.ts";
 import { ToolCalls } from "./tool_calls.ts";
@@ -73,6 +74,8 @@ export interface Core {
   /** The mode the session is in now. */
   mode: SessionMode;
   writeQueue: WriteQueue;
+  /** The tool-level permissions: Claude Code's rules and permission mode. */
+  permissions: ToolPermissions;
   /** The session's task list (`--task-list`). */
   tasks: TaskStore;
   /** The task calls belong to now (a user turn, `set_task`, or the session's own). */
@@ -118,7 +121,7 @@ export async function openCore(
   // A writer killed mid-write left its temp file: the workspace's top is swept now, in the background; deeper directories before a write there.
   const sweeping = sweepLeftovers(config.workspace).catch(() => []);
 
-  const mode = new SessionMode(config.mode);
+  const mode = new SessionMode(config.mode, config.permissionMode);
   const processes = new ProcessGroups();
   const writeQueue = new WriteQueue();
   const executor = new SandboxExecutor({
@@ -141,6 +144,15 @@ export async function openCore(
     options.parent,
   );
   const task = new CurrentTask(config.sessionId);
+  const permissions = new ToolPermissions({
+    mode,
+    workspace: config.workspace,
+    allow: config.toolRules.allow,
+    deny: config.toolRules.deny,
+    only: config.tools,
+    roots: config.addDirs,
+  });
+  registry.offers = (name) => permissions.offers(name);
   const calls = new ToolCalls({
     processes,
     config,
@@ -160,6 +172,7 @@ export async function openCore(
     onEvent: options.onEvent,
     task,
     parent: options.requests,
+    permissions,
   });
   return {
     config,
@@ -167,6 +180,7 @@ export async function openCore(
     calls,
     approvals,
     mode,
+    permissions,
     writeQueue,
     tasks: new TaskStore(config.waveHome, config.taskListId),
     task,

@@ -9,6 +9,7 @@
 import { type FlagTable, helpLines } from "./_flag_parser.ts";
 import { MODES } from "../tools/kernel/modes.ts";
 import { VERSION } from "./version.ts";
+import { PERMISSION_MODES } from "./permission_modes.ts";
 
 /**
  * Who approves a call that needs an approval (docs/protocol.md "Approvals"):
@@ -58,6 +59,103 @@ export const FRONTS = ["stream-json", "mcp", "acp"] as const;
 
 /** One of {@linkcode FRONTS}. */
 export type Front = typeof FRONTS[number];
+
+/**
+ * Claude Code's flags that wave accepts, for a parent written for Claude
+ * Code, but cannot honour: each one given is named in a `system/warning`
+ * ({@linkcode unhonouredFlagWarnings}), never dropped silently. Left out of
+ * `--help`.
+ */
+const UNHONOURED_FLAGS = {
+  "thinking": unhonoured(
+    "string",
+    "wave sends no thinking settings but --max-thinking-tokens",
+  ),
+  "thinking-display": unhonoured("string", "wave shows no thinking blocks"),
+  "effort": unhonoured("string", "wave sends no effort setting"),
+  "task-budget": unhonoured("string", "wave keeps no task budget"),
+  "agent": unhonoured("string", "wave cannot run named agents"),
+  "agents": unhonoured("string", "wave cannot run subagents yet"),
+  "betas": unhonoured("string", "wave sends no beta headers"),
+  "debug": unhonoured(
+    "boolean",
+    "wave's log always goes to stderr (or --debug-file)",
+  ),
+  "debug-to-stderr": unhonoured("boolean", "wave's log always goes to stderr"),
+  "permission-prompts": unhonoured(
+    "string",
+    "wave asks with can_use_tool only",
+  ),
+  "channels": unhonoured("list", "wave has no channels"),
+  "include-hook-events": unhonoured(
+    "boolean",
+    "wave writes no hook event messages",
+  ),
+  "session-mirror": unhonoured(
+    "boolean",
+    "wave keeps its transcript in WAVE_HOME/sessions only",
+  ),
+  "project-config-root": unhonoured(
+    "string",
+    "wave reads no Claude Code project config",
+  ),
+  "plugin-dir": unhonoured("list", "wave loads no Claude Code plugins"),
+  "plugin-dir-no-mcp": unhonoured("list", "wave loads no Claude Code plugins"),
+  "resume-session-at": unhonoured(
+    "string",
+    "wave resumes a whole session only",
+  ),
+  "resume-drops-turn": unhonoured(
+    "string",
+    "wave resumes a whole session only",
+  ),
+  "initialize-fields": unhonoured(
+    "string",
+    "wave reads only the initialize fields docs/protocol.md lists",
+  ),
+  "managed-settings": unhonoured(
+    "string",
+    "wave reads no Claude Code settings",
+  ),
+  "managed-settings-in-initialize": unhonoured(
+    "boolean",
+    "wave reads no Claude Code settings",
+  ),
+  "settings": unhonoured("string", "wave reads no Claude Code settings"),
+  "sdk-url": unhonoured("string", "wave speaks on stdio only"),
+  "hard-fail": unhonoured("boolean", "wave has no such mode"),
+  // Honoured: wave reads initialize whenever it comes, and lets
+  // bypassPermissions be chosen without a second flag.
+  "await-initialize": accepted("boolean"),
+  "allow-dangerously-skip-permissions": accepted("boolean"),
+} as const;
+
+function unhonoured<K extends "string" | "boolean" | "list">(
+  kind: K,
+  why: string,
+): { kind: K; hidden: true; help: string; unhonoured: string } {
+  return { kind, hidden: true, help: `Claude Code's: ${why}`, unhonoured: why };
+}
+
+function accepted<K extends "string" | "boolean">(
+  kind: K,
+): { kind: K; hidden: true; help: string } {
+  return { kind, hidden: true, help: "Claude Code's: accepted, nothing to do" };
+}
+
+/**
+ * The `system/warning` texts for the flags given that wave accepts but
+ * cannot honour: one per flag, naming it and why.
+ */
+export function unhonouredFlagWarnings(
+  given: Readonly<Record<string, unknown>>,
+): string[] {
+  return Object.entries(UNHONOURED_FLAGS).flatMap(([name, spec]) =>
+    "unhonoured" in spec && given[name] !== undefined
+      ? [`--${name} was accepted but is not honoured: ${spec.unhonoured}`]
+      : []
+  );
+}
 
 /** Every flag wave takes, in the order `--help` lists them. */
 export const FLAGS = {
@@ -236,6 +334,134 @@ export const FLAGS = {
     help:
       "wave mcp only: serve MCP over streamable HTTP at http://HOST:PORT/mcp instead of stdio (HOST: 127.0.0.1, localhost or [::1]; PORT 0 picks a free one, written to stderr)",
   },
+  // Claude Code's flags: a parent written for Claude Code (the Claude Agent
+  // SDK) starts wave with them (README "Use wave from the Claude Agent SDK").
+  "output-format": {
+    kind: "string",
+    arg: "FORMAT",
+    choices: ["stream-json"],
+    help:
+      "Claude Code's: wave writes stream-json; given, wave speaks Claude Code's vocabulary where the two differ (docs/protocol.md)",
+  },
+  "input-format": {
+    kind: "string",
+    arg: "FORMAT",
+    choices: ["stream-json"],
+    help: "Claude Code's: wave reads stream-json",
+  },
+  "verbose": {
+    kind: "boolean",
+    help: "Claude Code's: accepted (wave always writes every message)",
+  },
+  "dangerously-skip-permissions": {
+    kind: "boolean",
+    help: "Claude Code's: the same as --permission-mode bypassPermissions",
+  },
+  "print": {
+    kind: "boolean",
+    short: "p",
+    help: "Claude Code's: accepted (wave is always headless)",
+  },
+  "permission-mode": {
+    kind: "string",
+    arg: "MODE",
+    choices: PERMISSION_MODES,
+    help:
+      'Claude Code\'s permission modes, mapped onto --mode and --approvals (README "Permission modes")',
+  },
+  "permission-prompt-tool": {
+    kind: "string",
+    arg: "stdio",
+    help:
+      "stdio: ask the parent with can_use_tool (the same as --approvals parent); an MCP tool's name is not honoured (a warning says so) and calls are then denied",
+  },
+  "allowedTools": {
+    kind: "list",
+    arg: "RULES",
+    help:
+      "tools (or rules such as Bash(git:*), Edit(src/**)) that run without asking; comma or space separated",
+  },
+  "disallowedTools": {
+    kind: "list",
+    arg: "RULES",
+    help:
+      "tools removed from the model's list (a bare name) or calls refused (a rule); comma or space separated",
+  },
+  "tools": {
+    kind: "string",
+    arg: "NAMES",
+    help:
+      'the tools offered, comma separated (default: the whole toolset; "" for none)',
+  },
+  "system-prompt": {
+    kind: "string",
+    arg: "TEXT",
+    help: "replace wave's system prompt",
+  },
+  "append-system-prompt": {
+    kind: "string",
+    arg: "TEXT",
+    help: "add to the end of the system prompt",
+  },
+  "include-partial-messages": {
+    kind: "boolean",
+    help:
+      "write stream_event messages (the model's raw stream events) while a reply streams",
+  },
+  "fallback-model": {
+    kind: "string",
+    arg: "NAME",
+    help:
+      "the model a request goes to when --model is overloaded or failing (HTTP 429, 5xx)",
+  },
+  "continue": {
+    kind: "boolean",
+    help: "continue the most recent session of this workspace",
+  },
+  "fork-session": {
+    kind: "boolean",
+    help:
+      "with --resume or --continue: a new session id, starting from a copy of the old session's transcript",
+  },
+  "add-dir": {
+    kind: "list",
+    arg: "DIR",
+    help:
+      "another directory the tools may use under the workspace's rules (repeatable)",
+  },
+  "max-thinking-tokens": {
+    kind: "integer",
+    arg: "N",
+    help: "extended thinking budget of each Anthropic request",
+  },
+  "no-session-persistence": {
+    kind: "boolean",
+    help: "write no transcript (the session cannot be resumed)",
+  },
+  "debug-file": {
+    kind: "string",
+    arg: "FILE",
+    help: "append wave's log (what it writes to stderr) to FILE",
+  },
+  "json-schema": {
+    kind: "string",
+    arg: "JSON",
+    help:
+      "structured output: the turn's result carries structured_output, an object valid against this JSON Schema",
+  },
+  "max-budget-usd": {
+    kind: "string",
+    arg: "USD",
+    help:
+      "stop a turn once the session's estimated cost reaches this (result error_max_budget_usd)",
+  },
+  "setting-sources": {
+    kind: "string",
+    arg: "LIST",
+    help:
+      "Claude Code's: accepted; wave reads no Claude Code settings files (a warning says so)",
+  },
+  ...UNHONOURED_FLAGS,
   "version": { kind: "boolean", help: "print the version and exit" },
   "help": { kind: "boolean", short: "h", help: "print this help and exit" },
 } as const satisfies FlagTable;

@@ -14,6 +14,7 @@
 
 import { z } from "zod";
 import { MODES } from "../tools/kernel/modes.ts";
+import { PERMISSION_MODES } from "./permission_modes.ts";
 
 /** `system/error` codes (docs/protocol.md "Bad input"). */
 export const INPUT_ERROR_CODES = [
@@ -53,6 +54,12 @@ const ControlRequest = z.object({
   request: z.looseObject({ subtype: z.string() }),
 });
 
+/** The parent no longer waits for the answer to one of its requests. */
+const ControlCancelRequest = z.object({
+  type: z.literal("control_cancel_request"),
+  request_id: RequestId,
+});
+
 const ControlResponse = z.object({
   type: z.literal("control_response"),
   response: z.union([
@@ -86,7 +93,30 @@ const CallTool = z.object({
 const Interrupt = z.object({ subtype: z.literal("interrupt") });
 const SetPermissionMode = z.object({
   subtype: z.literal("set_permission_mode"),
-  mode: z.enum(MODES),
+  mode: z.union([z.enum(MODES), z.enum(PERMISSION_MODES)]),
+});
+const HookMatcher = z.object({
+  matcher: z.string().optional(),
+  hookCallbackIds: z.array(z.string().min(1).max(MAX_ID_LENGTH)),
+  timeout: z.number().positive().optional(),
+});
+/** Claude Code's handshake (the Claude Agent SDK sends it first). */
+const Initialize = z.object({
+  subtype: z.literal("initialize"),
+  hooks: z.record(z.string(), z.array(HookMatcher)).optional(),
+  systemPrompt: z.union([z.string(), z.array(z.string())]).optional(),
+  appendSystemPrompt: z.string().optional(),
+  jsonSchema: z.record(z.string(), z.unknown()).optional(),
+  agents: z.record(z.string(), z.unknown()).optional(),
+  sdkMcpServers: z.array(z.string()).optional(),
+});
+const SetModel = z.object({
+  subtype: z.literal("set_model"),
+  model: z.string().min(1).max(MAX_ID_LENGTH).nullable().optional(),
+});
+const SetMaxThinkingTokens = z.object({
+  subtype: z.literal("set_max_thinking_tokens"),
+  max_thinking_tokens: z.number().int().nonnegative().nullable().optional(),
 });
 const ListTools = z.object({ subtype: z.literal("list_tools") });
 const GetTasks = z.object({ subtype: z.literal("get_tasks") });
@@ -104,6 +134,9 @@ export type ControlBody = z.infer<
   | typeof ListTools
   | typeof GetTasks
   | typeof SetTask
+  | typeof Initialize
+  | typeof SetModel
+  | typeof SetMaxThinkingTokens
 >;
 
 /** A control request subtype wave serves. */
@@ -118,13 +151,17 @@ export const CONTROL_BODIES: ReadonlyMap<string, z.ZodType<ControlBody>> =
     ["list_tools", ListTools],
     ["get_tasks", GetTasks],
     ["set_task", SetTask],
+    ["initialize", Initialize],
+    ["set_model", SetModel],
+    ["set_max_thinking_tokens", SetMaxThinkingTokens],
   ]);
 
 /** A decoded inbound message. */
 export type Inbound =
   | z.infer<typeof UserMessage> & { line: number }
   | z.infer<typeof ControlRequest> & { line: number }
-  | z.infer<typeof ControlResponse> & { line: number };
+  | z.infer<typeof ControlResponse> & { line: number }
+  | z.infer<typeof ControlCancelRequest> & { line: number };
 
 /** A line that could not be decoded. */
 export interface InputError {
@@ -140,6 +177,7 @@ const SCHEMAS: ReadonlyMap<string, z.ZodType> = new Map<string, z.ZodType>([
   ["user", UserMessage],
   ["control_request", ControlRequest],
   ["control_response", ControlResponse],
+  ["control_cancel_request", ControlCancelRequest],
 ]);
 
 /**
@@ -257,7 +295,7 @@ export function decodeLine(
       requestId,
       message: `unknown message type "${
         record.type.slice(0, 100)
-      }"; expected user, control_request or control_response`,
+      }"; expected user, control_request, control_response or control_cancel_request`,
     };
   }
   const parsed = schema.safeParse(value);

@@ -59,6 +59,8 @@ export class InboundDispatch {
         }
         return;
       }
+      case "control_cancel_request":
+        return this.#deps.control.cancel(decoded.request_id);
       case "user":
         return this.#deps.turns.start(
           decoded.message.content as string | Block[],

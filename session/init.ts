@@ -8,6 +8,7 @@
 import { CommandSandbox } from "./command_sandbox.ts";
 import type { Config } from "./config.ts";
 import { PROTOCOL_VERSION, VERSION } from "./version.ts";
+import { permissionModeOf } from "./permission_modes.ts";
 
 /**
  * The first line wave writes: who it is, what it serves, and how its
@@ -33,5 +34,17 @@ export function initMessage(
     },
     wave_version: VERSION,
     protocol: PROTOCOL_VERSION,
+    // Claude Code's fields, for a parent written for it.
+    apiKeySource: config.apiKey && config.model?.startsWith("anthropic:")
+      ? "ANTHROPIC_API_KEY"
+      : "none",
+    permissionMode: config.permissionMode ?? permissionModeOf(config.mode),
+    slash_commands: [],
+    mcp_servers: [],
+    output_style: "default",
+    claude_code_version: `wave ${VERSION}`,
+    skills: [],
+    plugins: [],
+    uuid: crypto.randomUUID(),
   };
 }

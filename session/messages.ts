@@ -37,6 +37,10 @@ export interface Message {
 export interface Usage {
   input_tokens: number;
   output_tokens: number;
+  /** Tokens written to the provider's prompt cache, where it says. */
+  cache_creation_input_tokens?: number;
+  /** Tokens read from the provider's prompt cache, where it says. */
+  cache_read_input_tokens?: number;
 }
 
 /** The blocks of a message's content (a string is one text block). */

@@ -15,6 +15,7 @@
 
 import { z } from "zod";
 import { MODES } from "../tools/kernel/modes.ts";
+import { PERMISSION_MODES } from "./permission_modes.ts";
 import { TASK_STATUSES } from "../tools/kernel/tasks.ts";
 import { describeIssues, INPUT_ERROR_CODES, RequestId } from "./inbound.ts";
 
@@ -45,7 +46,11 @@ const ToolResultBlock = z.strictObject({
 const Usage = z.strictObject({
   input_tokens: z.number(),
   output_tokens: z.number(),
+  cache_creation_input_tokens: z.number(),
+  cache_read_input_tokens: z.number(),
 });
+/** A message's id for a Claude Code parent (the SDK's `uuid`). */
+const Uuid = z.string().uuid();
 
 /** The task list as a UI shows it (`system/task_list`, `get_tasks`). */
 const TaskListView = z.strictObject({
@@ -75,6 +80,18 @@ const SystemInit = z.strictObject({
   }),
   wave_version: z.string(),
   protocol: z.number(),
+  // Claude Code's fields (the Claude Agent SDK's SDKSystemMessage).
+  apiKeySource: z.string(),
+  permissionMode: z.enum(PERMISSION_MODES),
+  slash_commands: z.array(z.string()),
+  mcp_servers: z.array(
+    z.strictObject({ name: z.string(), status: z.string() }),
+  ),
+  output_style: z.string(),
+  claude_code_version: z.string(),
+  skills: z.array(z.string()),
+  plugins: z.array(z.unknown()),
+  uuid: Uuid,
 });
 
 /** `system/error` (ext): bad input that has no `request_id` to answer. */
@@ -115,12 +132,25 @@ const SystemTaskList = z.strictObject({
 const AssistantReply = z.strictObject({
   type: z.literal("assistant"),
   message: z.strictObject({
+    id: z.string(),
+    type: z.literal("message"),
     role: z.literal("assistant"),
     content: z.array(z.union([TextBlock, ToolUseBlock])),
     model: z.string(),
     stop_reason: z.string(),
+    stop_sequence: z.null(),
     usage: Usage,
   }),
+  parent_tool_use_id: z.null(),
+  uuid: Uuid,
+});
+
+/** `stream_event` (under `--include-partial-messages`): one raw event of a reply's stream, Anthropic's shape. */
+const StreamEvent = z.strictObject({
+  type: z.literal("stream_event"),
+  event: z.looseObject({ type: z.string() }),
+  parent_tool_use_id: z.null(),
+  uuid: Uuid,
 });
 
 /** `user`: one tool result fed back to the model. */
@@ -132,6 +162,8 @@ const ToolResultEcho = z.strictObject({
   }),
   tool_use_result: z.unknown(),
   duration_ms: z.number(),
+  parent_tool_use_id: z.null(),
+  uuid: Uuid,
 });
 
 /** How a turn ended. */
@@ -140,7 +172,21 @@ export const RESULT_SUBTYPES = [
   "error_max_turns",
   "error_during_execution",
   "error_interrupted",
+  "error_max_budget_usd",
+  "error_max_structured_output_retries",
 ] as const;
+
+/** A model's token counts and estimated cost (the SDK's ModelUsage). */
+const ModelUsage = z.strictObject({
+  inputTokens: z.number(),
+  outputTokens: z.number(),
+  cacheReadInputTokens: z.number(),
+  cacheCreationInputTokens: z.number(),
+  webSearchRequests: z.number(),
+  costUSD: z.number(),
+  contextWindow: z.number(),
+  maxOutputTokens: z.number(),
+});
 
 /** `result`: the end of a user turn. */
 const TurnResult = z.strictObject({
@@ -151,6 +197,20 @@ const TurnResult = z.strictObject({
   duration_ms: z.number(),
   usage: Usage,
   result: z.string(),
+  // Claude Code's fields (the Claude Agent SDK's SDKResultMessage).
+  duration_api_ms: z.number(),
+  total_cost_usd: z.number(),
+  modelUsage: z.record(z.string(), ModelUsage),
+  permission_denials: z.array(z.strictObject({
+    tool_name: z.string(),
+    tool_use_id: z.string(),
+    tool_input: z.unknown(),
+  })),
+  stop_reason: z.string().nullable(),
+  errors: z.array(z.string()),
+  terminal_reason: z.string().optional(),
+  structured_output: z.unknown().optional(),
+  uuid: Uuid,
 });
 
 /** The `request` of `can_use_tool`: wave asks the parent to approve one call. */
@@ -160,6 +220,20 @@ const CanUseTool = z.strictObject({
   input: z.unknown(),
   tool_use_id: z.string(),
   reason: z.string(),
+  // Claude Code's fields (the Claude Agent SDK reads them for canUseTool).
+  decision_reason: z.string(),
+  blocked_path: z.string().optional(),
+  title: z.string(),
+  description: z.string(),
+  permission_suggestions: z.array(z.looseObject({ type: z.string() })),
+});
+
+/** The `request` of `hook_callback`: wave calls one of the parent's hooks (registered by `initialize`). */
+const HookCallback = z.strictObject({
+  subtype: z.literal("hook_callback"),
+  callback_id: z.string(),
+  input: z.looseObject({ hook_event_name: z.string() }),
+  tool_use_id: z.string().optional(),
 });
 
 /** The `request` of `open_file`: wave asks the parent to open a file for the person (`--open-with parent`). */
@@ -172,7 +246,13 @@ const OpenFileRequest = z.strictObject({
 const ApprovalRequest = z.strictObject({
   type: z.literal("control_request"),
   request_id: z.string(),
-  request: z.union([CanUseTool, OpenFileRequest]),
+  request: z.union([CanUseTool, OpenFileRequest, HookCallback]),
+});
+
+/** `control_cancel_request`: wave no longer waits for the answer to one of its requests. */
+const ControlCancelRequest = z.strictObject({
+  type: z.literal("control_cancel_request"),
+  request_id: z.string(),
 });
 
 /** `call_tool`'s answer: exactly what the model would see, and the metadata. */
@@ -197,11 +277,39 @@ const ListToolsAnswer = z.strictObject({
   })),
 });
 
+/** `initialize`'s answer (the Claude Agent SDK's SDKControlInitializeResponse). */
+const InitializeAnswer = z.strictObject({
+  commands: z.array(z.strictObject({
+    name: z.string(),
+    description: z.string(),
+    argumentHint: z.string(),
+  })),
+  agents: z.array(z.unknown()),
+  output_style: z.string(),
+  available_output_styles: z.array(z.string()),
+  models: z.array(z.strictObject({
+    value: z.string(),
+    displayName: z.string(),
+    description: z.string(),
+  })),
+  account: z.strictObject({
+    apiKeySource: z.string(),
+    apiProvider: z.string(),
+  }),
+  hooks_applied: z.boolean().optional(),
+  claude_code_version: z.string(),
+  /** What wave could not honour of the request (subagents, ...). */
+  warnings: z.array(z.string()),
+});
+
 /** The answer of each control request wave serves. */
 const ControlAnswer = z.union([
   CallToolAnswer,
   ListToolsAnswer,
-  z.strictObject({ mode: z.enum(MODES) }),
+  z.strictObject({ mode: z.union([z.enum(MODES), z.enum(PERMISSION_MODES)]) }),
+  InitializeAnswer,
+  // set_model
+  z.strictObject({ model: z.string() }),
   TaskListView,
   // set_task
   z.strictObject({ task_id: z.string(), goal: z.string() }),
@@ -234,6 +342,8 @@ const OUTBOUND = new Map<string, z.ZodType>([
   ["system/tool_progress", SystemToolProgress],
   ["system/task_list", SystemTaskList],
   ["assistant", AssistantReply],
+  ["stream_event", StreamEvent],
+  ["control_cancel_request", ControlCancelRequest],
   ["user", ToolResultEcho],
   ["result", TurnResult],
   ["control_request", ApprovalRequest],
@@ -244,6 +354,14 @@ const OUTBOUND = new Map<string, z.ZodType>([
 export type SystemInit = z.infer<typeof SystemInit>;
 /** `control_request` `can_use_tool`'s `request`. */
 export type CanUseTool = z.infer<typeof CanUseTool>;
+/** `control_request` `hook_callback`'s `request`. */
+export type HookCallback = z.infer<typeof HookCallback>;
+/** `initialize`'s answer. */
+export type InitializeAnswer = z.infer<typeof InitializeAnswer>;
+/** `result`. */
+export type TurnResult = z.infer<typeof TurnResult>;
+/** A model's usage in `result`'s `modelUsage`. */
+export type ModelUsage = z.infer<typeof ModelUsage>;
 /** `call_tool`'s answer. */
 export type CallToolAnswer = z.infer<typeof CallToolAnswer>;
 /** An answer to a control request. */
@@ -259,6 +377,8 @@ export type Outbound =
   | z.infer<typeof SystemToolProgress>
   | z.infer<typeof SystemTaskList>
   | z.infer<typeof AssistantReply>
+  | z.infer<typeof StreamEvent>
+  | z.infer<typeof ControlCancelRequest>
   | z.infer<typeof ToolResultEcho>
   | z.infer<typeof TurnResult>
   | z.infer<typeof ApprovalRequest>

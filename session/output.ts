@@ -23,6 +23,12 @@ export interface MessageSink {
    * message with the whole reply follows; never throws.
    */
   textDelta?(text: string): void;
+  /**
+   * Takes each raw event of the model's reply stream (optional: the
+   * stream-json writer under `--include-partial-messages`, which writes
+   * them as `stream_event`); never throws.
+   */
+  streamEvent?(event: { type: string }): void;
 }
 
 /** Where protocol lines go (stdout in the binary, a buffer in tests). */
@@ -108,6 +114,8 @@ export class ProtocolWriter implements OutputQueueView, MessageSink {
   #flushing: Promise<void> | null = null;
   #closed = false;
   #encoder = new TextEncoder();
+  /** Set under `--include-partial-messages`: writes each stream event as `stream_event`. */
+  streamEvent?: (event: { type: string }) => void;
   /** Runs once when the sink reports a broken pipe. */
   onClosed: (error: unknown) => void = () => {};
   /** Runs when a write fails for another reason (it is tried again). */

@@ -9,8 +9,15 @@
 
 import type { ParentAnswer } from "./inbound.ts";
 
-/** A request wave sends its parent besides approvals. */
-export type ParentRequest = { subtype: "open_file"; path: string };
+/** A request wave sends its parent besides approvals: open a file, call one of its hooks. */
+export type ParentRequest =
+  | { subtype: "open_file"; path: string }
+  | {
+    subtype: "hook_callback";
+    callback_id: string;
+    input: { hook_event_name: string; [field: string]: unknown };
+    tool_use_id?: string;
+  };
 
 /** Sends a control request to the parent. */
 export type SendParentRequest = (

@@ -69,19 +69,28 @@ export class ToolRegistry {
     return registry;
   }
 
-  /** The tool named `name`, bound or not. */
+  /**
+   * Which tools the session offers (`--tools`, a bare `--disallowedTools`
+   * name): the others are as if not in the toolset. Asked on each lookup,
+   * so a rule added later applies from then on.
+   */
+  offers: (name: string) => boolean = () => true;
+
+  /** The tool named `name`, bound or not, if the session offers it. */
   get(name: string): RegisteredTool | undefined {
-    return this.#tools.get(name);
+    return this.offers(name) ? this.#tools.get(name) : undefined;
   }
 
-  /** Every tool's name, in toolset order. */
+  /** Every offered tool's name, in toolset order. */
   names(): string[] {
-    return [...this.#tools.keys()];
+    return [...this.#tools.keys()].filter((name) => this.offers(name));
   }
 
-  /** The tools bound in `mode`, in toolset order. */
+  /** The offered tools bound in `mode`, in toolset order. */
   bound(mode: Mode): RegisteredTool[] {
-    return [...this.#tools.values()].filter((t) => boundIn(t.def.mode, mode));
+    return [...this.#tools.values()].filter((t) =>
+      boundIn(t.def.mode, mode) && this.offers(t.def.name)
+    );
   }
 
   /**
@@ -89,7 +98,9 @@ export class ToolRegistry {
    * (`emits`), in toolset order; with `mode`, only those bound in it.
    */
   emitters(event: ToolEventType, mode?: Mode): string[] {
-    const tools = mode ? this.bound(mode) : [...this.#tools.values()];
+    const tools = mode
+      ? this.bound(mode)
+      : [...this.#tools.values()].filter((t) => this.offers(t.def.name));
     return tools.filter((t) => t.def.emits?.includes(event)).map((t) =>
       t.def.name
     );

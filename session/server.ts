@@ -32,6 +32,8 @@ import { TaskReminders } from "./task_reminders.ts";
 import { type ToolEventRenderer, toolEventRenderer } from "./tool_events.ts";
 import { Transcript, transcriptPath } from "./transcript.ts";
 import { UserTurns } from "./user_turns.ts";
+import type { TurnHooks } from "./agent_loop.ts";
+import { initializeSession } from "./initialize.ts";
 import { preloadProvider } from "./models/mod.ts";
 import { warmDecoders } from "./inbound.ts";
 
@@ -106,6 +108,15 @@ export async function serve(
 ): Promise<number> {
   const writer = new ProtocolWriter(io.stdout, config.sessionId);
   options.onOutputQueue?.(writer);
+  if (config.includePartialMessages) {
+    writer.streamEvent = (event) =>
+      writer.send({
+        type: "stream_event",
+        event,
+        parent_tool_use_id: null,
+        uuid: crypto.randomUUID(),
+      });
+  }
   // The model's SDK (the slowest import before a first request) loads
   // beside the tools, which the session needs before it reads a line.
   if (config.model) preloadProvider(config.model);
@@ -130,9 +141,18 @@ export async function serve(
   }
   const session = openSession(core, writer, approvalsParent, requests);
   render = toolEventRenderer(writer, session.taskList);
-  // Commands or files not confined as asked or as hoped: said before anything else.
-  for (const warning of await core.warnings()) {
+  // Commands or files not confined as asked or as hoped, flags not
+  // honoured: said before anything else.
+  for (const warning of [...await core.warnings(), ...config.warnings]) {
     writer.send({ type: "system", subtype: "warning", message: warning });
+  }
+  if (config.forkFrom) {
+    // --fork-session: this session starts from a copy of the other's history.
+    const { waveHome, sessionId } = config;
+    await Deno.copyFile(
+      transcriptPath(waveHome, config.forkFrom),
+      transcriptPath(waveHome, sessionId),
+    );
   }
 
   if (config.resume) await session.turns.resume();
@@ -226,19 +246,25 @@ function openSession(
     isTracker: (name) => trackers.has(name),
     bound: () => registry.emitters("task_list_changed", mode.current),
   });
+  let turnHooks: TurnHooks | undefined;
+  const transcript = new Transcript(
+    transcriptPath(config.waveHome, config.sessionId),
+    config.persistSession,
+  );
   const turns = new UserTurns({
     config,
     writer,
     registry,
     calls,
-    transcript: new Transcript(
-      transcriptPath(config.waveHome, config.sessionId),
-    ),
+    transcript,
     mode,
     reminders,
     inFlight,
     task: core.task,
+    turnHooks: () => turnHooks,
   });
+  const warn = (message: string) =>
+    writer.send({ type: "system", subtype: "warning", message });
   const control = new ControlRequests({
     writer,
     registry,
@@ -248,6 +274,18 @@ function openSession(
     taskList,
     inFlight,
     task: core.task,
+    initialize: (request) =>
+      initializeSession(request, {
+        config,
+        calls,
+        mode,
+        requests,
+        transcriptPath: transcript.path,
+        setTurnHooks: (hooks) => turnHooks = hooks,
+        warn,
+      }),
+    setModel: (model) => turns.setModel(model),
+    setThinkingBudget: (tokens) => config.maxThinkingTokens = tokens,
   });
   return {
     dispatch: new InboundDispatch({

@@ -32,6 +32,8 @@ import {
 } from "../tools/kernel/tool.ts";
 import { type Transcriber, TranscriptionError } from "./transcriber.ts";
 import type { WriteQueue } from "./write_queue.ts";
+import type { CallHooks } from "./call_hooks.ts";
+import type { ToolPermissions } from "./permissions.ts";
 import type { CurrentTask } from "./current_task.ts";
 import type { ParentRequests } from "./parent_requests.ts";
 import { openWithSystem } from "./system_opener.ts";
@@ -82,6 +84,8 @@ export interface ToolCallsDeps {
   task: CurrentTask;
   /** Requests to the parent (open_file under `--open-with parent`). */
   parent: ParentRequests;
+  /** The tool-level permissions (Claude Code's rules and permission mode), when the session has them. */
+  permissions?: ToolPermissions;
   /**
    * Each event a call's tool emits, in order. A promise it returns is
    * awaited before the call's result is returned, so whatever it writes
@@ -117,6 +121,8 @@ function workerScopes(scopes: Scopes): Scopes {
 /** Runs tool calls for one session. */
 export class ToolCalls {
   #deps: ToolCallsDeps;
+  /** The parent's hooks around each call (a front sets them when its parent registers them). */
+  hooks: CallHooks | undefined;
 
   constructor(deps: ToolCallsDeps) {
     this.#deps = deps;
@@ -210,60 +216,150 @@ export class ToolCalls {
     signal: AbortSignal,
     onApproval?: (outcome: ApprovalOutcome) => void,
   ): Promise<CallResult> {
-    const { tool, input, toolUseId } = call;
+    const started = performance.now();
+    const { tool, toolUseId } = call;
+    let { input } = call;
     const def = tool.def;
     const deps = this.#deps;
     const { config } = deps;
-    const fail = (message: string, structured?: unknown): CallResult => ({
-      tool_use_id: toolUseId,
-      content: message,
-      is_error: true,
-      structured: structured ?? null,
-    });
+    const fail = (message: string, structured?: unknown) =>
+      errorResult(toolUseId, message, structured);
+    const refuse = (reason: string, message: string): CallResult => {
+      onApproval?.({ reason, allowed: false, by: "policy", message });
+      return fail(message, { type: "permission_denied", reason });
+    };
+    /** The input a hook or the parent gave instead, checked by the tool's schema. */
+    const revalidate = (given: unknown, by: string): string | null => {
+      const parsed = zodSchemaOf(def).safeParse(given);
+      if (!parsed.success) {
+        return `${def.name} was not run: the input ${by} gave instead is invalid: ${
+          describeIssues(parsed.error)
+        }`;
+      }
+      input = parsed.data;
+      return null;
+    };
+
+    // The parent's hooks first (PreToolUse): they may refuse the call,
+    // change its input, or say whether to ask.
+    const hooks = this.hooks;
+    let hookDecision: "allow" | "ask" | undefined;
+    const context: string[] = [];
+    if (hooks?.beforeCall) {
+      const pre = await hooks.beforeCall(
+        { toolName: def.name, input, toolUseId },
+        signal,
+      );
+      if (pre.deny !== undefined) {
+        return refuse(
+          "a PreToolUse hook",
+          `${def.name} was blocked by a hook: ${pre.deny}`,
+        );
+      }
+      if (pre.updatedInput) {
+        const problem = revalidate(pre.updatedInput, "a hook");
+        if (problem) return fail(problem);
+      }
+      hookDecision = pre.decision;
+      if (pre.context) context.push(pre.context);
+    }
 
     // The session's spill files are the model's own output: readable without
     // approval, never written; the rest of WAVE_HOME needs one.
     const spillDir = spillDirOf(config);
-    // Layer 1: every declared path through the resolver.
-    let uses: { use: PathUse; resolved: ResolvedPath }[];
-    try {
-      uses = (def.paths?.(input) ?? []).map((use) => ({
-        use,
-        resolved: resolveInWorkspace(
-          config.workspace,
-          use.path,
-          deps.home,
-          use.access === "read" ? [spillDir] : [],
-          config.waveHome,
-        ),
-      }));
-    } catch (error) {
-      if (error instanceof ToolError) return fail(error.message);
-      throw error;
-    }
-
-    // Approvals: one question for the whole call.
-    const needing = uses.filter(({ resolved }) =>
-      resolved.outside || resolved.sensitive
-    );
     const grants: Grants = { read: [], write: [] };
-    if (needing.length > 0) {
-      const reason = needing.map(({ resolved }) =>
+    /** The real paths an approval already covered (a parent's new input is checked against them). */
+    const approved = new Set<string>();
+    let uses: { use: PathUse; resolved: ResolvedPath }[] = [];
+    let toolAsked = false;
+    for (let round = 0;; round++) {
+      // Layer 1: every declared path through the resolver.
+      try {
+        uses = (def.paths?.(input) ?? []).map((use) => ({
+          use,
+          resolved: resolveInWorkspace(
+            config.workspace,
+            use.path,
+            deps.home,
+            use.access === "read" ? [spillDir] : [],
+            config.waveHome,
+          ),
+        }));
+      } catch (error) {
+        if (error instanceof ToolError) return fail(error.message);
+        throw error;
+      }
+      const roots = deps.permissions?.roots ?? [];
+      const underRoot = (real: string) =>
+        roots.some((root) => real === root || real.startsWith(`${root}/`));
+      // Paths in another root (--add-dir) are the workspace's equals.
+      const needing = uses.filter(({ resolved }) =>
+        (resolved.outside && !underRoot(resolved.real)) || resolved.sensitive
+      );
+      const asking = needing.filter(({ resolved }) =>
+        !approved.has(resolved.real)
+      );
+      // Layer 0: the tool-level permissions (rules, the permission mode).
+      let verdict = !deps.permissions || toolAsked || hookDecision === "allow"
+        ? { behavior: "allow" as const }
+        : deps.permissions.check({
+          def,
+          input,
+          paths: uses.map((u) => u.resolved),
+        });
+      if (verdict.behavior === "deny") {
+        return refuse("a permission rule", verdict.message);
+      }
+      if (
+        hookDecision === "ask" && !toolAsked && verdict.behavior === "allow"
+      ) {
+        verdict = {
+          behavior: "ask",
+          reason: `a hook asks before ${def.name} runs`,
+          suggestions: [],
+        };
+      }
+      if (verdict.behavior === "allow" && asking.length === 0) break;
+      if (round >= 3) {
+        return fail(
+          `${def.name} was not run: the parent changed its input three times, each needing a new approval`,
+        );
+      }
+      // Approvals: one question for the whole call.
+      const reasons = asking.map(({ resolved }) =>
         resolved.outside
           ? `path outside the workspace: ${resolved.real}`
           : `${resolved.sensitive}: ${resolved.abs}`
-      ).join("; ");
+      );
+      if (verdict.behavior === "ask") reasons.unshift(verdict.reason);
+      const reason = reasons.join("; ");
       const alwaysAsk = def.sensitive === "always_ask" &&
-        needing.some(({ resolved }) => resolved.sensitive);
+        asking.some(({ resolved }) => resolved.sensitive);
+      const decide = deps.permissions?.decide ?? "ask";
+      const policy = decide === "allow"
+        ? "allow"
+        : decide === "refuse"
+        ? "deny"
+        : undefined;
       const decision = await deps.approvals.request(
-        { toolName: def.name, input, toolUseId, reason, alwaysAsk },
+        {
+          toolName: def.name,
+          input,
+          toolUseId,
+          reason,
+          alwaysAsk,
+          policy,
+          blockedPath: asking.find(({ resolved }) => resolved.outside)
+            ?.resolved.real,
+          suggestions: verdict.behavior === "ask" ? verdict.suggestions : [],
+        },
         signal,
       );
+      const effective = policy ?? deps.approvals.policy;
       onApproval?.({
         reason,
         allowed: decision.allowed,
-        by: config.approvals === "parent" ||
-            (alwaysAsk && config.approvals === "allow")
+        by: effective === "parent" || (alwaysAsk && effective === "allow")
           ? "parent"
           : "policy",
         ...(decision.allowed ? {} : { message: decision.message }),
@@ -271,18 +367,69 @@ export class ToolCalls {
       if (!decision.allowed) {
         return fail(decision.message, { type: "permission_denied", reason });
       }
-      for (const { use, resolved } of needing) {
-        if (!resolved.outside) continue;
-        grants.read.push(resolved.real);
-        // The atomic writer makes its temp file in the directory, and
-        // renames it over the target (Deno's rename asks to read it too).
-        if (use.access === "write") {
-          const dir = dirname(resolved.real);
-          grants.read.push(dir);
-          grants.write.push(resolved.real, dir);
+      toolAsked = true;
+      for (const { resolved } of asking) approved.add(resolved.real);
+      if (decision.updatedPermissions && deps.permissions) {
+        for (
+          const problem of deps.permissions.apply(decision.updatedPermissions)
+        ) {
+          console.error(
+            `wave: a permission update was not applied: ${problem}`,
+          );
         }
       }
+      if (!decision.updatedInput) break;
+      const problem = revalidate(decision.updatedInput, "the parent");
+      if (problem) return fail(problem);
+      // The paths of the new input are checked again; new ones are asked about.
     }
+    // Every outside path is approved now, or in another root: granted.
+    for (const { use, resolved } of uses) {
+      if (!resolved.outside) continue;
+      grants.read.push(resolved.real);
+      // The atomic writer makes its temp file in the directory, and
+      // renames it over the target (Deno's rename asks to read it too).
+      if (use.access === "write") {
+        const dir = dirname(resolved.real);
+        grants.read.push(dir);
+        grants.write.push(resolved.real, dir);
+      }
+    }
+    const result = await this.#runApproved(
+      { tool, input, toolUseId },
+      uses,
+      uses.filter(({ resolved }) => resolved.outside || resolved.sensitive),
+      grants,
+      signal,
+    );
+    if (hooks?.afterCall && !signal.aborted) {
+      const post = await hooks.afterCall({
+        toolName: def.name,
+        input,
+        toolUseId,
+        response: result.structured ?? result.content,
+        durationMs: Math.round(performance.now() - started),
+      }, signal);
+      if (post.context) context.push(post.context);
+    }
+    return context.length === 0 ? result : withContext(result, context);
+  }
+
+  /** Runs a call whose paths and permissions were decided, in the write queue and the sandbox. */
+  async #runApproved(
+    call: PreparedCall,
+    uses: { use: PathUse; resolved: ResolvedPath }[],
+    needing: { use: PathUse; resolved: ResolvedPath }[],
+    grants: Grants,
+    signal: AbortSignal,
+  ): Promise<CallResult> {
+    const { tool, input, toolUseId } = call;
+    const def = tool.def;
+    const deps = this.#deps;
+    const { config } = deps;
+    const spillDir = spillDirOf(config);
+    const fail = (message: string, structured?: unknown) =>
+      errorResult(toolUseId, message, structured);
     if (signal.aborted) {
       return fail(`${def.name} was interrupted before it started`);
     }
@@ -433,4 +580,31 @@ export class ToolCalls {
       ticket.release();
     }
   }
+}
+
+/** An error result of call `toolUseId`. */
+function errorResult(
+  toolUseId: string,
+  message: string,
+  structured?: unknown,
+): CallResult {
+  return {
+    tool_use_id: toolUseId,
+    content: message,
+    is_error: true,
+    structured: structured ?? null,
+  };
+}
+
+/** A result with the hooks' context added for the model, after what the tool returned. */
+function withContext(result: CallResult, context: string[]): CallResult {
+  const note = context.map((text) =>
+    `<system-reminder>\n${text}\n</system-reminder>`
+  ).join("\n");
+  return {
+    ...result,
+    content: typeof result.content === "string"
+      ? `${result.content}\n\n${note}`
+      : [...result.content, { type: "text", text: note }],
+  };
 }

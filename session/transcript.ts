@@ -77,15 +77,19 @@ export class Transcript {
   readonly path: string;
   #queue: Promise<void> = Promise.resolve();
   #failed = false;
+  #kept: boolean;
 
-  constructor(path: string) {
+  /** The transcript at `path`; with `kept` false (`--no-session-persistence`) nothing is written. */
+  constructor(path: string, kept = true) {
     this.path = path;
+    this.#kept = kept;
   }
 
   /** Appends an entry; appends happen in call order. A failure is logged once, never thrown. */
   append(
     entry: Unstamped<TranscriptEntry> | Unstamped<TranscriptRecord>,
   ): Promise<void> {
+    if (!this.#kept) return this.#queue;
     const line =
       JSON.stringify({ ...entry, timestamp: new Date().toISOString() }) + "\n";
     this.#queue = this.#queue.then(async () => {

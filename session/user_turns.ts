@@ -7,7 +7,8 @@
  * @module
  */
 
-import { AgentLoop, repairHistory } from "./agent_loop.ts";
+import { AgentLoop, repairHistory, type TurnHooks } from "./agent_loop.ts";
+import { parseModelId } from "./models/model_id.ts";
 import type { Config } from "./config.ts";
 import type { CurrentTask } from "./current_task.ts";
 import type { InFlight } from "./in_flight.ts";
@@ -33,6 +34,8 @@ export interface UserTurnsDeps {
   inFlight: InFlight;
   /** The session's current task: each turn is one. */
   task: CurrentTask;
+  /** The parent's hooks on turns (UserPromptSubmit, Stop), once registered. */
+  turnHooks?(): TurnHooks | undefined;
 }
 
 /** A session's user turns and the agent loop that runs them. */
@@ -42,6 +45,8 @@ export class UserTurns {
   #queue: Promise<unknown> = Promise.resolve();
   #agent: Promise<AgentLoop> | undefined;
   #resumed: Message[] = [];
+  /** The model `set_model` chose, for the turns from now on. */
+  #model: string | null = null;
 
   /** Turns of the session `deps` describe. */
   constructor(deps: UserTurnsDeps) {
@@ -101,15 +106,63 @@ export class UserTurns {
     inFlight.track(turn);
   }
 
+  /**
+   * Switches the model of the next requests (`set_model`): a name as
+   * `--model` takes it, or null for the one the session started with.
+   * Rejects with a message a parent can act on when it cannot be reached.
+   */
+  async setModel(model: string | null): Promise<string> {
+    const { config } = this.#deps;
+    const wanted = model === null
+      ? config.model
+      : modelIdOf(model, config.model);
+    if (!wanted) throw new Error("no model is configured to return to");
+    const provider = await this.#providerFor(wanted);
+    this.#model = wanted;
+    const loop = await this.#agent?.catch(() => undefined);
+    loop?.useProvider(provider);
+    return wanted;
+  }
+
+  /** The model the next request goes to. */
+  get model(): string | null {
+    return this.#model ?? this.#deps.config.model;
+  }
+
+  #providerFor(model: string) {
+    const { config } = this.#deps;
+    const sameApi = model.slice(0, model.indexOf(":")) ===
+      config.model?.slice(0, config.model.indexOf(":"));
+    return createProvider({
+      model,
+      baseUrl: sameApi ? config.baseUrl : undefined,
+      apiKey: sameApi ? config.apiKey : undefined,
+    });
+  }
+
   #failed(subtype: ResultSubtype, message: string): void {
     this.#deps.writer.send({
       type: "result",
-      subtype,
+      subtype: this.#deps.config.claudeCompat && subtype === "error_interrupted"
+        ? "error_during_execution"
+        : subtype,
       is_error: true,
       num_turns: 0,
       duration_ms: 0,
-      usage: { input_tokens: 0, output_tokens: 0 },
+      usage: {
+        input_tokens: 0,
+        output_tokens: 0,
+        cache_creation_input_tokens: 0,
+        cache_read_input_tokens: 0,
+      },
       result: message,
+      duration_api_ms: 0,
+      total_cost_usd: 0,
+      modelUsage: {},
+      permission_denials: [],
+      stop_reason: null,
+      errors: [message],
+      uuid: crypto.randomUUID(),
     });
   }
 
@@ -118,11 +171,7 @@ export class UserTurns {
     const { config, registry, calls, writer, transcript, mode, reminders } =
       this.#deps;
     this.#agent ??= (async () => {
-      const provider = await createProvider({
-        model: config.model!,
-        baseUrl: config.baseUrl,
-        apiKey: config.apiKey,
-      });
+      const provider = await this.#providerFor(this.model!);
       return new AgentLoop({
         config,
         provider,
@@ -135,12 +184,28 @@ export class UserTurns {
           beforeRequest: () => reminders.beforeRequest(),
           afterReply: (names) => reminders.afterReply(names),
         },
+        turnHooks: () => this.#deps.turnHooks?.(),
+        providerFor: (model) => this.#providerFor(model),
       }, this.#resumed);
     })();
     // A failed start is reported on each turn, and tried again on the next.
     this.#agent.catch(() => this.#agent = undefined);
     return this.#agent;
   }
+}
+
+/** A model named as `--model` takes it, in the provider of `current` for a bare name of another API's model. */
+function modelIdOf(model: string, current: string | null): string {
+  const id = parseModelId(model);
+  if ("problem" in id) {
+    throw new Error(id.problem.replace("--model", "set_model"));
+  }
+  // A bare name is Claude's; under an OpenAI session it names an OpenAI model.
+  const bare = !model.includes(":");
+  const provider = bare && current?.startsWith("openai:")
+    ? "openai"
+    : id.provider;
+  return `${provider}:${id.name}`;
 }
 
 /** The text of a user message: the string, or its text blocks in order. */

@@ -8,6 +8,7 @@
 
 import {
   type ApiOptions,
+  type EventStream,
   isAbort,
   ModelError,
   type ModelProvider,
@@ -32,6 +33,7 @@ export type SdkModule<Client> = {
  */
 export abstract class SdkProvider<Client> implements ModelProvider {
   readonly id: string;
+  readonly streamsEvents: boolean = false;
   /** The model's name, without the provider. */
   protected readonly model: string;
   #provider: ApiProvider;
@@ -58,19 +60,21 @@ export abstract class SdkProvider<Client> implements ModelProvider {
     request: ModelRequest,
     signal: AbortSignal,
     onText?: TextStream,
+    onEvent?: EventStream,
   ): Promise<ModelReply>;
 
   async complete(
     request: ModelRequest,
     signal: AbortSignal,
     onText?: TextStream,
+    onEvent?: EventStream,
   ): Promise<ModelReply> {
     const { apiKey, baseUrl: baseURL, maxRetries } = this.#options;
     const client = await (this.#client ??= this.#load().then((
       { default: Client },
     ) => new Client({ apiKey, baseURL, maxRetries })));
     try {
-      return await this.send(client, request, signal, onText);
+      return await this.send(client, request, signal, onText, onEvent);
     } catch (error) {
       if (isAbort(error, signal)) throw error;
       throw toModelError(error, this.#provider);
@@ -100,6 +104,7 @@ export function toModelError(
     return new ModelError(
       `the model API answered ${e.status}: ${detail}.${hint}`,
       false,
+      e.status,
     );
   }
   return new ModelError(

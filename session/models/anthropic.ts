@@ -9,6 +9,7 @@ import type Anthropic from "@anthropic-ai/sdk";
 import { SdkProvider } from "./_sdk_provider.ts";
 import type {
   ApiOptions,
+  EventStream,
   ModelReply,
   ModelRequest,
   TextStream,
@@ -23,20 +24,29 @@ export class AnthropicProvider extends SdkProvider<Anthropic> {
     super("anthropic", options, loadAnthropicSdk);
   }
 
+  override readonly streamsEvents = true;
+
   protected async send(
     client: Anthropic,
     request: ModelRequest,
     signal: AbortSignal,
     onText?: TextStream,
+    onEvent?: EventStream,
   ): Promise<ModelReply> {
+    const budget = request.thinkingBudget;
     const stream = client.messages.stream({
       model: this.model,
-      max_tokens: request.maxTokens,
+      // The budget is part of the output: room for the answer after it.
+      max_tokens: budget ? budget + request.maxTokens : request.maxTokens,
       system: request.system,
       messages: request.messages as Anthropic.MessageParam[],
       tools: request.tools as Anthropic.Tool[],
+      ...(budget
+        ? { thinking: { type: "enabled" as const, budget_tokens: budget } }
+        : {}),
     }, { signal });
     if (onText) stream.on("text", (delta) => onText(delta));
+    if (onEvent) stream.on("streamEvent", (event) => onEvent(event));
     const message = await stream.finalMessage();
     const content: ModelReply["content"] = [];
     for (const b of message.content) {
@@ -56,8 +66,12 @@ export class AnthropicProvider extends SdkProvider<Anthropic> {
       usage: {
         input_tokens: message.usage.input_tokens,
         output_tokens: message.usage.output_tokens,
+        cache_creation_input_tokens:
+          message.usage.cache_creation_input_tokens ?? 0,
+        cache_read_input_tokens: message.usage.cache_read_input_tokens ?? 0,
       },
       model: message.model,
+      id: message.id,
     };
   }
 }

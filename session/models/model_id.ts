@@ -25,13 +25,18 @@ export const API_KEY_VARIABLES = {
 export type ApiProvider = keyof typeof API_KEY_VARIABLES;
 
 /**
- * Splits `PROVIDER:NAME` at its first colon (a name may hold more).
- * Guarantees: a known provider and a non-empty name, or the message saying
+ * Splits `PROVIDER:NAME` at its first colon (a name may hold more); a bare
+ * name (or one of {@linkcode CLAUDE_ALIASES}) is an Anthropic model, as
+ * Claude Code's `--model` takes it. Guarantees: a known provider and a non-empty name, or the message saying
  * what `--model` must be.
  */
 export function parseModelId(
   model: string,
 ): { provider: ProviderName; name: string } | { problem: string } {
+  // Claude Code's --model: a bare name (or alias) is an Anthropic model.
+  if (/^[A-Za-z0-9][A-Za-z0-9._@-]*$/.test(model)) {
+    return { provider: "anthropic", name: CLAUDE_ALIASES[model] ?? model };
+  }
   const colon = model.indexOf(":");
   const provider = model.slice(0, colon) as ProviderName;
   const name = model.slice(colon + 1);
@@ -42,11 +47,21 @@ export function parseModelId(
     }`;
     return {
       problem:
-        `--model must be PROVIDER:NAME with PROVIDER ${providers}, not "${model}"`,
+        `--model must be a Claude model name, or PROVIDER:NAME with PROVIDER ${providers}, not "${model}"`,
     };
   }
   return { provider, name };
 }
+
+/**
+ * Claude Code's model aliases and the models they stand for (`--model
+ * sonnet`, `set_model`, `supportedModels()`).
+ */
+export const CLAUDE_ALIASES: Readonly<Record<string, string>> = {
+  sonnet: "claude-sonnet-5-5",
+  opus: "claude-opus-5-5",
+  haiku: "claude-haiku-5-5",
+};
 
 /** The speech-to-text providers `--stt-model PROVIDER:NAME` accepts. */
 export const STT_PROVIDERS = ["openai"] as const;

@@ -21,6 +21,8 @@ export interface ModelRequest {
   messages: Message[];
   tools: ModelTool[];
   maxTokens: number;
+  /** Extended thinking's token budget (Anthropic), when the session sets one. */
+  thinkingBudget?: number;
 }
 
 /** A model's complete reply. */
@@ -30,15 +32,20 @@ export interface ModelReply {
   stopReason: string;
   usage: Usage;
   model: string;
+  /** The provider's id of the message, where it gives one. */
+  id?: string;
 }
 
 /** A failure a parent can act on: what went wrong, and whether trying again may help. */
 export class ModelError extends Error {
   readonly retryable: boolean;
-  constructor(message: string, retryable: boolean) {
+  /** The HTTP status the API answered with, when it answered. */
+  readonly status?: number;
+  constructor(message: string, retryable: boolean, status?: number) {
     super(message);
     this.name = "ModelError";
     this.retryable = retryable;
+    this.status = status;
   }
 }
 
@@ -59,6 +66,13 @@ export interface ApiOptions {
  */
 export type TextStream = (delta: string) => void;
 
+/**
+ * Takes each raw event of the reply's stream, in the Anthropic Messages
+ * API's shape (`message_start`, `content_block_delta`, ...): what a Claude
+ * Code parent reads as `stream_event` messages.
+ */
+export type EventStream = (event: { type: string }) => void;
+
 export interface ModelProvider {
   /** "provider:name", as `system/init` shows it. */
   readonly id: string;
@@ -71,7 +85,10 @@ export interface ModelProvider {
     request: ModelRequest,
     signal: AbortSignal,
     onText?: TextStream,
+    onEvent?: EventStream,
   ): Promise<ModelReply>;
+  /** Whether `onEvent` gets the provider's own events; else the loop makes them from the text. */
+  readonly streamsEvents?: boolean;
 }
 
 /** Whether an error is an abort (the signal fired). */

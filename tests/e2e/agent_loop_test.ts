@@ -590,7 +590,13 @@ Deno.test("loop: user turns sent while one runs wait their turn; each gets one r
 Deno.test("CLI: bad --model choices exit 2 with one line", async () => {
   const { runWave } = await import("../_wave.ts");
   const cases: [string[], Record<string, string>, RegExp][] = [
-    [["--model", "gpt4"], {}, /--model must be PROVIDER:NAME/],
+    [
+      ["--model", "google:gemini"],
+      {},
+      /--model must be a Claude model name, or PROVIDER:NAME/,
+    ],
+    // A bare name is Claude Code's: an Anthropic model, which needs its key.
+    [["--model", "gpt4"], {}, /needs ANTHROPIC_API_KEY/],
     [["--model", "anthropic:claude"], {}, /needs ANTHROPIC_API_KEY/],
     [["--model", "openai:gpt"], {}, /needs OPENAI_API_KEY/],
     [

@@ -56,6 +56,10 @@ Deno.test("parent policy sends can_use_tool and takes the answer", async () => {
     input: req.input,
     tool_use_id: "t1",
     reason: req.reason,
+    decision_reason: req.reason,
+    title: "wave wants to use Read",
+    description: req.reason,
+    permission_suggestions: [],
   });
   assert.equal(
     gate.answer("nope", {

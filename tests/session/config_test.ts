@@ -43,6 +43,21 @@ Deno.test("defaults", async () => {
     outputDir: `${dir}/output`,
     openWith: "none",
     historyLimits: { maxAgeMs: 30 * 24 * 3600 * 1000, maxBytes: 1 << 30 },
+    claudeCompat: false,
+    permissionMode: null,
+    toolRules: { allow: [], deny: [] },
+    tools: null,
+    systemPrompt: { replace: null, append: null },
+    includePartialMessages: false,
+    fallbackModel: null,
+    addDirs: [],
+    maxThinkingTokens: null,
+    persistSession: true,
+    debugFile: null,
+    jsonSchema: null,
+    maxBudgetUsd: null,
+    forkFrom: null,
+    warnings: [],
   });
 });
 

@@ -19,12 +19,23 @@ Deno.test("model id: PROVIDER:NAME splits at the first colon", () => {
     provider: "replay",
     name: "/a/b.json",
   });
-  for (const bad of ["gpt4", "anthropic:", ":claude", "google:gemini", ""]) {
+  for (const bad of ["anthropic:", ":claude", "google:gemini", "", "a b"]) {
     assert.deepEqual(parseModelId(bad), {
       problem:
-        `--model must be PROVIDER:NAME with PROVIDER anthropic, openai or replay, not "${bad}"`,
+        `--model must be a Claude model name, or PROVIDER:NAME with PROVIDER anthropic, openai or replay, not "${bad}"`,
     });
   }
+});
+
+Deno.test("model id: a bare name is an Anthropic model, as Claude Code's --model takes it; aliases stand for their model", () => {
+  assert.deepEqual(parseModelId("claude-sonnet-4-5"), {
+    provider: "anthropic",
+    name: "claude-sonnet-4-5",
+  });
+  assert.deepEqual(parseModelId("opus"), {
+    provider: "anthropic",
+    name: "claude-opus-5-5",
+  });
 });
 
 Deno.test("model id: the flag check and createProvider say the same thing", async () => {

@@ -25,12 +25,22 @@ Deno.test("lines are whole, in order, JSON, with session_id after type and subty
   writer.send({
     type: "assistant",
     message: {
+      id: "msg_1",
+      type: "message",
       role: "assistant",
       content: [{ type: "text", text: "é\u2028" }],
       model: "m",
       stop_reason: "end_turn",
-      usage: { input_tokens: 1, output_tokens: 2 },
+      stop_sequence: null,
+      usage: {
+        input_tokens: 1,
+        output_tokens: 2,
+        cache_creation_input_tokens: 0,
+        cache_read_input_tokens: 0,
+      },
     },
+    parent_tool_use_id: null,
+    uuid: "6f1c4a1e-2b3d-4e5f-8a9b-0c1d2e3f4a5b",
   });
   await writer.drain();
   const lines = sink.chunks.join("").split("\n");
@@ -44,7 +54,7 @@ Deno.test("lines are whole, in order, JSON, with session_id after type and subty
   });
   assert.equal(
     lines[50],
-    `{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"é\u2028"}],"model":"m","stop_reason":"end_turn","usage":{"input_tokens":1,"output_tokens":2}},"session_id":"s1"}`,
+    `{"type":"assistant","message":{"id":"msg_1","type":"message","role":"assistant","content":[{"type":"text","text":"é\u2028"}],"model":"m","stop_reason":"end_turn","stop_sequence":null,"usage":{"input_tokens":1,"output_tokens":2,"cache_creation_input_tokens":0,"cache_read_input_tokens":0}},"parent_tool_use_id":null,"uuid":"6f1c4a1e-2b3d-4e5f-8a9b-0c1d2e3f4a5b","session_id":"s1"}`,
   );
 });
 

@@ -178,7 +178,7 @@ Deno.test("13: type, subtype and tool_name named like Object.prototype's members
   assert.deepEqual(
     messages.filter((m) => m.subtype === "error").map((m) => m.error.message),
     INHERITED.map((name) =>
-      `unknown message type "${name}"; expected user, control_request or control_response`
+      `unknown message type "${name}"; expected user, control_request, control_response or control_cancel_request`
     ),
   );
   assert.deepEqual(
@@ -187,7 +187,7 @@ Deno.test("13: type, subtype and tool_name named like Object.prototype's members
       subtype: "error",
       request_id: `type-${name}`,
       error:
-        `unknown message type "${name}"; expected user, control_request or control_response`,
+        `unknown message type "${name}"; expected user, control_request, control_response or control_cancel_request`,
     })),
   );
   assert.deepEqual(

@@ -1,0 +1,114 @@
+/**
+ * Claude Code's handshake, `control_request` `initialize` (the Claude Agent
+ * SDK sends it first): what it carries is applied to the session (the
+ * system prompt, structured output's schema, the parent's hooks) and the
+ * answer says what wave offers (no slash commands, the models it knows,
+ * where its key came from) and what of the request it could not honour.
+ *
+ * @module
+ */
+
+import type { Config } from "./config.ts";
+import type { InitializeRequest } from "./control_requests.ts";
+import { CLAUDE_ALIASES } from "./models/model_id.ts";
+import type { InitializeAnswer } from "./outbound.ts";
+import { ParentHooks } from "./parent_hooks.ts";
+import type { ParentRequests } from "./parent_requests.ts";
+import type { SessionMode } from "./session_mode.ts";
+import type { ToolCalls } from "./tool_calls.ts";
+import { VERSION } from "./version.ts";
+
+/** The parts of a session `initialize` changes. */
+export interface InitializeTarget {
+  config: Config;
+  calls: ToolCalls;
+  mode: SessionMode;
+  requests: ParentRequests;
+  transcriptPath: string;
+  /** Installs the parent's turn hooks (UserPromptSubmit, Stop). */
+  setTurnHooks(hooks: ParentHooks): void;
+  /** Tells the parent something as a `system/warning`. */
+  warn(text: string): void;
+}
+
+/**
+ * Applies `request` to the session and returns the answer. What wave
+ * cannot honour (subagents, hook events it never calls) is listed in the
+ * answer's `warnings` and sent as `system/warning` too.
+ */
+export function initializeSession(
+  request: InitializeRequest,
+  target: InitializeTarget,
+): InitializeAnswer {
+  const { config } = target;
+  const warnings: string[] = [];
+  // The session's settings for the turns to come: what initialize gives
+  // wins over the flags, as it does in Claude Code.
+  if (request.systemPrompt !== undefined) {
+    config.systemPrompt.replace = Array.isArray(request.systemPrompt)
+      ? request.systemPrompt.join("\n\n")
+      : request.systemPrompt;
+  }
+  if (request.appendSystemPrompt !== undefined) {
+    config.systemPrompt.append = request.appendSystemPrompt;
+  }
+  if (request.jsonSchema) config.jsonSchema = request.jsonSchema;
+  let hooksApplied: boolean | undefined;
+  if (request.hooks) {
+    const hooks = new ParentHooks(request.hooks, target.requests, {
+      sessionId: config.sessionId,
+      transcriptPath: target.transcriptPath,
+      cwd: config.workspace,
+      permissionMode: () => target.mode.permissionName,
+    });
+    hooks.onMessage = target.warn;
+    target.calls.hooks = hooks;
+    target.setTurnHooks(hooks);
+    hooksApplied = true;
+    for (const event of hooks.ignored) {
+      warnings.push(
+        `the ${event} hooks were registered but wave never calls them (it calls PreToolUse, PostToolUse, UserPromptSubmit and Stop)`,
+      );
+    }
+  }
+  const agents = Object.keys(request.agents ?? {});
+  if (agents.length > 0) {
+    warnings.push(
+      `wave cannot run subagents yet, so the agents ${
+        agents.join(", ")
+      } were not registered`,
+    );
+  }
+  for (const warning of warnings) target.warn(warning);
+  const keySource = config.apiKey ? "ANTHROPIC_API_KEY" : "none";
+  return {
+    commands: [],
+    agents: [],
+    output_style: "default",
+    available_output_styles: ["default"],
+    models: modelsOffered(config.model),
+    account: {
+      apiKeySource: config.model?.startsWith("anthropic:") ? keySource : "none",
+      apiProvider: "firstParty",
+    },
+    ...(hooksApplied !== undefined ? { hooks_applied: hooksApplied } : {}),
+    claude_code_version: `wave ${VERSION}`,
+    warnings,
+  };
+}
+
+/** The models `set_model` may name: Claude's aliases, and the session's own. */
+function modelsOffered(current: string | null): InitializeAnswer["models"] {
+  const models = Object.entries(CLAUDE_ALIASES).map(([alias, name]) => ({
+    value: alias,
+    displayName: alias[0].toUpperCase() + alias.slice(1),
+    description: name,
+  }));
+  if (current && !current.startsWith("replay:")) {
+    const name = current.slice(current.indexOf(":") + 1);
+    if (!Object.values(CLAUDE_ALIASES).includes(name)) {
+      models.unshift({ value: name, displayName: name, description: current });
+    }
+  }
+  return models;
+}

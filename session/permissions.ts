@@ -1,0 +1,265 @@
+/**
+ * The tool-level permissions of a session: Claude Code's rules
+ * (`--allowedTools`, `--disallowedTools`, `--tools`, and the rules a
+ * parent's answer adds) and its permission mode's "ask before" (see
+ * `permission_modes.ts`). They decide, before a call's paths are checked,
+ * whether the call runs, is refused, or is put to the parent. Paths outside
+ * the workspace and sensitive files are decided after, as always.
+ *
+ * @module
+ */
+
+import type { Scopes, ToolDefinition } from "../tools/kernel/tool.ts";
+import type { ResolvedPath } from "../tools/kernel/workspace.ts";
+import type { SessionMode } from "./session_mode.ts";
+import {
+  isOffered,
+  namesTool,
+  parseToolRule,
+  specifierCovers,
+  type ToolRule,
+} from "./tool_rules.ts";
+import { isPermissionMode } from "./permission_modes.ts";
+import { FILE_PROGRAMS } from "./executor.ts";
+
+/** What the permissions say of one call. */
+export type PermissionVerdict =
+  | { behavior: "allow" }
+  | { behavior: "deny"; message: string }
+  | {
+    behavior: "ask";
+    /** Why it is asked, for the parent: "Bash runs a command: npm test". */
+    reason: string;
+    /** Rules the parent could add so that calls like this one run without asking. */
+    suggestions: PermissionUpdate[];
+  };
+
+/**
+ * A change of the session's permissions, as Claude Code's parents send it
+ * (`updatedPermissions` in a `can_use_tool` answer) and as wave suggests it
+ * (`permission_suggestions`). Rules apply for the rest of the session,
+ * whatever `destination` says: wave writes no settings files.
+ */
+export type PermissionUpdate =
+  | {
+    type: "addRules" | "replaceRules" | "removeRules";
+    rules: { toolName: string; ruleContent?: string }[];
+    behavior: "allow" | "deny" | "ask";
+    destination: string;
+  }
+  | { type: "setMode"; mode: string; destination: string }
+  | {
+    type: "addDirectories" | "removeDirectories";
+    directories: string[];
+    destination: string;
+  };
+
+/** One call, as the permissions see it. */
+export interface CallView {
+  def: Pick<ToolDefinition, "name" | "mode" | "scopes">;
+  input: unknown;
+  /** The call's paths, resolved. */
+  paths: ResolvedPath[];
+}
+
+/** The tool-level permissions of one session. */
+export class ToolPermissions {
+  #allow: ToolRule[];
+  #deny: ToolRule[];
+  #ask: ToolRule[] = [];
+  #only: readonly string[] | null;
+  #mode: SessionMode;
+  #workspace: string;
+  /** Roots besides the workspace (`--add-dir`, `addDirectories`), real paths. */
+  readonly roots: string[];
+
+  /** The permissions of a session in `mode`, with the flags' rules. */
+  constructor(options: {
+    mode: SessionMode;
+    workspace: string;
+    allow: readonly string[];
+    deny: readonly string[];
+    /** `--tools`: the only tools offered, or null. */
+    only: readonly string[] | null;
+    roots: readonly string[];
+  }) {
+    this.#mode = options.mode;
+    this.#workspace = options.workspace;
+    this.#allow = options.allow.map(parseToolRule);
+    this.#deny = options.deny.map(parseToolRule);
+    this.#only = options.only;
+    this.roots = [...options.roots];
+  }
+
+  /** How the current permission mode decides what it asks: asked, refused (`dontAsk`) or allowed (`bypassPermissions`). */
+  get decide(): "ask" | "refuse" | "allow" {
+    return this.#mode.settings.decide;
+  }
+
+  /**
+   * Whether tool `name` is offered at all: not outside `--tools`, and not
+   * named bare by a deny rule (such a tool is left out of the model's list
+   * and of `list_tools`, as Claude Code does).
+   */
+  offers(name: string): boolean {
+    return isOffered(name, this.#only, this.#deny);
+  }
+
+  /** What the rules and the permission mode say of `call`. */
+  check(call: CallView): PermissionVerdict {
+    const name = call.def.name;
+    const what = this.#whatOf(call);
+    const covers = (rule: ToolRule) =>
+      namesTool(rule, name) &&
+      (rule.specifier === null || specifierCovers(rule.specifier, what));
+    const denied = this.#deny.find(covers);
+    if (denied) {
+      return {
+        behavior: "deny",
+        message: `${name} was refused: the rule ${
+          ruleText(denied)
+        } disallows it (--disallowedTools).`,
+      };
+    }
+    const askRule = this.#ask.find(covers);
+    if (!askRule && this.#allow.some(covers)) return { behavior: "allow" };
+    const settings = this.#mode.settings;
+    const changes = call.def.mode === "agent";
+    const runs = runsPrograms(call.def.scopes);
+    const asked = askRule !== undefined ||
+      (settings.askBefore === "changes" && (changes || runs)) ||
+      (settings.askBefore === "commands" && runs);
+    if (!asked) return { behavior: "allow" };
+    if (settings.decide === "allow") return { behavior: "allow" };
+    if (settings.decide === "refuse") {
+      return {
+        behavior: "deny",
+        message:
+          `${name} was refused: the session is in dontAsk mode, where only calls an --allowedTools rule covers run.`,
+      };
+    }
+    return {
+      behavior: "ask",
+      reason: what.command !== undefined
+        ? `${name} runs a command: ${what.command}`
+        : what.paths.length > 0
+        ? `${name} changes ${what.paths.map((p) => p.relative).join(", ")}`
+        : `${name} may change files or run programs`,
+      suggestions: this.#suggestionsFor(name, what),
+    };
+  }
+
+  /**
+   * Applies a parent's permission updates for the rest of the session.
+   * Returns what could not be applied, in words (a mode wave does not
+   * know), for a warning.
+   */
+  apply(updates: readonly PermissionUpdate[]): string[] {
+    const problems: string[] = [];
+    for (const update of updates) {
+      switch (update.type) {
+        case "addRules":
+        case "replaceRules":
+        case "removeRules": {
+          const list = update.behavior === "allow"
+            ? this.#allow
+            : update.behavior === "deny"
+            ? this.#deny
+            : this.#ask;
+          const rules = update.rules.map((r) =>
+            parseToolRule(
+              r.ruleContent ? `${r.toolName}(${r.ruleContent})` : r.toolName,
+            )
+          );
+          if (update.type === "replaceRules") list.length = 0;
+          if (update.type === "removeRules") {
+            for (const rule of rules) {
+              const i = list.findIndex((r) =>
+                r.tool === rule.tool && r.specifier === rule.specifier
+              );
+              if (i !== -1) list.splice(i, 1);
+            }
+          } else list.push(...rules);
+          break;
+        }
+        case "setMode":
+          if (isPermissionMode(update.mode)) {
+            this.#mode.setPermission(update.mode);
+          } else problems.push(`unknown permission mode "${update.mode}"`);
+          break;
+        case "addDirectories":
+          for (const dir of update.directories) {
+            try {
+              const real = Deno.realPathSync(dir);
+              if (!this.roots.includes(real)) this.roots.push(real);
+            } catch {
+              problems.push(`directory ${dir} does not exist`);
+            }
+          }
+          break;
+        case "removeDirectories":
+          for (const dir of update.directories) {
+            let real = dir;
+            try {
+              real = Deno.realPathSync(dir);
+            } catch { /* gone: remove it by the name given */ }
+            const i = this.roots.indexOf(real);
+            if (i !== -1) this.roots.splice(i, 1);
+          }
+          break;
+      }
+    }
+    return problems;
+  }
+
+  #whatOf(call: CallView) {
+    const input = call.input as Record<string, unknown> | null;
+    const command = typeof input?.command === "string"
+      ? input.command
+      : undefined;
+    return {
+      command,
+      paths: call.paths.map((p) => ({
+        absolute: p.real,
+        relative: p.real.startsWith(`${this.#workspace}/`)
+          ? p.real.slice(this.#workspace.length + 1)
+          : p.real,
+      })),
+    };
+  }
+
+  #suggestionsFor(
+    name: string,
+    what: { command?: string },
+  ): PermissionUpdate[] {
+    if (what.command !== undefined) {
+      const head = what.command.trim().split(/\s+/)[0];
+      return [{
+        type: "addRules",
+        rules: [{ toolName: name, ruleContent: `${head}:*` }],
+        behavior: "allow",
+        destination: "session",
+      }];
+    }
+    return [
+      { type: "setMode", mode: "acceptEdits", destination: "session" },
+      {
+        type: "addRules",
+        rules: [{ toolName: name }],
+        behavior: "allow",
+        destination: "session",
+      },
+    ];
+  }
+}
+
+/** Whether a tool runs programs other than the file programs (ripgrep runs to read). */
+function runsPrograms(scopes: Scopes): boolean {
+  return (scopes.run ?? []).some((p) => !FILE_PROGRAMS.includes(p));
+}
+
+function ruleText(rule: ToolRule): string {
+  return rule.specifier === null
+    ? rule.tool
+    : `${rule.tool}(${rule.specifier})`;
+}

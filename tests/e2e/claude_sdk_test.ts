@@ -1,0 +1,429 @@
+/**
+ * Issue 16: wave as a drop-in for Claude Code under the real Claude Agent
+ * SDK (`query()` with `pathToClaudeCodeExecutable` naming bin/wave),
+ * against the mock Anthropic server.
+ */
+
+import assert from "node:assert/strict";
+import {
+  initOf,
+  ofType,
+  openPrompt,
+  resultsOf,
+  SdkSession,
+} from "../_claude_sdk.ts";
+
+Deno.test("claude sdk: a plain turn: init, the reply, a success result with every field the SDK declares", async () => {
+  const s = await SdkSession.open();
+  try {
+    s.script({
+      reply: [{ type: "text", text: "Hello from wave." }],
+      usage: { input: 1000, output: 200 },
+    });
+    const messages = await s.run("Say hello.");
+    const init = initOf(messages);
+    assert.equal(init.cwd, s.workspace);
+    assert.equal(init.permissionMode, "default");
+    assert.equal(init.model, "anthropic:claude-sonnet-5-5");
+    assert.deepEqual(init.mcp_servers, []);
+    assert.deepEqual(init.slash_commands, []);
+    assert.equal(init.apiKeySource, "ANTHROPIC_API_KEY");
+    assert.ok(init.tools.includes("Bash"));
+    const [assistant] = ofType(messages, "assistant");
+    assert.equal(assistant.parent_tool_use_id, null);
+    assert.match(assistant.uuid, /^[0-9a-f-]{36}$/);
+    assert.deepEqual(assistant.message.content, [{
+      type: "text",
+      text: "Hello from wave.",
+    }]);
+    const [result] = resultsOf(messages);
+    assert.equal(result.subtype, "success");
+    assert.equal(result.is_error, false);
+    if (result.subtype !== "success") return;
+    assert.equal(result.result, "Hello from wave.");
+    assert.deepEqual((result as { errors?: string[] }).errors, []);
+    assert.equal(result.num_turns, 1);
+    assert.equal(result.usage.input_tokens, 1000);
+    assert.equal(result.usage.output_tokens, 200);
+    // claude-sonnet-5-5 at $3 / $15 per million tokens.
+    assert.equal(result.total_cost_usd, (1000 * 3 + 200 * 15) / 1e6);
+    assert.equal(
+      result.modelUsage["claude-sonnet-5-5"].costUSD,
+      result.total_cost_usd,
+    );
+    assert.deepEqual(result.permission_denials, []);
+    assert.equal(result.stop_reason, "end_turn");
+    assert.equal(typeof result.duration_api_ms, "number");
+    // The request carried wave's system prompt and the tools.
+    const body = s.model.requests[0].body;
+    assert.equal(body.model, "claude-sonnet-5-5");
+    assert.ok(
+      (body.tools as { name: string }[]).some((t) => t.name === "Read"),
+    );
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("claude sdk: tools run, and their results come back as user messages the SDK reads", async () => {
+  const s = await SdkSession.open({ "notes.txt": "alpha\nbeta\n" });
+  try {
+    s.script(
+      {
+        reply: [{
+          type: "tool_use",
+          id: "toolu_1",
+          name: "Read",
+          input: { file_path: "notes.txt" },
+        }],
+      },
+      { reply: [{ type: "text", text: "It says alpha and beta." }] },
+    );
+    const messages = await s.run("What is in notes.txt?");
+    const users = ofType(messages, "user");
+    assert.equal(users.length, 1);
+    assert.equal(users[0].parent_tool_use_id, null);
+    const block = (users[0].message.content as {
+      type: string;
+      tool_use_id: string;
+      content: string;
+    }[])[0];
+    assert.equal(block.type, "tool_result");
+    assert.equal(block.tool_use_id, "toolu_1");
+    assert.match(block.content, /alpha/);
+    const [result] = resultsOf(messages);
+    assert.equal(result.subtype, "success");
+    assert.equal(result.num_turns, 2);
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("claude sdk: canUseTool is asked before a write in default mode, with the fields the SDK reads; allow, deny and updatedInput", async () => {
+  const s = await SdkSession.open();
+  try {
+    const asked: {
+      tool: string;
+      input: Record<string, unknown>;
+      options: Record<string, unknown>;
+    }[] = [];
+    s.script(
+      {
+        reply: [{
+          type: "tool_use",
+          id: "toolu_w1",
+          name: "Write",
+          input: { file_path: "a.txt", content: "first\n" },
+        }],
+      },
+      {
+        reply: [{
+          type: "tool_use",
+          id: "toolu_w2",
+          name: "Write",
+          input: { file_path: "b.txt", content: "second\n" },
+        }],
+      },
+      {
+        reply: [{
+          type: "tool_use",
+          id: "toolu_w3",
+          name: "Write",
+          input: { file_path: "c.txt", content: "model's\n" },
+        }],
+      },
+      { reply: [{ type: "text", text: "done" }] },
+    );
+    const messages = await s.run("Write three files.", {
+      canUseTool: (tool, input, options) => {
+        asked.push({
+          tool,
+          input,
+          options: options as unknown as Record<string, unknown>,
+        });
+        if (input.file_path === "b.txt") {
+          return Promise.resolve({ behavior: "deny", message: "not b" });
+        }
+        if (input.file_path === "c.txt") {
+          return Promise.resolve({
+            behavior: "allow",
+            updatedInput: { ...input, content: "the parent's\n" },
+          });
+        }
+        return Promise.resolve({ behavior: "allow", updatedInput: input });
+      },
+    });
+    assert.deepEqual(asked.map((a) => a.input.file_path), [
+      "a.txt",
+      "b.txt",
+      "c.txt",
+    ]);
+    assert.equal(asked[0].tool, "Write");
+    assert.equal(asked[0].options.toolUseID, "toolu_w1");
+    assert.match(
+      String(asked[0].options.decisionReason),
+      /Write changes a\.txt/,
+    );
+    assert.ok(Array.isArray(asked[0].options.suggestions));
+    assert.equal(await Deno.readTextFile(`${s.workspace}/a.txt`), "first\n");
+    await assert.rejects(
+      Deno.stat(`${s.workspace}/b.txt`),
+      Deno.errors.NotFound,
+    );
+    assert.equal(
+      await Deno.readTextFile(`${s.workspace}/c.txt`),
+      "the parent's\n",
+    );
+    const [result] = resultsOf(messages);
+    assert.equal(result.subtype, "success");
+    assert.deepEqual(result.permission_denials, [{
+      tool_name: "Write",
+      tool_use_id: "toolu_w2",
+      tool_input: { file_path: "b.txt", content: "second\n" },
+    }]);
+    const denied = ofType(messages, "user").map((u) =>
+      (u.message.content as { content: string }[])[0].content
+    ).find((c) => c.includes("not b"));
+    assert.match(String(denied), /Write was denied by the user: not b/);
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("claude sdk: permission modes: acceptEdits lets edits go and asks before commands; bypassPermissions asks nothing; plan binds no writer", async () => {
+  const s = await SdkSession.open();
+  try {
+    const asked: string[] = [];
+    const canUseTool = (tool: string, input: Record<string, unknown>) => {
+      asked.push(tool);
+      return Promise.resolve({
+        behavior: "allow" as const,
+        updatedInput: input,
+      });
+    };
+    s.script(
+      {
+        reply: [{
+          type: "tool_use",
+          id: "t1",
+          name: "Write",
+          input: { file_path: "e.txt", content: "e\n" },
+        }],
+      },
+      {
+        reply: [{
+          type: "tool_use",
+          id: "t2",
+          name: "Bash",
+          input: { command: "echo hi" },
+        }],
+      },
+      { reply: [{ type: "text", text: "ok" }] },
+    );
+    await s.run("acceptEdits", { permissionMode: "acceptEdits", canUseTool });
+    assert.deepEqual(asked, ["Bash"]);
+    assert.equal(await Deno.readTextFile(`${s.workspace}/e.txt`), "e\n");
+
+    asked.length = 0;
+    s.script(
+      {
+        reply: [{
+          type: "tool_use",
+          id: "t3",
+          name: "Write",
+          input: { file_path: "f.txt", content: "f\n" },
+        }],
+      },
+      {
+        reply: [{
+          type: "tool_use",
+          id: "t4",
+          name: "Bash",
+          input: { command: "echo hi" },
+        }],
+      },
+      { reply: [{ type: "text", text: "ok" }] },
+    );
+    const bypass = await s.run("bypass", {
+      permissionMode: "bypassPermissions",
+      allowDangerouslySkipPermissions: true,
+      canUseTool,
+    });
+    assert.deepEqual(asked, []);
+    assert.equal(initOf(bypass).permissionMode, "bypassPermissions");
+    assert.equal(await Deno.readTextFile(`${s.workspace}/f.txt`), "f\n");
+
+    s.script(
+      {
+        reply: [{
+          type: "tool_use",
+          id: "t5",
+          name: "Write",
+          input: { file_path: "g.txt", content: "g\n" },
+        }],
+      },
+      { reply: [{ type: "text", text: "ok" }] },
+    );
+    const plan = await s.run("plan", { permissionMode: "plan", canUseTool });
+    assert.equal(initOf(plan).permissionMode, "plan");
+    assert.ok(!initOf(plan).tools.includes("Write"));
+    const echo = ofType(plan, "user")[0].message.content as {
+      content: string;
+      is_error: boolean;
+    }[];
+    assert.equal(echo[0].is_error, true);
+    assert.match(echo[0].content, /Write is not available in plan mode/);
+    await assert.rejects(
+      Deno.stat(`${s.workspace}/g.txt`),
+      Deno.errors.NotFound,
+    );
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("claude sdk: a PreToolUse hook blocks Bash, another rewrites Write's input; PostToolUse adds context", async () => {
+  const s = await SdkSession.open();
+  try {
+    const seen: string[] = [];
+    s.script(
+      {
+        reply: [{
+          type: "tool_use",
+          id: "h1",
+          name: "Bash",
+          input: { command: "rm -rf ." },
+        }],
+      },
+      {
+        reply: [{
+          type: "tool_use",
+          id: "h2",
+          name: "Write",
+          input: { file_path: "w.txt", content: "from the model\n" },
+        }],
+      },
+      { reply: [{ type: "text", text: "ok" }] },
+    );
+    const messages = await s.run("go", {
+      permissionMode: "bypassPermissions",
+      allowDangerouslySkipPermissions: true,
+      hooks: {
+        PreToolUse: [
+          {
+            matcher: "Bash",
+            hooks: [(input) => {
+              seen.push(`pre:${(input as { tool_name: string }).tool_name}`);
+              return Promise.resolve({
+                hookSpecificOutput: {
+                  hookEventName: "PreToolUse",
+                  permissionDecision: "deny",
+                  permissionDecisionReason: "no rm here",
+                },
+              });
+            }],
+          },
+          {
+            matcher: "Write",
+            hooks: [(input) => {
+              const tool = input as { tool_input: Record<string, unknown> };
+              seen.push("pre:Write");
+              return Promise.resolve({
+                hookSpecificOutput: {
+                  hookEventName: "PreToolUse",
+                  updatedInput: {
+                    ...tool.tool_input,
+                    content: "from the hook\n",
+                  },
+                },
+              });
+            }],
+          },
+        ],
+        PostToolUse: [{
+          hooks: [(input) => {
+            seen.push(`post:${(input as { tool_name: string }).tool_name}`);
+            return Promise.resolve({
+              hookSpecificOutput: {
+                hookEventName: "PostToolUse",
+                additionalContext: "remember to run the tests",
+              },
+            });
+          }],
+        }],
+      },
+    });
+    assert.deepEqual(seen, ["pre:Bash", "pre:Write", "post:Write"]);
+    assert.equal(
+      await Deno.readTextFile(`${s.workspace}/w.txt`),
+      "from the hook\n",
+    );
+    const results = ofType(messages, "user").map((u) =>
+      (u.message.content as { content: string }[])[0].content
+    );
+    assert.match(results[0], /Bash was blocked by a hook: no rm here/);
+    assert.match(results[1], /remember to run the tests/);
+    const [result] = resultsOf(messages);
+    assert.deepEqual(result.permission_denials.map((d) => d.tool_use_id), [
+      "h1",
+    ]);
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("claude sdk: allowedTools run without asking, disallowedTools are not offered; systemPrompt and appendSystemPrompt reach the model", async () => {
+  const s = await SdkSession.open();
+  try {
+    const asked: string[] = [];
+    s.script(
+      {
+        reply: [{
+          type: "tool_use",
+          id: "a1",
+          name: "Bash",
+          input: { command: "echo allowed" },
+        }],
+      },
+      {
+        reply: [{
+          type: "tool_use",
+          id: "a2",
+          name: "Bash",
+          input: { command: "ls" },
+        }],
+      },
+      { reply: [{ type: "text", text: "ok" }] },
+    );
+    const messages = await s.run("go", {
+      allowedTools: ["Bash(echo:*)"],
+      disallowedTools: ["Grep"],
+      systemPrompt: "You are a test harness.",
+      canUseTool: (tool, input) => {
+        asked.push(`${tool}:${input.command}`);
+        return Promise.resolve({ behavior: "deny", message: "no" });
+      },
+    });
+    assert.deepEqual(asked, ["Bash:ls"]);
+    assert.ok(!initOf(messages).tools.includes("Grep"));
+    const body = s.model.requests[0].body;
+    assert.equal(body.system, "You are a test harness.");
+    assert.ok(
+      !(body.tools as { name: string }[]).some((t) => t.name === "Grep"),
+    );
+
+    s.script({ reply: [{ type: "text", text: "ok" }] });
+    await s.run("again", {
+      systemPrompt: {
+        type: "preset",
+        preset: "claude_code",
+        append: "Always answer in French.",
+      },
+    });
+    const system = String(s.model.requests.at(-1)!.body.system);
+    assert.match(system, /You are a coding agent/);
+    assert.match(system, /Always answer in French\.$/);
+  } finally {
+    await s.close();
+  }
+});
