@@ -26,7 +26,10 @@ console.debug = console.error;
 const encoder = new TextEncoder();
 
 /** `--debug-file`: every line wave logs (to stderr) is appended to `file` too, with its time. */
-function logToo(file: string): void {
+function logToo(
+  file: string,
+  config: { sessionId: string; workspace: string },
+): void {
   const log = console.error;
   console.error = (...data: unknown[]) => {
     log(...data);
@@ -40,6 +43,7 @@ function logToo(file: string): void {
     } catch { /* the log is best effort; stderr has it */ }
   };
   console.log = console.info = console.debug = console.error;
+  console.error(`wave: session ${config.sessionId} in ${config.workspace}`);
 }
 
 function writeSync(out: typeof Deno.stdout, text: string): void {
@@ -67,7 +71,7 @@ if (outcome.kind === "exit") {
 }
 const { config } = outcome;
 const entries = TOOLSETS[config.toolset];
-if (config.debugFile) logToo(config.debugFile);
+if (config.debugFile) logToo(config.debugFile, config);
 
 const streamJson = config.front === "stream-json";
 // With extra tool modules the names are only known once they load: serve writes init then.

@@ -11,6 +11,7 @@ import { boundary } from "./_bench/boundary.ts";
 import { firstRequest } from "./_bench/first_request.ts";
 import { firstCalls } from "./_bench/first_calls.ts";
 import { session } from "./_bench/session.ts";
+import { sdk } from "./_bench/sdk.ts";
 import { files } from "./_bench/files.ts";
 import { shell } from "./_bench/shell.ts";
 import { loop } from "./_bench/loop.ts";
@@ -30,6 +31,7 @@ const SECTIONS: Record<string, () => Promise<Figure[]>> = {
   shell: () => shell(),
   loop: () => loop(),
   session: () => session(),
+  sdk: () => sdk(),
   documents: () => documents(),
   soak: () => soak(),
 };

@@ -16,7 +16,7 @@ import { BenchWave, type Figure, time } from "./measure.ts";
 const TURNS = 50;
 
 /** The tool calls of turn `i`: one of each kind in turn, two at once every fifth turn. */
-function callsOf(i: number): [string, Record<string, unknown>][] {
+export function callsOf(i: number): [string, Record<string, unknown>][] {
   const kinds: [string, Record<string, unknown>][] = [
     ["Read", { file_path: "notes.txt" }],
     ["Grep", { pattern: "line 1", path: "notes.txt" }],
@@ -37,8 +37,9 @@ function callsOf(i: number): [string, Record<string, unknown>][] {
   return calls;
 }
 
-function script(mock: MockModel): void {
-  for (let i = 0; i < TURNS; i++) {
+/** Scripts `turns` turns of tool calls, then the end. */
+export function script(mock: MockModel, turns = TURNS): void {
+  for (let i = 0; i < turns; i++) {
     const reply: MockBlock[] = callsOf(i).map(([name, input], k) => ({
       type: "tool_use",
       id: `toolu_${i}_${k}`,
@@ -50,7 +51,8 @@ function script(mock: MockModel): void {
   mock.script({ reply: [{ type: "text", text: "done" }] });
 }
 
-async function workspace(): Promise<string> {
+/** A workspace with the file the calls read and edit. */
+export async function workspace(): Promise<string> {
   const dir = await Deno.realPath(
     await Deno.makeTempDir({ prefix: "wave-bench-session-" }),
   );
@@ -105,11 +107,12 @@ async function waveSession(
 }
 
 /** The floor: the same exchanges by a bare client, and the same calls through call_tool. */
-async function floor(
+export async function floor(
   mock: MockModel,
   requests: MockModel["requests"],
+  turns = TURNS,
 ): Promise<number> {
-  script(mock);
+  script(mock, turns);
   let http = 0;
   for (const request of requests) {
     http += await time(async () => {
@@ -129,7 +132,7 @@ async function floor(
   await wave.ready();
   let id = 0;
   const tools = await time(async () => {
-    for (let i = 0; i < TURNS; i++) {
+    for (let i = 0; i < turns; i++) {
       await Promise.all(
         callsOf(i).map(([tool_name, input]) =>
           wave.request(`c${id++}`, { subtype: "call_tool", tool_name, input })

@@ -5,6 +5,7 @@
  */
 
 import assert from "node:assert/strict";
+import { query, type SDKMessage } from "@anthropic-ai/claude-agent-sdk";
 import {
   initOf,
   ofType,
@@ -424,6 +425,288 @@ Deno.test("claude sdk: allowedTools run without asking, disallowedTools are not 
     assert.match(system, /You are a coding agent/);
     assert.match(system, /Always answer in French\.$/);
   } finally {
+    await s.close();
+  }
+});
+
+Deno.test("claude sdk: max turns, an API error and an interrupt each end with an error result the SDK reads without throwing", async () => {
+  const s = await SdkSession.open();
+  try {
+    s.script(
+      {
+        reply: [{
+          type: "tool_use",
+          id: "m1",
+          name: "Glob",
+          input: { pattern: "*" },
+        }],
+      },
+    );
+    const maxTurns = resultsOf(await s.run("loop", { maxTurns: 1 }));
+    assert.equal(maxTurns[0].subtype, "error_max_turns");
+    assert.equal(maxTurns[0].is_error, true);
+    assert.match(
+      (maxTurns[0] as { errors: string[] }).errors[0],
+      /--max-turns 1/,
+    );
+
+    s.script({
+      status: 400,
+      body: {
+        type: "error",
+        error: { type: "invalid_request_error", message: "bad request" },
+      },
+    });
+    const apiError = resultsOf(await s.run("fail"));
+    assert.equal(apiError[0].subtype, "error_during_execution");
+    assert.match(
+      (apiError[0] as { errors: string[] }).errors[0],
+      /the model API answered 400: bad request/,
+    );
+
+    s.script({
+      hang: [{ type: "text", text: "thinking about it" }],
+      events: 3,
+    });
+    const prompt = openPrompt("take your time");
+    const q = query({ prompt: prompt.messages, options: s.options() });
+    const messages: SDKMessage[] = [];
+    const reading = (async () => {
+      for await (const m of q) {
+        messages.push(m);
+        if (m.type === "result") prompt.end();
+      }
+    })();
+    await s.model.hanging;
+    await q.interrupt();
+    await reading;
+    const [interrupted] = resultsOf(messages);
+    assert.equal(interrupted.subtype, "error_during_execution");
+    assert.equal(interrupted.is_error, true);
+    assert.match(
+      (interrupted as { errors: string[] }).errors[0],
+      /\[Request interrupted by user\]/,
+    );
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("claude sdk: resume continues a session with its history; the control methods answer", async () => {
+  const s = await SdkSession.open();
+  try {
+    s.script({ reply: [{ type: "text", text: "The word is kiwi." }] });
+    const first = await s.run("Remember the word kiwi.");
+    const sessionId = initOf(first).session_id;
+    s.script({ reply: [{ type: "text", text: "kiwi" }] });
+    const second = await s.run("What was the word?", { resume: sessionId });
+    assert.equal(initOf(second).session_id, sessionId);
+    const messages = s.model.requests.at(-1)!.body.messages as {
+      role: string;
+    }[];
+    assert.equal(messages.length, 3);
+    assert.equal(resultsOf(second)[0].subtype, "success");
+
+    s.script({ reply: [{ type: "text", text: "hi" }] }, {
+      reply: [{ type: "text", text: "again" }],
+    });
+    const prompt = openPrompt("hello");
+    const q = query({ prompt: prompt.messages, options: s.options() });
+    const init = await q.initializationResult();
+    assert.deepEqual(init.commands, []);
+    assert.deepEqual(await q.supportedCommands(), []);
+    const models = await q.supportedModels();
+    assert.ok(models.some((m) => m.value === "sonnet"));
+    await q.setPermissionMode("acceptEdits");
+    await q.setModel("claude-haiku-5-5");
+    let results = 0;
+    for await (const m of q) {
+      if (m.type === "result" && ++results === 1) prompt.send("and again");
+      if (results === 2) prompt.end();
+    }
+    // The second turn went to the model set_model named.
+    assert.equal(s.model.requests.at(-1)!.body.model, "claude-haiku-5-5");
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("claude sdk: partial messages stream the reply's raw events as stream_event", async () => {
+  const s = await SdkSession.open();
+  try {
+    s.script({ reply: [{ type: "text", text: "streamed words" }] });
+    const messages = await s.run("stream", { includePartialMessages: true });
+    const events = ofType(messages, "stream_event").map((m) => m.event.type);
+    assert.equal(events[0], "message_start");
+    assert.ok(events.includes("content_block_delta"));
+    assert.equal(events.at(-1), "message_stop");
+    const text = ofType(messages, "stream_event").flatMap((m) =>
+      m.event.type === "content_block_delta" &&
+        m.event.delta.type === "text_delta"
+        ? [m.event.delta.text]
+        : []
+    ).join("");
+    assert.equal(text, "streamed words");
+    // The events come before the whole reply.
+    const firstEvent = messages.findIndex((m) => m.type === "stream_event");
+    const reply = messages.findIndex((m) => m.type === "assistant");
+    assert.ok(firstEvent < reply);
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("claude sdk: structured output, the budget, the fallback model, a forked session, no persistence, another directory, a debug file", async () => {
+  const s = await SdkSession.open();
+  const extra = await Deno.realPath(await Deno.makeTempDir());
+  try {
+    // outputFormat: the model answers through StructuredOutput.
+    s.script(
+      {
+        reply: [{
+          type: "tool_use",
+          id: "so1",
+          name: "StructuredOutput",
+          input: { answer: "four" },
+        }],
+      },
+      {
+        reply: [{
+          type: "tool_use",
+          id: "so2",
+          name: "StructuredOutput",
+          input: { answer: 4 },
+        }],
+      },
+    );
+    const structured = resultsOf(
+      await s.run("2+2?", {
+        outputFormat: {
+          type: "json_schema",
+          schema: {
+            type: "object",
+            properties: { answer: { type: "number" } },
+            required: ["answer"],
+          },
+        },
+      }),
+    );
+    assert.equal(structured[0].subtype, "success");
+    assert.deepEqual(
+      (structured[0] as { structured_output?: unknown }).structured_output,
+      { answer: 4 },
+    );
+
+    // maxBudgetUsd: 1M output tokens of Sonnet cost $15, over a $1 budget.
+    s.script({
+      reply: [{
+        type: "tool_use",
+        id: "b1",
+        name: "Glob",
+        input: { pattern: "*" },
+      }],
+      usage: { input: 10, output: 1_000_000 },
+    });
+    const budget = resultsOf(await s.run("spend", { maxBudgetUsd: 1 }));
+    assert.equal(budget[0].subtype, "error_max_budget_usd");
+    assert.equal(budget[0].total_cost_usd, (10 * 3 + 1_000_000 * 15) / 1e6);
+
+    // fallbackModel: the first model is overloaded, the fallback answers.
+    s.script(
+      {
+        status: 529,
+        body: {
+          type: "error",
+          error: { type: "overloaded_error", message: "overloaded" },
+        },
+      },
+      {
+        status: 529,
+        body: {
+          type: "error",
+          error: { type: "overloaded_error", message: "overloaded" },
+        },
+      },
+      {
+        status: 529,
+        body: {
+          type: "error",
+          error: { type: "overloaded_error", message: "overloaded" },
+        },
+      },
+      {
+        status: 529,
+        body: {
+          type: "error",
+          error: { type: "overloaded_error", message: "overloaded" },
+        },
+      },
+      { reply: [{ type: "text", text: "from the fallback" }] },
+    );
+    const fallback = await s.run("hi", { fallbackModel: "claude-haiku-5-5" });
+    assert.equal(resultsOf(fallback)[0].subtype, "success");
+    assert.equal(s.model.requests.at(-1)!.body.model, "claude-haiku-5-5");
+    assert.ok(
+      ofType(fallback, "system").some((m) =>
+        (m as { subtype: string; message?: string }).subtype === "warning" &&
+        /fallback model anthropic:claude-haiku-5-5/.test(
+          String((m as { message?: string }).message),
+        )
+      ),
+    );
+
+    // forkSession: a new id, the old history.
+    s.script({ reply: [{ type: "text", text: "noted" }] });
+    const original = initOf(await s.run("The colour is teal.")).session_id;
+    s.script({ reply: [{ type: "text", text: "teal" }] });
+    const forked = await s.run("Which colour?", {
+      resume: original,
+      forkSession: true,
+    });
+    assert.notEqual(initOf(forked).session_id, original);
+    assert.equal(
+      (s.model.requests.at(-1)!.body.messages as unknown[]).length,
+      3,
+    );
+
+    // persistSession: false writes no transcript.
+    s.script({ reply: [{ type: "text", text: "gone" }] });
+    const ephemeral =
+      initOf(await s.run("forget me", { persistSession: false })).session_id;
+    await assert.rejects(
+      Deno.stat(`${s.waveHome}/sessions/${ephemeral}.jsonl`),
+      Deno.errors.NotFound,
+    );
+
+    // additionalDirectories: read there without an approval; debugFile gets wave's log.
+    await Deno.writeTextFile(`${extra}/shared.txt`, "shared\n");
+    const debugFile = `${s.workspace}/../wave-debug-${crypto.randomUUID()}.log`;
+    s.script(
+      {
+        reply: [{
+          type: "tool_use",
+          id: "d1",
+          name: "Read",
+          input: { file_path: `${extra}/shared.txt` },
+        }],
+      },
+      { reply: [{ type: "text", text: "read it" }] },
+    );
+    const added = await s.run("read the shared file", {
+      additionalDirectories: [extra],
+      debugFile,
+      permissionMode: "dontAsk",
+    });
+    const read = (ofType(added, "user")[0].message.content as {
+      content: string;
+      is_error: boolean;
+    }[])[0];
+    assert.equal(read.is_error, false, read.content);
+    assert.match(read.content, /shared/);
+    assert.ok((await Deno.stat(debugFile)).isFile);
+    await Deno.remove(debugFile);
+  } finally {
+    await Deno.remove(extra, { recursive: true });
     await s.close();
   }
 });
