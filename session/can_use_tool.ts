@@ -30,11 +30,20 @@ interface Pending {
 /** Asks with `can_use_tool`; {@linkcode answer} takes the replies. */
 export class CanUseToolParent implements ApprovalParent {
   #send: SendRequest;
+  #cancel: (requestId: string) => void;
   #pending = new Map<string, Pending>();
 
-  /** Sends each question through `send`. */
-  constructor(send: SendRequest) {
+  /**
+   * Sends each question through `send`, and through `cancel` the id of one
+   * wave stopped waiting for (`control_cancel_request`), so the parent can
+   * take its prompt down.
+   */
+  constructor(
+    send: SendRequest,
+    cancel: (requestId: string) => void = () => {},
+  ) {
     this.#send = send;
+    this.#cancel = cancel;
   }
 
   /**
@@ -52,7 +61,9 @@ export class CanUseToolParent implements ApprovalParent {
       this.#pending.set(requestId, { toolName: req.toolName, resolve });
       signal.addEventListener(
         "abort",
-        () => this.#pending.delete(requestId),
+        () => {
+          if (this.#pending.delete(requestId)) this.#cancel(requestId);
+        },
         { once: true },
       );
       this.#send(requestId, {

@@ -364,6 +364,8 @@ export class CommandSandbox {
       spillDir: string;
       home?: string;
       programs: Record<string, string>;
+      /** Directories commands may write besides the workspace (`--add-dir`), real paths. */
+      roots?: readonly string[];
     },
   ): Promise<CommandConfinement> {
     const { report } = await this.decided();
@@ -379,6 +381,9 @@ export class CommandSandbox {
     const sealed = new Set<string>();
     const files = new Set<string>();
     const workspace = place.workspace;
+    const roots = place.roots ?? [];
+    /** What commands may write: the workspace and the other roots. */
+    const shown = [workspace, ...roots];
     /**
      * Hides `path` as it is now: an existing directory or file; a path
      * that does not exist where a command could make it (in the
@@ -425,9 +430,9 @@ export class CommandSandbox {
         if (Deno.statSync(abs).isFile) files.add(abs);
       } catch { /* gone */ }
     }
-    // A workspace that is the home directory shows it, but not its credentials.
+    // A workspace (or root) that is the home directory shows it, but not its credentials.
     const home = place.home && real(place.home);
-    if (home && home === workspace) {
+    if (home && shown.includes(home)) {
       for (const secret of HOME_SECRETS) {
         const abs = real(`${home}/${secret}`);
         if (!abs || !isWithin(abs, home)) continue;
@@ -441,13 +446,13 @@ export class CommandSandbox {
     // empty mount point would show its name), unless the workspace shows it again.
     const hiders = [...dirs, ...sealed];
     const needed = (path: string) =>
-      isWithin(path, workspace) ||
+      shown.some((dir) => isWithin(path, dir)) ||
       !hiders.some((dir) => dir !== path && isWithin(path, dir));
     // Whether the deepest mount over `path` hides it.
     const hidden = (path: string) => {
-      const over = [...hiders, workspace].filter((d) => isWithin(path, d))
+      const over = [...hiders, ...shown].filter((d) => isWithin(path, d))
         .sort((a, b) => b.length - a.length)[0];
-      return over !== undefined && over !== workspace;
+      return over !== undefined && !shown.includes(over);
     };
     // A shell installed under a hidden directory: the directory stays
     // hidden, the program alone is shown again, read-only.
@@ -466,6 +471,7 @@ export class CommandSandbox {
       sealDirs: [...sealed].filter(needed),
       hideFiles: [...files].filter(needed),
       showReadOnly: [real(place.spillDir) ?? place.spillDir],
+      ...(roots.length > 0 ? { showWritable: [...roots] } : {}),
       showFiles,
       network: this.#settings.allowNet,
     };

@@ -44,8 +44,15 @@ export class ParentRequests {
   >();
   #closed: string | null = null;
 
-  constructor(send: SendParentRequest) {
+  #cancel: (requestId: string) => void;
+
+  /** Sends requests through `send`, and the id of one given up on through `cancel` (`control_cancel_request`). */
+  constructor(
+    send: SendParentRequest,
+    cancel: (requestId: string) => void = () => {},
+  ) {
     this.#send = send;
+    this.#cancel = cancel;
   }
 
   /**
@@ -80,6 +87,7 @@ export class ParentRequests {
       const onAbort = () => {
         clearTimeout(timer);
         this.#pending.delete(requestId);
+        this.#cancel(requestId);
         reject(
           new ParentRequestError(
             `the ${what} request was interrupted`,
@@ -90,6 +98,7 @@ export class ParentRequests {
       const timer = setTimeout(() => {
         signal.removeEventListener("abort", onAbort);
         this.#pending.delete(requestId);
+        this.#cancel(requestId);
         reject(
           new ParentRequestError(
             `the parent did not answer the ${what} request within ${

@@ -109,10 +109,10 @@ export class ToolPermissions {
   check(call: CallView): PermissionVerdict {
     const name = call.def.name;
     const what = this.#whatOf(call);
-    const covers = (rule: ToolRule) =>
+    const covers = (use: "allow" | "deny") => (rule: ToolRule) =>
       namesTool(rule, name) &&
-      (rule.specifier === null || specifierCovers(rule.specifier, what));
-    const denied = this.#deny.find(covers);
+      (rule.specifier === null || specifierCovers(rule.specifier, what, use));
+    const denied = this.#deny.find(covers("deny"));
     if (denied) {
       return {
         behavior: "deny",
@@ -121,8 +121,10 @@ export class ToolPermissions {
         } disallows it (--disallowedTools).`,
       };
     }
-    const askRule = this.#ask.find(covers);
-    if (!askRule && this.#allow.some(covers)) return { behavior: "allow" };
+    const askRule = this.#ask.find(covers("deny"));
+    if (!askRule && this.#allow.some(covers("allow"))) {
+      return { behavior: "allow" };
+    }
     const settings = this.#mode.settings;
     const changes = call.def.mode === "agent";
     const runs = runsPrograms(call.def.scopes);

@@ -120,11 +120,17 @@ export async function serve(
   // The model's SDK (the slowest import before a first request) loads
   // beside the tools, which the session needs before it reads a line.
   if (config.model) preloadProvider(config.model);
-  const approvalsParent = new CanUseToolParent((requestId, request) =>
-    writer.send({ type: "control_request", request_id: requestId, request })
+  const cancel = (requestId: string) =>
+    writer.send({ type: "control_cancel_request", request_id: requestId });
+  const approvalsParent = new CanUseToolParent(
+    (requestId, request) =>
+      writer.send({ type: "control_request", request_id: requestId, request }),
+    cancel,
   );
-  const requests = new ParentRequests((requestId, request) =>
-    writer.send({ type: "control_request", request_id: requestId, request })
+  const requests = new ParentRequests(
+    (requestId, request) =>
+      writer.send({ type: "control_request", request_id: requestId, request }),
+    cancel,
   );
   let render: ToolEventRenderer = () => {};
   const core = await openCore(config, {

@@ -469,6 +469,7 @@ export class ToolCalls {
           spillDir,
           home: deps.home,
           programs,
+          roots: deps.permissions?.roots,
         });
         const { cgroupParent } = await sandbox.decided();
         if (shellSandbox.kind === "bwrap") {

@@ -77,19 +77,31 @@ export function namesTool(rule: ToolRule, name: string): boolean {
  * `git *` are prefixes, anything else the whole command), or a path
  * matched as a glob (`**` any depth, `*` within a name) against the path
  * relative to the workspace and the absolute one.
+ *
+ * A command is read as the commands it chains (`&&`, `||`, `;`, `|`, `&`,
+ * newlines): an `allow` rule covers it only when it covers every one and
+ * the command substitutes or redirects nothing (`git status && rm -rf ~`
+ * is no `git` command); a `deny` rule covers it when it covers any one.
  */
 export function specifierCovers(
   specifier: string,
   what: { command?: string; paths: { relative: string; absolute: string }[] },
+  use: "allow" | "deny" = "allow",
 ): boolean {
   if (what.command !== undefined) {
-    const command = what.command.trim();
-    const prefix = /^(.*?)(?::\*| \*)$/.exec(specifier);
-    if (prefix) {
-      const head = prefix[1].trim();
-      return command === head || command.startsWith(`${head} `);
-    }
-    return command === specifier.trim();
+    const parts = what.command.split(/&&|\|\||[;|&\n]/).map((p) => p.trim())
+      .filter(Boolean);
+    const one = (command: string) => {
+      const prefix = /^(.*?)(?::\*| \*)$/.exec(specifier);
+      if (prefix) {
+        const head = prefix[1].trim();
+        return command === head || command.startsWith(`${head} `);
+      }
+      return command === specifier.trim();
+    };
+    if (use === "deny") return one(what.command.trim()) || parts.some(one);
+    return !/[`$<>()]/.test(what.command) && parts.length > 0 &&
+      parts.every(one);
   }
   if (what.paths.length === 0) return false;
   const glob = globRegExp(specifier.replace(/^\.\//, ""));

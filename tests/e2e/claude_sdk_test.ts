@@ -507,11 +507,29 @@ Deno.test("claude sdk: resume continues a session with its history; the control 
     assert.equal(messages.length, 3);
     assert.equal(resultsOf(second)[0].subtype, "success");
 
-    s.script({ reply: [{ type: "text", text: "hi" }] }, {
-      reply: [{ type: "text", text: "again" }],
-    });
+    s.script(
+      { reply: [{ type: "text", text: "hi" }] },
+      {
+        reply: [{
+          type: "tool_use",
+          id: "pm1",
+          name: "Write",
+          input: { file_path: "mode.txt", content: "accepted\n" },
+        }],
+      },
+      { reply: [{ type: "text", text: "again" }] },
+    );
+    const asked: string[] = [];
     const prompt = openPrompt("hello");
-    const q = query({ prompt: prompt.messages, options: s.options() });
+    const q = query({
+      prompt: prompt.messages,
+      options: s.options({
+        canUseTool: (tool, input) => {
+          asked.push(tool);
+          return Promise.resolve({ behavior: "allow", updatedInput: input });
+        },
+      }),
+    });
     const init = await q.initializationResult();
     assert.deepEqual(init.commands, []);
     assert.deepEqual(await q.supportedCommands(), []);
@@ -524,8 +542,14 @@ Deno.test("claude sdk: resume continues a session with its history; the control 
       if (m.type === "result" && ++results === 1) prompt.send("and again");
       if (results === 2) prompt.end();
     }
-    // The second turn went to the model set_model named.
+    // The second turn went to the model set_model named, in acceptEdits:
+    // the write was not asked about.
     assert.equal(s.model.requests.at(-1)!.body.model, "claude-haiku-5-5");
+    assert.deepEqual(asked, []);
+    assert.equal(
+      await Deno.readTextFile(`${s.workspace}/mode.txt`),
+      "accepted\n",
+    );
   } finally {
     await s.close();
   }
@@ -690,19 +714,30 @@ Deno.test("claude sdk: structured output, the budget, the fallback model, a fork
           input: { file_path: `${extra}/shared.txt` },
         }],
       },
+      {
+        reply: [{
+          type: "tool_use",
+          id: "d2",
+          name: "Bash",
+          input: { command: `echo made > ${extra}/made.txt` },
+        }],
+      },
       { reply: [{ type: "text", text: "read it" }] },
     );
     const added = await s.run("read the shared file", {
       additionalDirectories: [extra],
       debugFile,
       permissionMode: "dontAsk",
+      allowedTools: ["Bash"],
     });
-    const read = (ofType(added, "user")[0].message.content as {
-      content: string;
-      is_error: boolean;
-    }[])[0];
+    const [read, made] = ofType(added, "user").map((u) =>
+      (u.message.content as { content: string; is_error: boolean }[])[0]
+    );
     assert.equal(read.is_error, false, read.content);
     assert.match(read.content, /shared/);
+    // Commands may write there too, in their sandbox as in the workspace.
+    assert.equal(made.is_error, false, made.content);
+    assert.equal(await Deno.readTextFile(`${extra}/made.txt`), "made\n");
     assert.ok((await Deno.stat(debugFile)).isFile);
     await Deno.remove(debugFile);
   } finally {

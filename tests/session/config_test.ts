@@ -280,3 +280,174 @@ Deno.test("fronts: wave mcp and wave acp take the same flags, ask their parent u
     stderr: "wave: unexpected argument: mcp (see wave --help)\n",
   });
 });
+
+Deno.test("Claude Code's flags, as the Claude Agent SDK passes them (--flag value and --flag=value)", async () => {
+  const dir = await Deno.realPath(await Deno.makeTempDir());
+  const extra = await Deno.realPath(await Deno.makeTempDir());
+  const out = parseFlags(
+    [
+      "--output-format",
+      "stream-json",
+      "--verbose",
+      "--input-format=stream-json",
+      "-p",
+      "--max-turns=3",
+      "--model=opus",
+      "--fallback-model",
+      "claude-haiku-5-5",
+      "--permission-prompt-tool=stdio",
+      "--permission-mode=acceptEdits",
+      "--allowedTools",
+      "Read,Bash(git log:*)",
+      "--disallowedTools=Grep",
+      "--tools",
+      "Read,Bash,Edit",
+      "--system-prompt",
+      "Be brief.",
+      "--append-system-prompt=Use British spelling.",
+      "--include-partial-messages",
+      "--add-dir",
+      extra,
+      "--max-thinking-tokens=2048",
+      "--no-session-persistence",
+      "--debug-file",
+      "debug.log",
+      "--json-schema",
+      '{"type":"object"}',
+      "--max-budget-usd=0.5",
+      "--setting-sources=",
+      "--workspace",
+      dir,
+    ],
+    env({
+      HOME: dir,
+      ANTHROPIC_API_KEY: "k",
+      ANTHROPIC_BASE_URL: "http://127.0.0.1:9",
+    }),
+    ["wave"],
+  );
+  assert.equal(out.kind, "run", out.kind === "exit" ? out.stderr ?? "" : "");
+  if (out.kind !== "run") return;
+  const c = out.config;
+  assert.equal(c.claudeCompat, true);
+  assert.equal(c.maxTurns, 3);
+  assert.equal(c.model, "anthropic:claude-opus-5-5");
+  assert.equal(c.baseUrl, "http://127.0.0.1:9");
+  assert.equal(c.fallbackModel, "anthropic:claude-haiku-5-5");
+  assert.equal(c.approvals, "parent");
+  assert.equal(c.permissionMode, "acceptEdits");
+  assert.equal(c.mode, "agent");
+  assert.deepEqual(c.toolRules, {
+    allow: ["Read", "Bash(git log:*)"],
+    deny: ["Grep"],
+  });
+  assert.deepEqual(c.tools, ["Read", "Bash", "Edit"]);
+  assert.deepEqual(c.systemPrompt, {
+    replace: "Be brief.",
+    append: "Use British spelling.",
+  });
+  assert.equal(c.includePartialMessages, true);
+  assert.deepEqual(c.addDirs, [extra]);
+  assert.equal(c.maxThinkingTokens, 2048);
+  assert.equal(c.persistSession, false);
+  assert.equal(c.debugFile, `${Deno.cwd()}/debug.log`);
+  assert.deepEqual(c.jsonSchema, { type: "object" });
+  assert.equal(c.maxBudgetUsd, 0.5);
+  assert.deepEqual(c.warnings, []);
+});
+
+Deno.test("Claude Code's flags wave cannot honour are accepted and named in a warning; bad values exit 2", async () => {
+  const dir = await Deno.realPath(await Deno.makeTempDir());
+  const run = (...args: string[]) =>
+    parseFlags([...args, "--workspace", dir], env({ HOME: dir }), ["wave"]);
+  const out = run(
+    "--betas",
+    "x",
+    "--agents",
+    "{}",
+    "--plugin-dir",
+    "p",
+    "--setting-sources",
+    "user,project",
+    "--permission-prompt-tool",
+    "mcp__auth__ask",
+    "--await-initialize",
+  );
+  assert.equal(out.kind, "run");
+  if (out.kind !== "run") return;
+  assert.deepEqual(out.config.warnings, [
+    "--agents was accepted but is not honoured: wave cannot run subagents yet",
+    "--betas was accepted but is not honoured: wave sends no beta headers",
+    "--plugin-dir was accepted but is not honoured: wave loads no Claude Code plugins",
+    "--permission-prompt-tool mcp__auth__ask was accepted but is not honoured: wave asks the parent with can_use_tool (--permission-prompt-tool stdio) or decides by --approvals (deny)",
+    "--setting-sources user,project was accepted but is not honoured: wave reads no Claude Code settings files or CLAUDE.md",
+  ]);
+  // Without Claude Code's flags, wave's own defaults stand.
+  assert.equal(out.config.permissionMode, null);
+  const bad: [string[], string][] = [
+    [
+      ["--permission-mode", "yolo"],
+      "--permission-mode must be one of default, acceptEdits, plan, bypassPermissions, dontAsk, auto",
+    ],
+    [
+      ["--mode", "ask", "--permission-mode", "plan"],
+      "--mode and --permission-mode both set the mode; give one of them",
+    ],
+    [["--json-schema", "{"], "--json-schema is not JSON"],
+    [
+      ["--max-budget-usd", "-1"],
+      "--max-budget-usd must be a positive number of dollars",
+    ],
+    [["--fork-session"], "--fork-session needs --resume ID or --continue"],
+    [["--continue"], "there is no earlier session of"],
+    [["--add-dir", `${dir}/nope`], "--add-dir does not exist"],
+    [["--output-format", "text"], "--output-format must be one of stream-json"],
+  ];
+  for (const [args, message] of bad) {
+    const failed = run(...args);
+    assert.equal(failed.kind, "exit", args.join(" "));
+    if (failed.kind === "exit") {
+      assert.equal(failed.code, 2);
+      assert.ok(
+        failed.stderr?.includes(message),
+        `${args.join(" ")}: ${failed.stderr}`,
+      );
+    }
+  }
+});
+
+Deno.test("--continue takes this workspace's newest session; --fork-session starts a new id from it", async () => {
+  const dir = await Deno.realPath(await Deno.makeTempDir());
+  const other = await Deno.realPath(await Deno.makeTempDir());
+  const home = await Deno.makeTempDir();
+  await Deno.mkdir(`${home}/sessions`);
+  const write = async (id: string, cwd: string, age: number) => {
+    const path = `${home}/sessions/${id}.jsonl`;
+    await Deno.writeTextFile(
+      path,
+      JSON.stringify({ type: "session", session_id: id, cwd }) + "\n",
+    );
+    const when = new Date(Date.now() - age * 1000);
+    await Deno.utime(path, when, when);
+  };
+  await write("old", dir, 100);
+  await write("new", dir, 10);
+  await write("elsewhere", other, 1);
+  const run = (...args: string[]) =>
+    parseFlags(
+      [...args, "--workspace", dir],
+      env({ HOME: dir, WAVE_HOME: home }),
+      ["wave"],
+    );
+  const cont = run("--continue");
+  assert.ok(
+    cont.kind === "run" && cont.config.sessionId === "new" &&
+      cont.config.resume,
+  );
+  const fork = run("--resume", "old", "--fork-session", "--session-id", "copy");
+  assert.ok(fork.kind === "run");
+  if (fork.kind !== "run") return;
+  assert.equal(fork.config.sessionId, "copy");
+  assert.equal(fork.config.forkFrom, "old");
+  assert.equal(fork.config.resume, true);
+});

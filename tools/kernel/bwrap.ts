@@ -54,6 +54,8 @@ export interface BwrapConfinement {
   readonly hideFiles: readonly string[];
   /** Directories shown again, read-only, inside a hidden one (the session's spill directory). */
   readonly showReadOnly: readonly string[];
+  /** Directories shown writable besides the workspace (`--add-dir`), with the workspace's rules. */
+  readonly showWritable?: readonly string[];
   /**
    * Single files shown again, read-only, inside a hidden directory: the
    * shell's program when it is installed under a home directory (`from`,
@@ -165,6 +167,9 @@ export function bwrapArgs(
   });
   for (const dir of confinement.showReadOnly) {
     mounts.push({ path: dir, args: ["--ro-bind-try", dir, dir], order: 1 });
+  }
+  for (const dir of confinement.showWritable ?? []) {
+    mounts.push({ path: dir, args: ["--bind", dir, dir], order: 1 });
   }
   for (const { from, to } of confinement.showFiles ?? []) {
     mounts.push({ path: to, args: ["--ro-bind", from, to], order: 1 });

@@ -1,0 +1,167 @@
+import assert from "node:assert/strict";
+import { ToolPermissions } from "../../session/permissions.ts";
+import { SessionMode } from "../../session/session_mode.ts";
+import type { PermissionMode } from "../../session/permission_modes.ts";
+import type { ResolvedPath } from "../../tools/kernel/workspace.ts";
+
+const BASH = {
+  name: "Bash",
+  mode: "agent" as const,
+  scopes: { run: ["bash"] },
+};
+const WRITE = {
+  name: "Write",
+  mode: "agent" as const,
+  scopes: { write: true as const },
+};
+const GREP = {
+  name: "Grep",
+  mode: "ask" as const,
+  scopes: { read: true, run: ["rg"] },
+};
+const TASK = {
+  name: "TaskCreate",
+  mode: "plan" as const,
+  scopes: { write: "state" as const },
+};
+
+function permissions(
+  mode: PermissionMode | null,
+  allow: string[] = [],
+  deny: string[] = [],
+) {
+  return new ToolPermissions({
+    mode: new SessionMode("agent", mode),
+    workspace: "/w",
+    allow,
+    deny,
+    only: null,
+    roots: [],
+  });
+}
+
+function path(real: string): ResolvedPath {
+  return {
+    abs: real,
+    real,
+    outside: !real.startsWith("/w/"),
+    sensitive: null,
+  } as unknown as ResolvedPath;
+}
+
+Deno.test("permissions: each Claude Code mode asks before what its row says", () => {
+  const calls = [
+    { def: BASH, input: { command: "ls" }, paths: [] },
+    { def: WRITE, input: {}, paths: [path("/w/a.txt")] },
+    { def: GREP, input: {}, paths: [] },
+    { def: TASK, input: {}, paths: [] },
+  ];
+  const verdicts = (mode: PermissionMode | null) =>
+    calls.map((c) => permissions(mode).check(c).behavior);
+  assert.deepEqual(verdicts("default"), ["ask", "ask", "allow", "allow"]);
+  assert.deepEqual(verdicts("auto"), ["ask", "ask", "allow", "allow"]);
+  assert.deepEqual(verdicts("acceptEdits"), ["ask", "allow", "allow", "allow"]);
+  assert.deepEqual(verdicts("bypassPermissions"), [
+    "allow",
+    "allow",
+    "allow",
+    "allow",
+  ]);
+  assert.deepEqual(verdicts("dontAsk"), ["deny", "deny", "allow", "allow"]);
+  // wave's own modes ask about nothing inside the workspace.
+  assert.deepEqual(verdicts(null), ["allow", "allow", "allow", "allow"]);
+});
+
+Deno.test("permissions: allow rules skip the question, deny rules refuse, and the ask names the command with a rule to suggest", () => {
+  const p = permissions("default", ["Bash(git:*)", "Write(docs/**)"], [
+    "Bash(rm:*)",
+  ]);
+  assert.equal(
+    p.check({ def: BASH, input: { command: "git status" }, paths: [] })
+      .behavior,
+    "allow",
+  );
+  assert.equal(
+    p.check({ def: WRITE, input: {}, paths: [path("/w/docs/x.md")] }).behavior,
+    "allow",
+  );
+  assert.equal(
+    p.check({ def: WRITE, input: {}, paths: [path("/w/src/x.ts")] }).behavior,
+    "ask",
+  );
+  assert.deepEqual(
+    p.check({ def: BASH, input: { command: "rm -rf ." }, paths: [] }),
+    {
+      behavior: "deny",
+      message:
+        "Bash was refused: the rule Bash(rm:*) disallows it (--disallowedTools).",
+    },
+  );
+  assert.deepEqual(
+    p.check({ def: BASH, input: { command: "npm test" }, paths: [] }),
+    {
+      behavior: "ask",
+      reason: "Bash runs a command: npm test",
+      suggestions: [{
+        type: "addRules",
+        rules: [{ toolName: "Bash", ruleContent: "npm:*" }],
+        behavior: "allow",
+        destination: "session",
+      }],
+    },
+  );
+});
+
+Deno.test("permissions: a parent's updates add and remove rules, switch the mode and add directories", () => {
+  const p = permissions("default");
+  const npm = { def: BASH, input: { command: "npm test" }, paths: [] };
+  assert.deepEqual(
+    p.apply([{
+      type: "addRules",
+      rules: [{ toolName: "Bash", ruleContent: "npm:*" }],
+      behavior: "allow",
+      destination: "session",
+    }]),
+    [],
+  );
+  assert.equal(p.check(npm).behavior, "allow");
+  p.apply([{
+    type: "removeRules",
+    rules: [{ toolName: "Bash", ruleContent: "npm:*" }],
+    behavior: "allow",
+    destination: "session",
+  }]);
+  assert.equal(p.check(npm).behavior, "ask");
+  p.apply([{
+    type: "addRules",
+    rules: [{ toolName: "Bash" }],
+    behavior: "deny",
+    destination: "session",
+  }]);
+  assert.equal(p.check(npm).behavior, "deny");
+  assert.equal(p.offers("Bash"), false);
+  const q = permissions("default");
+  q.apply([{ type: "setMode", mode: "acceptEdits", destination: "session" }]);
+  assert.equal(
+    q.check({ def: WRITE, input: {}, paths: [path("/w/a")] }).behavior,
+    "allow",
+  );
+  assert.deepEqual(
+    q.apply([{ type: "setMode", mode: "yolo", destination: "session" }]),
+    ['unknown permission mode "yolo"'],
+  );
+  const dir = Deno.realPathSync(Deno.makeTempDirSync());
+  q.apply([{
+    type: "addDirectories",
+    directories: [dir],
+    destination: "session",
+  }]);
+  assert.deepEqual(q.roots, [dir]);
+  q.apply([{
+    type: "removeDirectories",
+    directories: [dir],
+    destination: "session",
+  }]);
+  assert.deepEqual(q.roots, []);
+  Deno.removeSync(dir);
+});
