@@ -309,6 +309,11 @@ export function parseFlags(
       );
     }
   }
+  if (resumeId !== undefined && !SESSION_ID.test(resumeId)) {
+    return fail(
+      `--resume must name a session id (1-128 letters, digits, ".", "_" or "-", starting with a letter or digit), not "${resumeId}"`,
+    );
+  }
   const givenId = flags["session-id"];
   const fork = flags["fork-session"];
   if (fork && !resumeId) {

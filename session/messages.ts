@@ -24,8 +24,21 @@ export interface ToolResultBlock {
   is_error?: boolean;
 }
 
+/**
+ * A model's extended thinking (`--max-thinking-tokens`), kept in the
+ * history as it came: the API wants it back, unchanged, before the tool
+ * results of the same reply.
+ */
+export type ThinkingBlock =
+  | { type: "thinking"; thinking: string; signature: string }
+  | { type: "redacted_thinking"; data: string };
+
 /** Any block a message may hold. */
-export type Block = ContentBlock | ToolUseBlock | ToolResultBlock;
+export type Block =
+  | ContentBlock
+  | ToolUseBlock
+  | ToolResultBlock
+  | ThinkingBlock;
 
 /** One message of the conversation. */
 export interface Message {

@@ -37,6 +37,15 @@ const ToolUseBlock = z.strictObject({
   name: z.string(),
   input: z.unknown(),
 });
+/** A model's extended thinking, as the Anthropic API gives it. */
+const ThinkingBlock = z.union([
+  z.strictObject({
+    type: z.literal("thinking"),
+    thinking: z.string(),
+    signature: z.string(),
+  }),
+  z.strictObject({ type: z.literal("redacted_thinking"), data: z.string() }),
+]);
 const ToolResultBlock = z.strictObject({
   type: z.literal("tool_result"),
   tool_use_id: z.string(),
@@ -135,7 +144,7 @@ const AssistantReply = z.strictObject({
     id: z.string(),
     type: z.literal("message"),
     role: z.literal("assistant"),
-    content: z.array(z.union([TextBlock, ToolUseBlock])),
+    content: z.array(z.union([TextBlock, ToolUseBlock, ThinkingBlock])),
     model: z.string(),
     stop_reason: z.string(),
     stop_sequence: z.null(),

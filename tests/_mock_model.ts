@@ -10,6 +10,8 @@
 /** One block of a scripted reply. */
 export type MockBlock =
   | { type: "text"; text: string }
+  /** Extended thinking (Anthropic only): streamed as thinking and signature deltas. */
+  | { type: "thinking"; thinking: string; signature: string }
   | { type: "tool_use"; id?: string; name: string; input: unknown };
 
 /** What the server does for one request. */
@@ -214,6 +216,26 @@ function anthropicEvents(
           }),
         );
       }
+    } else if (block.type === "thinking") {
+      events.push(
+        sse("content_block_start", {
+          type: "content_block_start",
+          index,
+          content_block: { type: "thinking", thinking: "", signature: "" },
+        }),
+      );
+      for (const piece of pieces(block.thinking, 7)) {
+        events.push(sse("content_block_delta", {
+          type: "content_block_delta",
+          index,
+          delta: { type: "thinking_delta", thinking: piece },
+        }));
+      }
+      events.push(sse("content_block_delta", {
+        type: "content_block_delta",
+        index,
+        delta: { type: "signature_delta", signature: block.signature },
+      }));
     } else {
       const id = block.id ?? `toolu_mock_${n}_${index}`;
       events.push(sse("content_block_start", {

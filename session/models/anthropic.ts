@@ -51,7 +51,15 @@ export class AnthropicProvider extends SdkProvider<Anthropic> {
     const content: ModelReply["content"] = [];
     for (const b of message.content) {
       if (b.type === "text") content.push({ type: "text", text: b.text });
-      else if (b.type === "tool_use") {
+      else if (b.type === "thinking") {
+        content.push({
+          type: "thinking",
+          thinking: b.thinking,
+          signature: b.signature,
+        });
+      } else if (b.type === "redacted_thinking") {
+        content.push({ type: "redacted_thinking", data: b.data });
+      } else if (b.type === "tool_use") {
         content.push({
           type: "tool_use",
           id: b.id,

@@ -6,7 +6,12 @@
  * @module
  */
 
-import type { Message, ToolUseBlock, Usage } from "../messages.ts";
+import type {
+  Message,
+  ThinkingBlock,
+  ToolUseBlock,
+  Usage,
+} from "../messages.ts";
 
 /** A tool as a model is offered it. */
 export interface ModelTool {
@@ -27,7 +32,7 @@ export interface ModelRequest {
 
 /** A model's complete reply. */
 export interface ModelReply {
-  content: ({ type: "text"; text: string } | ToolUseBlock)[];
+  content: ({ type: "text"; text: string } | ToolUseBlock | ThinkingBlock)[];
   /** `end_turn`, `tool_use`, `max_tokens`, `stop_sequence`, or the provider's own word. */
   stopReason: string;
   usage: Usage;

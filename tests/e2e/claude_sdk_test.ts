@@ -745,3 +745,140 @@ Deno.test("claude sdk: structured output, the budget, the fallback model, a fork
     await s.close();
   }
 });
+
+Deno.test("claude sdk: UserPromptSubmit adds context and Stop makes the model go on; agents are refused in the answer; updatedPermissions add a rule; the thinking budget reaches the model", async () => {
+  const s = await SdkSession.open();
+  try {
+    const events: string[] = [];
+    s.script(
+      { reply: [{ type: "text", text: "first stop" }] },
+      { reply: [{ type: "text", text: "second stop" }] },
+    );
+    const prompt = openPrompt("hello");
+    const q = query({
+      prompt: prompt.messages,
+      options: s.options({
+        maxThinkingTokens: 4096,
+        agents: {
+          reviewer: { description: "reviews", prompt: "Review the code." },
+        },
+        hooks: {
+          UserPromptSubmit: [{
+            hooks: [(input) => {
+              events.push(`prompt:${(input as { prompt: string }).prompt}`);
+              return Promise.resolve({
+                hookSpecificOutput: {
+                  hookEventName: "UserPromptSubmit",
+                  additionalContext: "The user's name is Ada.",
+                },
+              });
+            }],
+          }],
+          Stop: [{
+            hooks: [(input) => {
+              const active =
+                (input as { stop_hook_active: boolean }).stop_hook_active;
+              events.push(`stop:${active}`);
+              return Promise.resolve(
+                active
+                  ? {}
+                  : { decision: "block", reason: "Check your work once more." },
+              );
+            }],
+          }],
+        },
+      }),
+    });
+    const init = await q.initializationResult() as unknown as {
+      warnings: string[];
+    };
+    assert.deepEqual(init.warnings, [
+      "wave cannot run subagents yet, so the agents reviewer were not registered",
+    ]);
+    const messages: SDKMessage[] = [];
+    for await (const m of q) {
+      messages.push(m);
+      if (m.type === "result") prompt.end();
+    }
+    assert.deepEqual(events, ["prompt:hello", "stop:false", "stop:true"]);
+    assert.equal(resultsOf(messages)[0].subtype, "success");
+    assert.equal(
+      (resultsOf(messages)[0] as { result: string }).result,
+      "second stop",
+    );
+    const [first, second] = s.model.requests.map((r) => r.body);
+    assert.match(JSON.stringify(first.messages), /The user's name is Ada\./);
+    assert.match(
+      JSON.stringify(second.messages),
+      /Check your work once more\./,
+    );
+    assert.deepEqual(first.thinking, { type: "enabled", budget_tokens: 4096 });
+
+    // Thinking comes back to the model before its tool results, unchanged.
+    s.script(
+      {
+        reply: [
+          { type: "thinking", thinking: "Let me look.", signature: "sig-1" },
+          {
+            type: "tool_use",
+            id: "th1",
+            name: "Glob",
+            input: { pattern: "*" },
+          },
+        ],
+      },
+      { reply: [{ type: "text", text: "looked" }] },
+    );
+    const thought = await s.run("look", { maxThinkingTokens: 2048 });
+    assert.deepEqual(
+      (ofType(thought, "assistant")[0].message.content as { type: string }[])[
+        0
+      ],
+      { type: "thinking", thinking: "Let me look.", signature: "sig-1" },
+    );
+    const sent = s.model.requests.at(-1)!.body.messages as {
+      role: string;
+      content: { type: string }[];
+    }[];
+    assert.deepEqual(sent.at(-2)!.content[0], {
+      type: "thinking",
+      thinking: "Let me look.",
+      signature: "sig-1",
+    });
+
+    // updatedPermissions: the parent's rule lets the next echo run unasked.
+    const asked: string[] = [];
+    s.script(
+      {
+        reply: [{
+          type: "tool_use",
+          id: "u1",
+          name: "Bash",
+          input: { command: "echo one" },
+        }],
+      },
+      {
+        reply: [{
+          type: "tool_use",
+          id: "u2",
+          name: "Bash",
+          input: { command: "echo two" },
+        }],
+      },
+      { reply: [{ type: "text", text: "ok" }] },
+    );
+    await s.run("echo twice", {
+      canUseTool: (tool, input, { suggestions }) => {
+        asked.push(String(input.command));
+        return Promise.resolve({
+          behavior: "allow",
+          updatedInput: input,
+          updatedPermissions: suggestions,
+        });
+      },
+    });
+    assert.deepEqual(asked, ["echo one"]);
+  } finally {
+    await s.close();
+  }
+});

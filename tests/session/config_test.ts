@@ -399,6 +399,10 @@ Deno.test("Claude Code's flags wave cannot honour are accepted and named in a wa
       "--max-budget-usd must be a positive number of dollars",
     ],
     [["--fork-session"], "--fork-session needs --resume ID or --continue"],
+    [
+      ["--resume", "../../etc/x", "--fork-session"],
+      "--resume must name a session id",
+    ],
     [["--continue"], "there is no earlier session of"],
     [["--add-dir", `${dir}/nope`], "--add-dir does not exist"],
     [["--output-format", "text"], "--output-format must be one of stream-json"],
