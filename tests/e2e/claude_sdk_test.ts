@@ -868,7 +868,7 @@ Deno.test("claude sdk: UserPromptSubmit adds context and Stop makes the model go
       { reply: [{ type: "text", text: "ok" }] },
     );
     await s.run("echo twice", {
-      canUseTool: (tool, input, { suggestions }) => {
+      canUseTool: (_tool, input, { suggestions }) => {
         asked.push(String(input.command));
         return Promise.resolve({
           behavior: "allow",
