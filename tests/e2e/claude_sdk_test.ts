@@ -882,3 +882,52 @@ Deno.test("claude sdk: UserPromptSubmit adds context and Stop makes the model go
     await s.close();
   }
 });
+
+Deno.test("claude sdk: when wave stops waiting for canUseTool (its approval timeout), control_cancel_request aborts the callback's signal", async () => {
+  const s = await SdkSession.open();
+  try {
+    s.script(
+      {
+        reply: [{
+          type: "tool_use",
+          id: "c1",
+          name: "Write",
+          input: { file_path: "never.txt", content: "x\n" },
+        }],
+      },
+      { reply: [{ type: "text", text: "fine" }] },
+    );
+    const order: string[] = [];
+    const messages: SDKMessage[] = [];
+    for await (
+      const m of query({
+        prompt: "write it",
+        options: s.options({
+          extraArgs: { "approval-timeout": "1s" },
+          canUseTool: (_tool, _input, { signal }) =>
+            new Promise((resolve) => {
+              signal.addEventListener("abort", () => {
+                order.push("aborted");
+                resolve({ behavior: "deny", message: "cancelled" });
+              });
+            }),
+        }),
+      })
+    ) {
+      messages.push(m);
+      if (m.type === "result") order.push("result");
+    }
+    // Cancelled while the turn went on, not when the session closed.
+    assert.deepEqual(order, ["aborted", "result"]);
+    const [denied] = ofType(messages, "user").map((u) =>
+      (u.message.content as { content: string }[])[0].content
+    );
+    assert.match(denied, /did not answer the approval request within 1 s/);
+    await assert.rejects(
+      Deno.stat(`${s.workspace}/never.txt`),
+      Deno.errors.NotFound,
+    );
+  } finally {
+    await s.close();
+  }
+});
