@@ -53,7 +53,9 @@ const entries = TOOLSETS[config.toolset];
 const streamJson = config.front === "stream-json";
 // With extra tool modules the names are only known once they load: serve writes init then.
 // The other fronts' stdout carries their own protocol only.
-const initSent = streamJson && config.toolModules.length === 0;
+// With MCP servers, init says how each fared: serve writes it once they have.
+const initSent = streamJson && config.toolModules.length === 0 &&
+  Object.keys(config.mcpServers).length === 0;
 if (initSent) {
   const names = entries.filter((e) => boundIn(e.mode, config.mode)).map((e) =>
     e.name

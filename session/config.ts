@@ -129,6 +129,13 @@ export interface Config {
   openWith: OpenWith;
   /** File history's budget per workspace (`--history-max-days`, `--history-max-bytes`). */
   historyLimits: { maxAgeMs: number; maxBytes: number };
+  /**
+   * The MCP servers of `--mcp-config`, by name, each entry as given (a
+   * later config's entry replaces an earlier one of the same name); each
+   * is checked when it connects (session/mcp/), so one bad entry is one
+   * failed server. Empty without the flag.
+   */
+  mcpServers: Record<string, unknown>;
 }
 
 /** The result of parsing: a config to run with, or an exit with text to print. */
@@ -291,6 +298,11 @@ export function parseFlags(
   } else if (sttBaseUrl !== undefined) {
     return fail("--stt-base-url needs --stt-model openai:NAME");
   }
+  const mcpServers = readMcpConfigs(flags["mcp-config"], cwd);
+  if (typeof mcpServers === "string") return fail(mcpServers);
+  if (front === "mcp" && Object.keys(mcpServers).length > 0) {
+    return fail("--mcp-config is not a flag of wave mcp");
+  }
   if (resumeId) {
     try {
       Deno.statSync(`${waveHome}/sessions/${resumeId}.jsonl`);
@@ -345,6 +357,7 @@ export function parseFlags(
         maxAgeMs: flags["history-max-days"] * 24 * 3600 * 1000,
         maxBytes: flags["history-max-bytes"],
       },
+      mcpServers,
     },
   };
 }
@@ -385,6 +398,61 @@ function checkModel(
 }
 
 type Env = { get(name: string): string | undefined };
+
+/**
+ * The servers of every `--mcp-config` value (Claude Code's shape,
+ * `{"mcpServers": {"<name>": {...}}}`), JSON given inline (it starts with
+ * `{`) or in a file read from the caller's directory, merged by name; or
+ * what is wrong with a whole value. The entries themselves are checked
+ * when they connect.
+ */
+function readMcpConfigs(
+  values: readonly string[],
+  cwd: string,
+): Record<string, unknown> | string {
+  const servers: Record<string, unknown> = {};
+  for (const value of values) {
+    let text = value;
+    let where = "--mcp-config's JSON";
+    if (!value.trimStart().startsWith("{")) {
+      const file = absolutePath(value, cwd);
+      where = `--mcp-config ${file}`;
+      try {
+        text = Deno.readTextFileSync(file);
+      } catch (error) {
+        return `--mcp-config: cannot read ${file}: ${
+          error instanceof Deno.errors.NotFound
+            ? "no such file"
+            : (error as Error).message
+        }`;
+      }
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch (error) {
+      return `${where} is not JSON: ${(error as Error).message}`;
+    }
+    const entries = isObject(parsed) ? parsed.mcpServers : undefined;
+    if (!isObject(entries)) {
+      return `${where} must be an object with an "mcpServers" object ({"mcpServers": {"<name>": {"command": ...}}})`;
+    }
+    for (const [name, entry] of Object.entries(entries)) {
+      // Own properties only, whatever the name ("__proto__" included).
+      Object.defineProperty(servers, name, {
+        value: entry,
+        enumerable: true,
+        configurable: true,
+        writable: true,
+      });
+    }
+  }
+  return servers;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
 
 /** The session's spill directory: where its tools put output too long to return (`WAVE_HOME/spill/<session id>`). */
 export function spillDirOf(config: Config): string {

@@ -20,6 +20,7 @@ import type { SessionMode } from "./session_mode.ts";
 import type { TaskListAnnouncer } from "./task_list_announcer.ts";
 import type { ToolCalls } from "./tool_calls.ts";
 import type { WriteQueue } from "./write_queue.ts";
+import type { McpServers } from "./mcp/servers.ts";
 
 /** What {@linkcode ControlRequests} needs from its session. */
 export interface ControlRequestsDeps {
@@ -32,6 +33,8 @@ export interface ControlRequestsDeps {
   inFlight: InFlight;
   /** The task calls belong to (`set_task` names the parent's). */
   task: CurrentTask;
+  /** The session's MCP servers, if it has any (`mcp_status`, `mcp_message`). */
+  mcp?: () => McpServers | undefined;
 }
 
 /** Serves one session's control requests. */
@@ -78,6 +81,19 @@ export class ControlRequests {
         return this.#answer(id, { tools: registry.describe(mode.current) });
       case "get_tasks":
         return inFlight.track(this.#getTasks(id));
+      case "mcp_status":
+        return this.#answer(id, {
+          mcpServers: this.#deps.mcp?.()?.status() ?? [],
+        });
+      case "mcp_message": {
+        const servers = this.#deps.mcp?.();
+        const wrong = servers
+          ? servers.deliver(body.server_name, body.message)
+          : "this session has no MCP servers";
+        return wrong === null
+          ? this.#answer(id, {})
+          : this.#refuse(id, `mcp_message: ${wrong}`);
+      }
       case "set_task": {
         const task = this.#deps.task.set(body.task_id, body.goal);
         return this.#answer(id, { task_id: task.id, goal: task.goal });

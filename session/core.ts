@@ -34,6 +34,11 @@ import {
 import { ReadState } from "../tools/kernel/read_state.ts";
 import { TaskStore } from "../tools/kernel/tasks.ts";
 import { realPathOf } from "../tools/kernel/workspace.ts";
+import type { McpServers } from "./mcp/servers.ts";
+
+// A computed specifier: the MCP client (and its SDK) load only for a
+// session that has MCP servers.
+const MCP_SERVERS = new URL("./mcp/servers.ts", import.meta.url).href;
 
 /** The `system/warning` when the file tools are held by path checks alone. */
 export const WEAK_FILE_BOUNDARY =
@@ -83,6 +88,16 @@ export interface Core {
    * as hoped, file tools held by path checks alone ({@linkcode WEAK_FILE_BOUNDARY}).
    */
   warnings(): Promise<string[]>;
+  /**
+   * The MCP servers whose tools join `registry` (the core's when not
+   * given; another for one ACP session's, see `ToolRegistry.derive`),
+   * their stdio servers' process groups the core's. The core's own is
+   * made on first use and then the same; the MCP client loads then.
+   * Every one is closed with the core.
+   */
+  mcpServers(registry?: ToolRegistry): Promise<McpServers>;
+  /** The core's own MCP servers, if {@linkcode Core.mcpServers} made them. */
+  openedMcpServers(): McpServers | undefined;
   /**
    * Ends the core's resources (workers, process groups), and resolves once
    * the sweep of leftover temp files finished too. Call it once, after the
@@ -141,6 +156,7 @@ export async function openCore(
     options.parent,
   );
   const task = new CurrentTask(config.sessionId);
+  const env = commandEnvironment(Deno.env, config.envAllow);
   const calls = new ToolCalls({
     processes,
     config,
@@ -150,7 +166,7 @@ export async function openCore(
     readState: new ReadState(),
     writeQueue,
     mode: () => mode.current,
-    env: commandEnvironment(Deno.env, config.envAllow),
+    env,
     home: Deno.env.get("HOME"),
     transcriber: !config.sttModel ? undefined : new Transcriber({
       model: config.sttModel,
@@ -161,6 +177,25 @@ export async function openCore(
     task,
     parent: options.requests,
   });
+  const mcp: Promise<McpServers>[] = [];
+  let ownMcp: Promise<McpServers> | undefined;
+  let openedMcp: McpServers | undefined;
+  const makeMcp = (forRegistry: ToolRegistry): Promise<McpServers> => {
+    const made = (async () => {
+      const { McpServers } = await import(
+        MCP_SERVERS
+      ) as typeof import("./mcp/servers.ts");
+      return new McpServers({
+        registry: forRegistry,
+        processes,
+        env,
+        workspace: config.workspace,
+        parent: options.requests,
+      });
+    })();
+    mcp.push(made);
+    return made;
+  };
   return {
     config,
     registry,
@@ -178,7 +213,17 @@ export async function openCore(
         ...config.fileBoundary === "paths" ? [WEAK_FILE_BOUNDARY] : [],
       ];
     },
+    mcpServers(forRegistry) {
+      if (forRegistry && forRegistry !== registry) return makeMcp(forRegistry);
+      ownMcp ??= makeMcp(registry).then((made) => openedMcp = made);
+      return ownMcp;
+    },
+    openedMcpServers: () => openedMcp,
     async close() {
+      // The servers first: their calls fail as closed, not as killed.
+      await Promise.all(
+        mcp.map((made) => made.then((servers) => servers.close(), () => {})),
+      );
       executor.close();
       processes.killAll();
       await sweeping;

@@ -236,6 +236,17 @@ export const FLAGS = {
     help:
       "wave mcp only: serve MCP over streamable HTTP at http://HOST:PORT/mcp instead of stdio (HOST: 127.0.0.1, localhost or [::1]; PORT 0 picks a free one, written to stderr)",
   },
+  "mcp-config": {
+    kind: "list",
+    arg: "JSON|FILE",
+    help:
+      'MCP servers whose tools join the toolset as mcp__<server>__<tool>: {"mcpServers":{"<name>":{...}}} as JSON or in FILE (repeatable; stdio, http, sse)',
+  },
+  "strict-mcp-config": {
+    kind: "boolean",
+    help:
+      "use only the MCP servers of --mcp-config (wave reads no other MCP configuration)",
+  },
   "version": { kind: "boolean", help: "print the version and exit" },
   "help": { kind: "boolean", short: "h", help: "print this help and exit" },
 } as const satisfies FlagTable;

@@ -96,6 +96,13 @@ const SetTask = z.object({
   goal: z.string().max(100_000).default(""),
 });
 
+const McpStatus = z.object({ subtype: z.literal("mcp_status") });
+const McpMessage = z.object({
+  subtype: z.literal("mcp_message"),
+  server_name: z.string().min(1).max(MAX_ID_LENGTH),
+  message: z.looseObject({ jsonrpc: z.literal("2.0") }),
+});
+
 /** A `control_request`'s `request` body that wave serves, decoded. */
 export type ControlBody = z.infer<
   | typeof CallTool
@@ -104,6 +111,8 @@ export type ControlBody = z.infer<
   | typeof ListTools
   | typeof GetTasks
   | typeof SetTask
+  | typeof McpStatus
+  | typeof McpMessage
 >;
 
 /** A control request subtype wave serves. */
@@ -118,6 +127,8 @@ export const CONTROL_BODIES: ReadonlyMap<string, z.ZodType<ControlBody>> =
     ["list_tools", ListTools],
     ["get_tasks", GetTasks],
     ["set_task", SetTask],
+    ["mcp_status", McpStatus],
+    ["mcp_message", McpMessage],
   ]);
 
 /** A decoded inbound message. */

@@ -9,8 +9,15 @@
 
 import type { ParentAnswer } from "./inbound.ts";
 
-/** A request wave sends its parent besides approvals. */
-export type ParentRequest = { subtype: "open_file"; path: string };
+/**
+ * A request wave sends its parent besides approvals: `open_file`, and
+ * `mcp_message`, a JSON-RPC message for an MCP server the parent hosts
+ * (the Claude Agent SDK's in-process servers), whose answer carries the
+ * server's reply as `mcp_response`.
+ */
+export type ParentRequest =
+  | { subtype: "open_file"; path: string }
+  | { subtype: "mcp_message"; server_name: string; message: unknown };
 
 /** Sends a control request to the parent. */
 export type SendParentRequest = (

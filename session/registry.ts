@@ -11,6 +11,7 @@ import type {
   Scopes,
   ToolDefinition,
   ToolEventType,
+  ToolResult,
 } from "../tools/kernel/tool.ts";
 import { zodSchemaOf } from "../tools/kernel/tool.ts";
 import { loadTool } from "../tools/loaders.ts";
@@ -20,6 +21,24 @@ export interface RegisteredTool {
   def: ToolDefinition;
   /** The reference a sandbox worker loads the module by (see `loadTool`). */
   module: string;
+  /**
+   * Set for a tool served from outside wave (an MCP server's, session/mcp/):
+   * it runs in the main thread through `call`, not in a sandbox worker,
+   * after the same lookup, mode gate, validation, approvals and write
+   * queue as every other call.
+   */
+  external?: ExternalTool;
+}
+
+/** How a tool served from outside wave is described and called. */
+export interface ExternalTool {
+  /** Its input's JSON Schema as its server gives it: what the model sees. */
+  inputSchema: Record<string, unknown>;
+  /**
+   * Runs the call; `signal` aborts it (an interrupt cancels the request).
+   * Resolves with an error result for every failure, never rejects.
+   */
+  call(input: unknown, signal: AbortSignal): Promise<ToolResult>;
 }
 
 /** A tool as `list_tools` describes it. */
@@ -69,6 +88,43 @@ export class ToolRegistry {
     return registry;
   }
 
+  /**
+   * Adds tools after the toolset's (an MCP server's, once it connected),
+   * in order; a name already registered is refused with an error and
+   * nothing is added.
+   */
+  add(tools: readonly RegisteredTool[]): void {
+    const names = new Set<string>();
+    for (const { def } of tools) {
+      if (this.#tools.has(def.name) || names.has(def.name)) {
+        throw new Error(`two tools are named ${def.name}`);
+      }
+      names.add(def.name);
+    }
+    for (const tool of tools) this.#tools.set(tool.def.name, tool);
+  }
+
+  /** Removes the tools named (an MCP server's that went away). */
+  remove(names: Iterable<string>): void {
+    for (const name of names) {
+      this.#tools.delete(name);
+      this.#schemas.delete(name);
+    }
+  }
+
+  /**
+   * A registry with this one's tools, to which tools can be added that
+   * this one does not see (the MCP servers of one ACP session).
+   */
+  derive(): ToolRegistry {
+    const registry = new ToolRegistry();
+    for (const [name, tool] of this.#tools) registry.#tools.set(name, tool);
+    for (const [name, schema] of this.#schemas) {
+      registry.#schemas.set(name, schema);
+    }
+    return registry;
+  }
+
   /** The tool named `name`, bound or not. */
   get(name: string): RegisteredTool | undefined {
     return this.#tools.get(name);
@@ -101,6 +157,7 @@ export class ToolRegistry {
     if (!schema) {
       const tool = this.#tools.get(name);
       if (!tool) throw new Error(`no tool named ${name}`);
+      if (tool.external) return tool.external.inputSchema;
       const { $schema: _, ...rest } = z.toJSONSchema(zodSchemaOf(tool.def), {
         io: "input",
       }) as Record<string, unknown>;

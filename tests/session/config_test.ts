@@ -43,6 +43,7 @@ Deno.test("defaults", async () => {
     outputDir: `${dir}/output`,
     openWith: "none",
     historyLimits: { maxAgeMs: 30 * 24 * 3600 * 1000, maxBytes: 1 << 30 },
+    mcpServers: {},
   });
 });
 
@@ -263,5 +264,63 @@ Deno.test("fronts: wave mcp and wave acp take the same flags, ask their parent u
     kind: "exit",
     code: 2,
     stderr: "wave: unexpected argument: mcp (see wave --help)\n",
+  });
+});
+
+Deno.test("--mcp-config: inline JSON and files merge by name; --strict-mcp-config is accepted", async () => {
+  const dir = await Deno.realPath(await Deno.makeTempDir());
+  await Deno.writeTextFile(
+    `${dir}/servers.json`,
+    JSON.stringify({
+      mcpServers: {
+        web: { type: "http", url: "http://127.0.0.1:1/mcp" },
+        echo: { command: "other" },
+      },
+    }),
+  );
+  const out = parseFlags(
+    [
+      "--workspace",
+      dir,
+      "--mcp-config",
+      '{"mcpServers":{"echo":{"command":"deno","args":["run"]}}}',
+      "--strict-mcp-config",
+      `--mcp-config=servers.json`,
+    ],
+    env({ HOME: "/home/u", WAVE_CALLER_CWD: dir }),
+    ["wave"],
+  );
+  assert.ok(out.kind === "run");
+  assert.deepEqual(out.config.mcpServers, {
+    echo: { command: "other" },
+    web: { type: "http", url: "http://127.0.0.1:1/mcp" },
+  });
+});
+
+Deno.test("--mcp-config: bad JSON, a missing file and a config without mcpServers each exit 2 naming the flag", async () => {
+  const dir = await Deno.realPath(await Deno.makeTempDir());
+  const run = (value: string) =>
+    parseFlags(
+      ["--workspace", dir, "--mcp-config", value],
+      env({ HOME: "/home/u", WAVE_CALLER_CWD: dir }),
+      ["wave"],
+    );
+  assert.deepEqual(run("{nope"), {
+    kind: "exit",
+    code: 2,
+    stderr:
+      "wave: --mcp-config's JSON is not JSON: Expected property name or '}' in JSON at position 1 (line 1 column 2) (see wave --help)\n",
+  });
+  assert.deepEqual(run("missing.json"), {
+    kind: "exit",
+    code: 2,
+    stderr:
+      `wave: --mcp-config: cannot read ${dir}/missing.json: no such file (see wave --help)\n`,
+  });
+  assert.deepEqual(run('{"servers":{}}'), {
+    kind: "exit",
+    code: 2,
+    stderr:
+      `wave: --mcp-config's JSON must be an object with an "mcpServers" object ({"mcpServers": {"<name>": {"command": ...}}}) (see wave --help)\n`,
   });
 });
