@@ -417,3 +417,107 @@ Deno.test("mcp streamable HTTP: the server's tools are called over HTTP, with th
     await server.shutdown();
   }
 });
+
+Deno.test("mcp sdk: a server the parent hosts is reached through control_request mcp_message, and its tools are called", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "wave-mcp-sdk-" });
+  const wave = await startWave({
+    args: [
+      "--mcp-config",
+      mcpConfig({ inproc: { type: "sdk", name: "inproc" } }),
+    ],
+  });
+  // The parent's side, as the Claude Agent SDK hosts an in-process server.
+  const server = echoServer(dir, "sdk");
+  const waiting = new Map<string | number, string>();
+  const answer = (requestId: string, response: unknown) =>
+    wave.send({
+      type: "control_response",
+      response: { subtype: "success", request_id: requestId, response },
+    });
+  await server.connect({
+    start: () => Promise.resolve(),
+    close: () => Promise.resolve(),
+    send: async (message) => {
+      const id = "id" in message ? message.id : undefined;
+      if (!("method" in message) && id !== undefined && waiting.has(id)) {
+        const requestId = waiting.get(id)!;
+        waiting.delete(id);
+        await answer(requestId, { mcp_response: message });
+      }
+    },
+  });
+  const transport = (server.server as unknown as {
+    transport: { onmessage(m: unknown): void };
+  }).transport;
+  const handled = new Set<string>();
+  let serving = true;
+  const parent = (async () => {
+    while (serving) {
+      const request = await wave.waitFor(
+        (m) =>
+          m.type === "control_request" &&
+          m.request.subtype === "mcp_message" && !handled.has(m.request_id),
+        { timeoutMs: 60_000 },
+      ).catch(() => null);
+      if (!request) return;
+      handled.add(request.request_id);
+      assert.equal(request.request.server_name, "inproc");
+      const message = request.request.message;
+      if ("method" in message && "id" in message) {
+        waiting.set(message.id, request.request_id);
+      } else {
+        await answer(request.request_id, {
+          mcp_response: { jsonrpc: "2.0", result: {}, id: 0 },
+        });
+      }
+      transport.onmessage(message);
+    }
+  })();
+  try {
+    // Not connected before wave reads its input: pending in init.
+    assert.deepEqual(wave.messages[0].mcp_servers, [
+      { name: "inproc", status: "pending" },
+    ]);
+    let status: Message;
+    for (let tries = 0;; tries++) {
+      status = await wave.request({ subtype: "mcp_status" });
+      if (status.response.mcpServers[0].status !== "pending" || tries > 200) {
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.equal(status.response.mcpServers[0].status, "connected");
+    assert.deepEqual(status.response.mcpServers[0].config, {
+      type: "sdk",
+      name: "inproc",
+    });
+    assert.equal(
+      (await wave.callTool("mcp__inproc__echo", { text: "hosted" })).content,
+      "echo: hosted",
+    );
+    // What the server sends on its own reaches wave as the parent's mcp_message.
+    const delivered = await wave.request({
+      subtype: "mcp_message",
+      server_name: "inproc",
+      message: { jsonrpc: "2.0", method: "notifications/tools/list_changed" },
+    });
+    assert.deepEqual(delivered, {
+      subtype: "success",
+      request_id: delivered.request_id,
+      response: {},
+    });
+    const unknown = await wave.request({
+      subtype: "mcp_message",
+      server_name: "nope",
+      message: { jsonrpc: "2.0", method: "x" },
+    });
+    assert.equal(
+      unknown.error,
+      'mcp_message: no MCP server named "nope" is hosted by the parent in this session',
+    );
+  } finally {
+    serving = false;
+    await wave.kill();
+    await parent;
+  }
+});
