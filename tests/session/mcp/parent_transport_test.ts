@@ -45,7 +45,6 @@ async function hosted(answerWithError?: string) {
   const sent: ParentRequest[] = [];
   /** The wave request each of wave's JSON-RPC requests came in. */
   const waiting = new Map<string | number, string>();
-  let servers: McpServers | undefined;
   const host = new HostTransport((message) => {
     const id = "id" in message ? message.id : undefined;
     if (!("method" in message) && id !== undefined && waiting.has(id)) {
@@ -57,7 +56,7 @@ async function hosted(answerWithError?: string) {
       });
     } else {
       // The server speaks first: the parent's own mcp_message.
-      assert.equal(servers!.deliver("inproc", message), null);
+      assert.equal(servers.deliver("inproc", message), null);
     }
   });
   const requests = new ParentRequests((requestId, request) => {
@@ -80,16 +79,16 @@ async function hosted(answerWithError?: string) {
     }
     queueMicrotask(() => host.onmessage?.(message));
   });
-  const server = echoServer(dir, "inproc");
-  await server.connect(host);
   const registry = await ToolRegistry.load([]);
-  servers = new McpServers({
+  const servers = new McpServers({
     registry,
     processes: new ProcessGroups(),
     env: {},
     workspace: dir,
     parent: requests,
   });
+  const server = echoServer(dir, "inproc");
+  await server.connect(host);
   return { dir, sent, server, servers, registry };
 }
 
