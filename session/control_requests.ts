@@ -35,6 +35,12 @@ export interface ControlRequestsDeps {
   task: CurrentTask;
   /** The session's MCP servers, if it has any (`mcp_status`, `mcp_message`). */
   mcp?: () => McpServers | undefined;
+  /**
+   * The session's MCP servers, made on first use (the MCP client loads
+   * then): `initialize`'s `sdkMcpServers` connect through it
+   * (`McpServers.connectHosted(names)`).
+   */
+  openMcp?: () => Promise<McpServers>;
 }
 
 /** Serves one session's control requests. */

@@ -127,14 +127,56 @@ export async function openCore(
   } catch { /* read-only: commands cannot make it either; writes will say */ }
   // WAVE_HOME's real location, so paths under it compare with resolved ones.
   config = { ...config, waveHome: realPathOf(config.waveHome) };
-  const registry = await ToolRegistry.load(options.modules, {
+  const processes = new ProcessGroups();
+  const env = commandEnvironment(Deno.env, config.envAllow);
+  const loading = ToolRegistry.load(options.modules, {
     output_dir: shownDir(config.workspace, config.outputDir),
   });
+  const mcp: Promise<McpServers>[] = [];
+  let ownMcp: Promise<McpServers> | undefined;
+  let openedMcp: McpServers | undefined;
+  const makeMcp = (
+    forRegistry: ToolRegistry | Promise<ToolRegistry>,
+  ): Promise<McpServers> => {
+    const made = (async () => {
+      const { McpServers } = await import(
+        MCP_SERVERS
+      ) as typeof import("./mcp/servers.ts");
+      return new McpServers({
+        registry: forRegistry,
+        processes,
+        env,
+        workspace: config.workspace,
+        parent: options.requests,
+      });
+    })();
+    mcp.push(made);
+    return made;
+  };
+  // stream-json's --mcp-config servers start now: their processes start,
+  // and the MCP client loads, while the tools do (serve awaits them).
+  if (
+    config.front === "stream-json" && Object.keys(config.mcpServers).length > 0
+  ) {
+    ownMcp = makeMcp(loading).then((made) => {
+      openedMcp = made;
+      made.connect(config.mcpServers);
+      return made;
+    });
+  }
+  let registry: ToolRegistry;
+  try {
+    registry = await loading;
+  } catch (error) {
+    // No server outlives a session that could not open.
+    await Promise.all(mcp.map((made) => made.then((s) => s.close(), () => {})));
+    processes.killAll();
+    throw error;
+  }
   // A writer killed mid-write left its temp file: the workspace's top is swept now, in the background; deeper directories before a write there.
   const sweeping = sweepLeftovers(config.workspace).catch(() => []);
 
   const mode = new SessionMode(config.mode);
-  const processes = new ProcessGroups();
   const writeQueue = new WriteQueue();
   const executor = new SandboxExecutor({
     workspace: config.workspace,
@@ -156,7 +198,6 @@ export async function openCore(
     options.parent,
   );
   const task = new CurrentTask(config.sessionId);
-  const env = commandEnvironment(Deno.env, config.envAllow);
   const calls = new ToolCalls({
     processes,
     config,
@@ -177,25 +218,6 @@ export async function openCore(
     task,
     parent: options.requests,
   });
-  const mcp: Promise<McpServers>[] = [];
-  let ownMcp: Promise<McpServers> | undefined;
-  let openedMcp: McpServers | undefined;
-  const makeMcp = (forRegistry: ToolRegistry): Promise<McpServers> => {
-    const made = (async () => {
-      const { McpServers } = await import(
-        MCP_SERVERS
-      ) as typeof import("./mcp/servers.ts");
-      return new McpServers({
-        registry: forRegistry,
-        processes,
-        env,
-        workspace: config.workspace,
-        parent: options.requests,
-      });
-    })();
-    mcp.push(made);
-    return made;
-  };
   return {
     config,
     registry,

@@ -252,6 +252,7 @@ function openSession(
   const control = new ControlRequests({
     writer,
     mcp: () => core.openedMcpServers(),
+    openMcp: () => core.mcpServers(),
     registry,
     calls,
     mode,

@@ -65,8 +65,12 @@ export interface McpServerStatus {
 
 /** What {@linkcode McpServers} needs from its session. */
 export interface McpServersDeps {
-  /** Where the servers' tools are registered (and removed when a server goes). */
-  registry: ToolRegistry;
+  /**
+   * Where the servers' tools are registered (and removed when a server
+   * goes); a promise while the session's tools still load, so servers
+   * start meanwhile.
+   */
+  registry: ToolRegistry | Promise<ToolRegistry>;
   /** The session's process groups: a stdio server's is killed with them. */
   processes: ProcessGroups;
   /** The environment commands get (the allow-list); a stdio server gets it plus its entry's `env`. */
@@ -96,12 +100,17 @@ interface Server {
 /** One session's MCP servers. */
 export class McpServers {
   #deps: McpServersDeps;
+  #registry: ToolRegistry | undefined;
   #servers = new Map<string, Server>();
   #closed = false;
 
   /** Servers whose tools join `deps.registry`. */
   constructor(deps: McpServersDeps) {
     this.#deps = deps;
+    Promise.resolve(deps.registry).then(
+      (registry) => this.#registry = registry,
+      () => {},
+    );
   }
 
   /**
@@ -115,7 +124,12 @@ export class McpServers {
   async connect(entries: Record<string, unknown>): Promise<void> {
     const connecting: Promise<void>[] = [];
     for (const [name, value] of Object.entries(entries)) {
-      if (this.#servers.has(name)) continue;
+      const known = this.#servers.get(name);
+      if (known) {
+        // Already connecting (an earlier call): wait for it too.
+        if (known.connecting) connecting.push(known.connecting);
+        continue;
+      }
       const entry = parseEntry(value);
       const server: Server = {
         name,
@@ -272,7 +286,9 @@ export class McpServers {
       const registered = tools.map((tool) =>
         registeredTool(server.name, tool, client)
       );
-      this.#deps.registry.add(registered);
+      const registry = await this.#deps.registry;
+      if (this.#closed) throw new Error("the session closed");
+      registry.add(registered);
       server.tools = tools;
       server.registered = registered.map((t) => t.def.name);
       const info = client.getServerVersion();
@@ -323,7 +339,9 @@ export class McpServers {
   }
 
   #unregister(server: Server): void {
-    this.#deps.registry.remove(server.registered);
+    if (server.registered.length > 0) {
+      this.#registry?.remove(server.registered);
+    }
     server.registered = [];
   }
 }
