@@ -56,6 +56,7 @@ export class StdioServerTransport implements Transport {
   #stderr = "";
   #closed = false;
   #exited: Promise<void> = Promise.resolve();
+  #status: Deno.CommandStatus | undefined;
 
   /** A transport that starts the server `launch` describes. */
   constructor(launch: StdioLaunch) {
@@ -65,6 +66,11 @@ export class StdioServerTransport implements Transport {
   /** The end of what the server wrote to stderr. */
   get stderr(): string {
     return this.#stderr;
+  }
+
+  /** How the server process ended, once it has. */
+  get status(): Deno.CommandStatus | undefined {
+    return this.#status;
   }
 
   /** Resolves once the server process has exited. */
@@ -103,7 +109,8 @@ export class StdioServerTransport implements Transport {
     this.#writer = child.stdin.getWriter();
     this.#readStderr(child.stderr);
     const reading = this.#read(child.stdout);
-    this.#exited = child.status.then(async () => {
+    this.#exited = child.status.then(async (status) => {
+      this.#status = status;
       processes.ended(child.pid);
       await reading;
       this.#finish();

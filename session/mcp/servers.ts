@@ -300,11 +300,20 @@ export class McpServers {
     } catch (error) {
       let message = (error as Error).message;
       if (transport instanceof StdioServerTransport) {
-        // Give an exiting server a moment, for its last words on stderr.
+        // Give an exiting server a moment: its exit says more than a
+        // closed pipe does, and so do its last words on stderr.
+        let timer: ReturnType<typeof setTimeout> | undefined;
         await Promise.race([
           transport.exited,
-          new Promise((r) => setTimeout(r, 200)),
+          new Promise((r) => timer = setTimeout(r, 1000)),
         ]);
+        clearTimeout(timer);
+        const status = transport.status;
+        if (status) {
+          message = `the server exited (${
+            status.signal ? `signal ${status.signal}` : `code ${status.code}`
+          }) before it was ready`;
+        }
         const said = transport.stderr.trim();
         if (said) message += `; its stderr ends: ${said.slice(-500)}`;
       }

@@ -68,6 +68,7 @@ Deno.test("mcp stdio: init reports each server's state, list_tools and call_tool
       "mcp__echo__slow",
       "mcp__echo__picture",
       "mcp__echo__broken",
+      "mcp__echo__crash",
     ]);
 
     const listed = await wave.request({ subtype: "list_tools" });
@@ -155,6 +156,7 @@ Deno.test("mcp: mcp_status answers each server as the Claude Agent SDK's McpServ
         echo: echoEntry(name, { HIDDEN: "x" }),
         missing: { command: "/no/such/server", args: ["a"] },
         broken: { type: "http" },
+        dies: { command: "sh", args: ["-c", "echo boom >&2; exit 3"] },
       }),
       "--strict-mcp-config",
     ],
@@ -163,7 +165,7 @@ Deno.test("mcp: mcp_status answers each server as the Claude Agent SDK's McpServ
     assert.ok(!wave.stderr.includes("strict-mcp-config"));
     const status = await wave.request({ subtype: "mcp_status" });
     assert.equal(status.subtype, "success");
-    const [echo, missing, broken] = status.response.mcpServers;
+    const [echo, missing, broken, dies] = status.response.mcpServers;
     assert.deepEqual(echo.serverInfo, {
       name: "echo-fixture",
       version: "1.2.3",
@@ -197,6 +199,17 @@ Deno.test("mcp: mcp_status answers each server as the Claude Agent SDK's McpServ
       status: "failed",
       error:
         "invalid --mcp-config entry: url: Invalid input: expected string, received undefined",
+    });
+    assert.deepEqual(dies, {
+      name: "dies",
+      status: "failed",
+      error:
+        "the server exited (code 3) before it was ready; its stderr ends: boom",
+      config: {
+        type: "stdio",
+        command: "sh",
+        args: ["-c", "echo boom >&2; exit 3"],
+      },
     });
   } finally {
     await wave.kill();
@@ -519,5 +532,49 @@ Deno.test("mcp sdk: a server the parent hosts is reached through control_request
     serving = false;
     await wave.kill();
     await parent;
+  }
+});
+
+Deno.test("mcp: a server that dies mid-session is failed, its tools are gone, and the session goes on", async () => {
+  const name = tag();
+  const wave = await startWave({
+    args: ["--mcp-config", mcpConfig({ echo: echoEntry(name) })],
+  });
+  try {
+    const crashed = await wave.callTool("mcp__echo__crash", {});
+    assert.equal(crashed.is_error, true);
+    assert.match(
+      crashed.content,
+      /^mcp__echo__crash failed: the MCP server echo answered: /,
+    );
+    let status: Message;
+    for (let tries = 0;; tries++) {
+      status = await wave.request({ subtype: "mcp_status" });
+      if (status.response.mcpServers[0].status !== "connected" || tries > 200) {
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.equal(status.response.mcpServers[0].status, "failed");
+    assert.equal(
+      status.response.mcpServers[0].error,
+      "the server closed the connection",
+    );
+    const listed = await wave.request({ subtype: "list_tools" });
+    assert.ok(
+      !listed.response.tools.some((t: Message) => t.name.startsWith("mcp__")),
+    );
+    const gone = await wave.request({
+      subtype: "call_tool",
+      tool_name: "mcp__echo__echo",
+      input: { text: "x" },
+    });
+    assert.match(gone.error, /^unknown tool "mcp__echo__echo"/);
+    assert.equal(
+      (await wave.callTool("Glob", { pattern: "*" })).is_error,
+      false,
+    );
+  } finally {
+    await wave.kill();
   }
 });

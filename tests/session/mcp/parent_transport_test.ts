@@ -109,6 +109,7 @@ Deno.test("parent-hosted MCP server: connects over mcp_message, its tools are re
     "mcp__inproc__slow",
     "mcp__inproc__picture",
     "mcp__inproc__broken",
+    "mcp__inproc__crash",
   ]);
   const echo = registry.get("mcp__inproc__echo")!;
   assert.deepEqual(
@@ -131,7 +132,7 @@ Deno.test("parent-hosted MCP server: connects over mcp_message, its tools are re
 
   // Connecting it again leaves it as it is.
   await servers.connectHosted(["inproc"]);
-  assert.equal(registry.names().length, 6);
+  assert.equal(registry.names().length, 7);
   await servers.close();
   assert.deepEqual(registry.names(), []);
 });
