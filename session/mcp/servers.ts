@@ -23,7 +23,10 @@ import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 // @ts-types="@modelcontextprotocol/sdk/shared/transport"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 // @ts-types="@modelcontextprotocol/sdk/types"
-import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import {
+  type Tool,
+  ToolListChangedNotificationSchema,
+} from "@modelcontextprotocol/sdk/types.js";
 import type { ParentRequests } from "../parent_requests.ts";
 import type { ToolRegistry } from "../registry.ts";
 import { VERSION } from "../version.ts";
@@ -271,26 +274,24 @@ export class McpServers {
     };
     try {
       await client.connect(transport, { timeout });
-      const tools: Tool[] = [];
-      if (client.getServerCapabilities()?.tools) {
-        let cursor: string | undefined;
-        do {
-          const page = await client.listTools(cursor ? { cursor } : {}, {
-            timeout,
-          });
-          tools.push(...page.tools);
-          cursor = page.nextCursor;
-        } while (cursor);
-      }
-      if (this.#closed) throw new Error("the session closed");
-      const registered = tools.map((tool) =>
-        registeredTool(server.name, tool, client)
+      await this.#listTools(server, client, timeout);
+      // A server whose tools change says so: they are listed again, and
+      // the next model request is offered the new ones.
+      client.setNotificationHandler(
+        ToolListChangedNotificationSchema,
+        async () => {
+          if (server.status !== "connected" || this.#closed) return;
+          try {
+            await this.#listTools(server, client, timeout);
+          } catch (error) {
+            console.error(
+              `wave: the MCP server ${server.name}'s changed tools could not be listed: ${
+                (error as Error).message
+              }`,
+            );
+          }
+        },
       );
-      const registry = await this.#deps.registry;
-      if (this.#closed) throw new Error("the session closed");
-      registry.add(registered);
-      server.tools = tools;
-      server.registered = registered.map((t) => t.def.name);
       const info = client.getServerVersion();
       if (info) server.serverInfo = { name: info.name, version: info.version };
       server.status = "connected";
@@ -321,6 +322,43 @@ export class McpServers {
       await client.close().catch(() => {});
       await transport.close().catch(() => {});
     }
+  }
+
+  /** Lists a server's tools and registers them in place of its earlier ones. */
+  async #listTools(
+    server: Server,
+    client: Client,
+    timeout: number,
+  ): Promise<void> {
+    const tools: Tool[] = [];
+    if (client.getServerCapabilities()?.tools) {
+      let cursor: string | undefined;
+      do {
+        const page = await client.listTools(cursor ? { cursor } : {}, {
+          timeout,
+        });
+        tools.push(...page.tools);
+        cursor = page.nextCursor;
+      } while (cursor);
+    }
+    if (this.#closed) throw new Error("the session closed");
+    const registered = tools.map((tool) =>
+      registeredTool(server.name, tool, client)
+    );
+    const registry = await this.#deps.registry;
+    if (this.#closed) throw new Error("the session closed");
+    const earlier = server.registered
+      .map((name) => registry.get(name))
+      .filter((tool) => tool !== undefined);
+    registry.remove(server.registered);
+    try {
+      registry.add(registered);
+    } catch (error) {
+      registry.add(earlier);
+      throw error;
+    }
+    server.tools = tools;
+    server.registered = registered.map((t) => t.def.name);
   }
 
   #transportOf(name: string, entry: ServerEntry): Transport {

@@ -130,9 +130,35 @@ Deno.test("parent-hosted MCP server: connects over mcp_message, its tools are re
   // parent's mcp_message, and the client's reply goes back through the parent.
   assert.deepEqual(await server.server.ping(), {});
 
+  // A tool the server adds is listed again (tools/list_changed) and registered.
+  server.registerTool("later", {
+    description: "Added after the connection.",
+    annotations: { readOnlyHint: true },
+  }, () => ({ content: [{ type: "text", text: "late" }] }));
+  for (
+    let tries = 0;
+    !registry.get("mcp__inproc__later") && tries < 100;
+    tries++
+  ) {
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  assert.deepEqual(
+    await registry.get("mcp__inproc__later")!.external!.call(
+      {},
+      AbortSignal.any([]),
+    ),
+    { content: "late", isError: false, structured: null },
+  );
+  assert.equal(registry.names().length, 8);
+  assert.deepEqual(servers.status()[0].tools!.at(-1), {
+    name: "later",
+    description: "Added after the connection.",
+    annotations: { readOnly: true },
+  });
+
   // Connecting it again leaves it as it is.
   await servers.connectHosted(["inproc"]);
-  assert.equal(registry.names().length, 7);
+  assert.equal(registry.names().length, 8);
   await servers.close();
   assert.deepEqual(registry.names(), []);
 });
