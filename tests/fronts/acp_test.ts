@@ -11,6 +11,9 @@ import { within } from "../_waiting.ts";
 import { waveArgs } from "../../scripts/flags.ts";
 import { ACP_PROTOCOL_VERSION } from "../../fronts/acp/early.ts";
 import { DENO_DIR, ROOT } from "../_wave.ts";
+// @ts-types="@modelcontextprotocol/sdk/server/webStandardStreamableHttp"
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { echoServer } from "../fixtures/mcp_echo_server.ts";
 
 const KEY = "sk-test-secret-key-0123456789";
 
@@ -475,7 +478,23 @@ Deno.test("wave acp: initialize is answered before the SDK loads, once, as the S
   assert.equal(ACP_PROTOCOL_VERSION, acp.PROTOCOL_VERSION);
 });
 
-Deno.test("wave acp: session/new's mcpServers become that session's tools, which the model calls", async () => {
+Deno.test("wave acp: session/new's mcpServers (stdio and http) become that session's tools, which the model calls", async () => {
+  const seenAuth: (string | null)[] = [];
+  const web = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+    async (request) => {
+      seenAuth.push(request.headers.get("authorization"));
+      const transport = new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: undefined,
+        enableJsonResponse: true,
+      });
+      await echoServer(await Deno.makeTempDir(), "acp-http").connect(
+        transport,
+      );
+      return await transport.handleRequest(request);
+    },
+  );
+  const url = `http://127.0.0.1:${(web.addr as Deno.NetAddr).port}/mcp`;
   const tag = `acp${crypto.randomUUID().slice(0, 8)}`;
   const serverArgs = [
     "run",
@@ -485,6 +504,23 @@ Deno.test("wave acp: session/new's mcpServers become that session's tools, which
     `${ROOT}tests/fixtures/mcp_echo_server.ts`,
     tag,
   ];
+  try {
+    await mcpSession(serverArgs, url, seenAuth);
+  } finally {
+    await web.shutdown();
+  }
+  // The server ended with wave.
+  assert.deepEqual(
+    await processesLeft([Deno.execPath(), ...serverArgs].join(" ")),
+    [],
+  );
+});
+
+async function mcpSession(
+  serverArgs: string[],
+  url: string,
+  seenAuth: (string | null)[],
+): Promise<void> {
   await withAcp({}, async (wave, mock) => {
     mock.script(
       {
@@ -514,6 +550,11 @@ Deno.test("wave acp: session/new's mcpServers become that session's tools, which
             { name: "DENO_DIR", value: DENO_DIR },
             { name: "FROM_ACP", value: "yes" },
           ],
+        }, {
+          type: "http",
+          name: "web",
+          url,
+          headers: [{ name: "Authorization", value: "Bearer acp" }],
         }],
       },
     );
@@ -525,6 +566,9 @@ Deno.test("wave acp: session/new's mcpServers become that session's tools, which
     ) => t.name);
     assert.ok(offered.includes("mcp__echo__echo"), String(offered));
     assert.ok(offered.includes("mcp__echo__write_note"));
+    assert.ok(offered.includes("mcp__web__echo"), String(offered));
+    assert.ok(seenAuth.length > 0);
+    assert.ok(seenAuth.every((a) => a === "Bearer acp"), String(seenAuth));
     const done = finished(wave, "mcp_1");
     assert.equal(done?.status, "completed");
     const text = JSON.stringify(done?.content);
@@ -553,9 +597,4 @@ Deno.test("wave acp: session/new's mcpServers become that session's tools, which
       1,
     );
   });
-  // The server ended with wave.
-  assert.deepEqual(
-    await processesLeft([Deno.execPath(), ...serverArgs].join(" ")),
-    [],
-  );
-});
+}
