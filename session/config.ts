@@ -136,6 +136,12 @@ export interface Config {
    * failed server. Empty without the flag.
    */
   mcpServers: Record<string, unknown>;
+  /**
+   * How long an MCP server may take to connect, and one call of its tools
+   * may take, in ms: Claude Code's `MCP_TIMEOUT` and `MCP_TOOL_TIMEOUT`,
+   * else 30 s and 10 minutes.
+   */
+  mcpTimeouts: { connectMs: number; toolMs: number };
 }
 
 /** The result of parsing: a config to run with, or an exit with text to print. */
@@ -303,6 +309,24 @@ export function parseFlags(
   if (front === "mcp" && Object.keys(mcpServers).length > 0) {
     return fail("--mcp-config is not a flag of wave mcp");
   }
+  const mcpTimeouts = { connectMs: 30_000, toolMs: 10 * 60_000 };
+  for (
+    const [variable, key] of [
+      ["MCP_TIMEOUT", "connectMs"],
+      ["MCP_TOOL_TIMEOUT", "toolMs"],
+    ] as const
+  ) {
+    const text = env.get(variable);
+    if (text === undefined || text === "") continue;
+    if (!/^[1-9]\d{0,9}$/.test(text)) {
+      return fail(
+        `${variable} must be a whole number of milliseconds, not "${
+          text.slice(0, 40)
+        }"`,
+      );
+    }
+    mcpTimeouts[key] = Number(text);
+  }
   if (resumeId) {
     try {
       Deno.statSync(`${waveHome}/sessions/${resumeId}.jsonl`);
@@ -358,6 +382,7 @@ export function parseFlags(
         maxBytes: flags["history-max-bytes"],
       },
       mcpServers,
+      mcpTimeouts,
     },
   };
 }

@@ -148,6 +148,8 @@ export async function openCore(
         env,
         workspace: config.workspace,
         parent: options.requests,
+        connectTimeoutMs: config.mcpTimeouts.connectMs,
+        toolTimeoutMs: config.mcpTimeouts.toolMs,
       });
     })();
     mcp.push(made);

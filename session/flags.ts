@@ -265,6 +265,7 @@ export function usage(toolsets: readonly string[]): string {
     "",
     `toolsets: ${toolsets.join(", ")}`,
     "environment: WAVE_HOME (state directory, default ~/.wave); ANTHROPIC_API_KEY, OPENAI_API_KEY, or *_API_KEY_FILE naming a file that holds it (--stt-model's key: OPENAI_API_KEY, or --model openai:'s own for the same server)",
+    "MCP servers (--mcp-config): MCP_TIMEOUT, how long one may take to connect, and MCP_TOOL_TIMEOUT, one call of its tools (ms; default 30000 and 600000)",
     "protocol: see docs/protocol.md; stdout carries protocol lines only, logs go to stderr",
   ].join("\n") + "\n";
 }

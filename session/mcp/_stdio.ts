@@ -57,6 +57,7 @@ export class StdioServerTransport implements Transport {
   #closed = false;
   #exited: Promise<void> = Promise.resolve();
   #status: Deno.CommandStatus | undefined;
+  #killed = false;
 
   /** A transport that starts the server `launch` describes. */
   constructor(launch: StdioLaunch) {
@@ -68,9 +69,9 @@ export class StdioServerTransport implements Transport {
     return this.#stderr;
   }
 
-  /** How the server process ended, once it has. */
+  /** How the server process ended, once it ended by itself (not by {@linkcode close}). */
   get status(): Deno.CommandStatus | undefined {
-    return this.#status;
+    return this.#killed ? undefined : this.#status;
   }
 
   /** Resolves once the server process has exited. */
@@ -168,6 +169,7 @@ export class StdioServerTransport implements Transport {
     const child = this.#child;
     if (child && !this.#closed) {
       this.#closed = true;
+      this.#killed = this.#status === undefined;
       this.#writer?.close().catch(() => {});
       this.#launch.processes.kill([child.pid]);
       await this.#exited;

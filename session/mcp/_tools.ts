@@ -22,12 +22,6 @@ import {
   type ToolResult,
 } from "../../tools/kernel/tool.ts";
 
-/**
- * How long one call of an MCP tool may take; each progress notification
- * the server sends starts the wait again.
- */
-export const MCP_TOOL_TIMEOUT_MS = 10 * 60 * 1000;
-
 /** A name as a model API takes it: letters, digits, `_` and `-`. */
 function nameSafe(name: string): string {
   return name.replace(/[^A-Za-z0-9_-]/g, "_");
@@ -50,11 +44,16 @@ function inputCheck(schema: Record<string, unknown>): z.ZodType {
   }
 }
 
-/** Server `server`'s tool `tool`, served over `client`, as a registry entry. */
+/**
+ * Server `server`'s tool `tool`, served over `client`, as a registry
+ * entry; a call may take `timeoutMs`, each progress notification starting
+ * the wait again.
+ */
 export function registeredTool(
   server: string,
   tool: Tool,
   client: Client,
+  timeoutMs: number,
 ): RegisteredTool {
   const name = mcpToolName(server, tool.name);
   const readOnly = tool.annotations?.readOnlyHint === true;
@@ -86,7 +85,7 @@ export function registeredTool(
             undefined,
             {
               signal,
-              timeout: MCP_TOOL_TIMEOUT_MS,
+              timeout: timeoutMs,
               resetTimeoutOnProgress: true,
             },
           );

@@ -36,10 +36,16 @@ import { ParentTransport } from "./_parent_transport.ts";
 import { StdioServerTransport } from "./_stdio.ts";
 import { registeredTool } from "./_tools.ts";
 
-export { MCP_TOOL_TIMEOUT_MS, mcpToolName } from "./_tools.ts";
+export { mcpToolName } from "./_tools.ts";
 
-/** How long a server may take to start and answer `initialize` and `tools/list`. */
+/** How long a server may take to start and answer `initialize` and `tools/list`, unless told. */
 export const MCP_CONNECT_TIMEOUT_MS = 30_000;
+
+/**
+ * How long one call of a server's tool may take, unless told; each
+ * progress notification the server sends starts the wait again.
+ */
+export const MCP_TOOL_TIMEOUT_MS = 10 * 60 * 1000;
 
 /** Where a server is: connecting, serving its tools, or not (with the error). */
 export type McpServerState = "pending" | "connected" | "failed";
@@ -84,6 +90,8 @@ export interface McpServersDeps {
   parent: ParentRequests;
   /** How long a server may take to connect (default {@linkcode MCP_CONNECT_TIMEOUT_MS}). */
   connectTimeoutMs?: number;
+  /** How long one tool call may take (default {@linkcode MCP_TOOL_TIMEOUT_MS}). */
+  toolTimeoutMs?: number;
 }
 
 interface Server {
@@ -343,7 +351,12 @@ export class McpServers {
     }
     if (this.#closed) throw new Error("the session closed");
     const registered = tools.map((tool) =>
-      registeredTool(server.name, tool, client)
+      registeredTool(
+        server.name,
+        tool,
+        client,
+        this.#deps.toolTimeoutMs ?? MCP_TOOL_TIMEOUT_MS,
+      )
     );
     const registry = await this.#deps.registry;
     if (this.#closed) throw new Error("the session closed");

@@ -578,3 +578,41 @@ Deno.test("mcp: a server that dies mid-session is failed, its tools are gone, an
     await wave.kill();
   }
 });
+
+Deno.test("mcp: a server that never answers is failed after MCP_TIMEOUT (init still goes out, its process is killed); a call past MCP_TOOL_TIMEOUT is an error", async () => {
+  const name = tag();
+  // A unique command line, to find its process.
+  const hang = ["sleep", `${600 + Math.floor(Math.random() * 1000)}.5`];
+  const wave = await startWave({
+    args: [
+      "--mcp-config",
+      mcpConfig({
+        mute: { command: hang[0], args: [hang[1]] },
+        echo: echoEntry(name),
+      }),
+    ],
+    env: { MCP_TIMEOUT: "1500", MCP_TOOL_TIMEOUT: "1000" },
+  });
+  try {
+    assert.deepEqual(wave.messages[0].mcp_servers, [
+      { name: "mute", status: "failed" },
+      { name: "echo", status: "connected" },
+    ]);
+    const status = await wave.request({ subtype: "mcp_status" });
+    assert.equal(
+      status.response.mcpServers[0].error,
+      "MCP error -32001: Request timed out",
+    );
+    assert.deepEqual(await processesLeft(hang.join(" ")), []);
+    const slow = await wave.callTool("mcp__echo__slow", { ms: 60_000 });
+    assert.deepEqual(slow, {
+      tool_use_id: slow.tool_use_id,
+      content:
+        "mcp__echo__slow failed: the MCP server echo answered: MCP error -32001: Request timed out",
+      is_error: true,
+      structured: { type: "mcp_error" },
+    });
+  } finally {
+    await wave.kill();
+  }
+});

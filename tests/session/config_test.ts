@@ -44,6 +44,7 @@ Deno.test("defaults", async () => {
     openWith: "none",
     historyLimits: { maxAgeMs: 30 * 24 * 3600 * 1000, maxBytes: 1 << 30 },
     mcpServers: {},
+    mcpTimeouts: { connectMs: 30_000, toolMs: 600_000 },
   });
 });
 
@@ -323,4 +324,28 @@ Deno.test("--mcp-config: bad JSON, a missing file and a config without mcpServer
     stderr:
       `wave: --mcp-config's JSON must be an object with an "mcpServers" object ({"mcpServers": {"<name>": {"command": ...}}}) (see wave --help)\n`,
   });
+});
+
+Deno.test("MCP_TIMEOUT and MCP_TOOL_TIMEOUT (Claude Code's) set the MCP servers' timeouts; a bad one exits 2 naming it", async () => {
+  const dir = await Deno.realPath(await Deno.makeTempDir());
+  const out = parseFlags(
+    ["--workspace", dir],
+    env({ HOME: "/home/u", MCP_TIMEOUT: "1500", MCP_TOOL_TIMEOUT: "90000" }),
+    ["wave"],
+  );
+  assert.ok(out.kind === "run");
+  assert.deepEqual(out.config.mcpTimeouts, { connectMs: 1500, toolMs: 90_000 });
+  assert.deepEqual(
+    parseFlags(
+      ["--workspace", dir],
+      env({ HOME: "/home/u", MCP_TOOL_TIMEOUT: "5s" }),
+      ["wave"],
+    ),
+    {
+      kind: "exit",
+      code: 2,
+      stderr:
+        'wave: MCP_TOOL_TIMEOUT must be a whole number of milliseconds, not "5s" (see wave --help)\n',
+    },
+  );
 });
