@@ -341,7 +341,11 @@ export class McpServers {
     const tools: Tool[] = [];
     if (client.getServerCapabilities()?.tools) {
       let cursor: string | undefined;
+      let pages = 0;
       do {
+        if (++pages > 100) {
+          throw new Error("tools/list gave more than 100 pages of tools");
+        }
         const page = await client.listTools(cursor ? { cursor } : {}, {
           timeout,
         });

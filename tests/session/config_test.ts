@@ -318,6 +318,19 @@ Deno.test("--mcp-config: bad JSON, a missing file and a config without mcpServer
     stderr:
       `wave: --mcp-config: cannot read ${dir}/missing.json: no such file (see wave --help)\n`,
   });
+  assert.deepEqual(
+    parseFlags(
+      ["mcp", "--workspace", dir, "--mcp-config", '{"mcpServers":{"a":{}}}'],
+      env({ HOME: "/home/u" }),
+      ["wave"],
+    ),
+    {
+      kind: "exit",
+      code: 2,
+      stderr:
+        "wave: --mcp-config is not a flag of wave mcp (see wave --help)\n",
+    },
+  );
   assert.deepEqual(run('{"servers":{}}'), {
     kind: "exit",
     code: 2,
