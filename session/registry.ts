@@ -61,6 +61,23 @@ function describeScopes(scopes: Scopes): ToolDescription["scopes"] {
 export class ToolRegistry {
   #tools = new Map<string, RegisteredTool>();
   #schemas = new Map<string, Record<string, unknown>>();
+  #offers: (name: string) => boolean = () => true;
+
+  /**
+   * Offers only the tools whose names `offers` accepts (an allowed or
+   * disallowed list): from now on every view of the registry (`get`,
+   * `names`, `bound`, `emitters`, `describe`) leaves the others out,
+   * tools added later (an MCP server's) included, and so does a registry
+   * `derive`d from it.
+   */
+  setFilter(offers: (name: string) => boolean): void {
+    this.#offers = offers;
+  }
+
+  /** The registered tools the filter lets through, in order. */
+  #offered(): RegisteredTool[] {
+    return [...this.#tools.values()].filter((t) => this.#offers(t.def.name));
+  }
 
   /**
    * Loads the modules (by `loadTool` reference) and registers them, in
@@ -118,6 +135,7 @@ export class ToolRegistry {
    */
   derive(): ToolRegistry {
     const registry = new ToolRegistry();
+    registry.#offers = this.#offers;
     for (const [name, tool] of this.#tools) registry.#tools.set(name, tool);
     for (const [name, schema] of this.#schemas) {
       registry.#schemas.set(name, schema);
@@ -127,17 +145,17 @@ export class ToolRegistry {
 
   /** The tool named `name`, bound or not. */
   get(name: string): RegisteredTool | undefined {
-    return this.#tools.get(name);
+    return this.#offers(name) ? this.#tools.get(name) : undefined;
   }
 
   /** Every tool's name, in toolset order. */
   names(): string[] {
-    return [...this.#tools.keys()];
+    return this.#offered().map((t) => t.def.name);
   }
 
   /** The tools bound in `mode`, in toolset order. */
   bound(mode: Mode): RegisteredTool[] {
-    return [...this.#tools.values()].filter((t) => boundIn(t.def.mode, mode));
+    return this.#offered().filter((t) => boundIn(t.def.mode, mode));
   }
 
   /**
@@ -145,7 +163,7 @@ export class ToolRegistry {
    * (`emits`), in toolset order; with `mode`, only those bound in it.
    */
   emitters(event: ToolEventType, mode?: Mode): string[] {
-    const tools = mode ? this.bound(mode) : [...this.#tools.values()];
+    const tools = mode ? this.bound(mode) : this.#offered();
     return tools.filter((t) => t.def.emits?.includes(event)).map((t) =>
       t.def.name
     );
