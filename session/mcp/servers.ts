@@ -133,6 +133,7 @@ export class McpServers {
    * failed server); never rejects.
    */
   async connect(entries: Record<string, unknown>): Promise<void> {
+    if (this.#closed) return;
     const connecting: Promise<void>[] = [];
     for (const [name, value] of Object.entries(entries)) {
       const known = this.#servers.get(name);
@@ -171,6 +172,7 @@ export class McpServers {
    * the parent's input (the parent's answers come in there).
    */
   async connectHosted(names?: readonly string[]): Promise<void> {
+    if (this.#closed) return;
     const wanted = names ??
       [...this.#servers.values()].filter((s) =>
         s.entry?.type === "sdk" && s.status === "pending" && !s.connecting
