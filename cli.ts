@@ -76,7 +76,9 @@ if (config.debugFile) logToo(config.debugFile, config);
 const streamJson = config.front === "stream-json";
 // With extra tool modules the names are only known once they load: serve writes init then.
 // The other fronts' stdout carries their own protocol only.
-const initSent = streamJson && config.toolModules.length === 0;
+// With MCP servers, init says how each fared: serve writes it once they have.
+const initSent = streamJson && config.toolModules.length === 0 &&
+  Object.keys(config.mcpServers).length === 0;
 if (initSent) {
   const deny = config.toolRules.deny.map(parseToolRule);
   const names = entries.filter((e) =>

@@ -17,6 +17,7 @@ import { shell } from "./_bench/shell.ts";
 import { loop } from "./_bench/loop.ts";
 import { documents } from "./_bench/documents.ts";
 import { soak } from "./_bench/soak.ts";
+import { mcp } from "./_bench/mcp.ts";
 import { type Figure, report } from "./_bench/measure.ts";
 
 const SECTIONS: Record<string, () => Promise<Figure[]>> = {
@@ -34,6 +35,7 @@ const SECTIONS: Record<string, () => Promise<Figure[]>> = {
   sdk: () => sdk(),
   documents: () => documents(),
   soak: () => soak(),
+  mcp: () => mcp(),
 };
 
 const wanted = Deno.args.length ? Deno.args : Object.keys(SECTIONS);

@@ -171,6 +171,19 @@ export interface Config {
   forkFrom: string | null;
   /** What the parent must be told at start: flags accepted but not honoured. */
   warnings: string[];
+  /**
+   * The MCP servers of `--mcp-config`, by name, each entry as given (a
+   * later config's entry replaces an earlier one of the same name); each
+   * is checked when it connects (session/mcp/), so one bad entry is one
+   * failed server. Empty without the flag.
+   */
+  mcpServers: Record<string, unknown>;
+  /**
+   * How long an MCP server may take to connect, and one call of its tools
+   * may take, in ms: Claude Code's `MCP_TIMEOUT` and `MCP_TOOL_TIMEOUT`,
+   * else 30 s and 10 minutes.
+   */
+  mcpTimeouts: { connectMs: number; toolMs: number };
 }
 
 /** The result of parsing: a config to run with, or an exit with text to print. */
@@ -408,6 +421,29 @@ export function parseFlags(
   } else if (sttBaseUrl !== undefined) {
     return fail("--stt-base-url needs --stt-model openai:NAME");
   }
+  const mcpServers = readMcpConfigs(flags["mcp-config"], cwd);
+  if (typeof mcpServers === "string") return fail(mcpServers);
+  if (front === "mcp" && Object.keys(mcpServers).length > 0) {
+    return fail("--mcp-config is not a flag of wave mcp");
+  }
+  const mcpTimeouts = { connectMs: 30_000, toolMs: 10 * 60_000 };
+  for (
+    const [variable, key] of [
+      ["MCP_TIMEOUT", "connectMs"],
+      ["MCP_TOOL_TIMEOUT", "toolMs"],
+    ] as const
+  ) {
+    const text = env.get(variable);
+    if (text === undefined || text === "") continue;
+    if (!/^[1-9]\d{0,9}$/.test(text)) {
+      return fail(
+        `${variable} must be a whole number of milliseconds, not "${
+          text.slice(0, 40)
+        }"`,
+      );
+    }
+    mcpTimeouts[key] = Number(text);
+  }
   if (resumeId) {
     try {
       Deno.statSync(`${waveHome}/sessions/${resumeId}.jsonl`);
@@ -526,6 +562,8 @@ export function parseFlags(
       maxBudgetUsd,
       forkFrom: fork ? resumeId! : null,
       warnings,
+      mcpServers,
+      mcpTimeouts,
     },
   };
 }
@@ -623,6 +661,61 @@ function checkModel(
 }
 
 type Env = { get(name: string): string | undefined };
+
+/**
+ * The servers of every `--mcp-config` value (Claude Code's shape,
+ * `{"mcpServers": {"<name>": {...}}}`), JSON given inline (it starts with
+ * `{`) or in a file read from the caller's directory, merged by name; or
+ * what is wrong with a whole value. The entries themselves are checked
+ * when they connect.
+ */
+function readMcpConfigs(
+  values: readonly string[],
+  cwd: string,
+): Record<string, unknown> | string {
+  const servers: Record<string, unknown> = {};
+  for (const value of values) {
+    let text = value;
+    let where = "--mcp-config's JSON";
+    if (!value.trimStart().startsWith("{")) {
+      const file = absolutePath(value, cwd);
+      where = `--mcp-config ${file}`;
+      try {
+        text = Deno.readTextFileSync(file);
+      } catch (error) {
+        return `--mcp-config: cannot read ${file}: ${
+          error instanceof Deno.errors.NotFound
+            ? "no such file"
+            : (error as Error).message
+        }`;
+      }
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch (error) {
+      return `${where} is not JSON: ${(error as Error).message}`;
+    }
+    const entries = isObject(parsed) ? parsed.mcpServers : undefined;
+    if (!isObject(entries)) {
+      return `${where} must be an object with an "mcpServers" object ({"mcpServers": {"<name>": {"command": ...}}})`;
+    }
+    for (const [name, entry] of Object.entries(entries)) {
+      // Own properties only, whatever the name ("__proto__" included).
+      Object.defineProperty(servers, name, {
+        value: entry,
+        enumerable: true,
+        configurable: true,
+        writable: true,
+      });
+    }
+  }
+  return servers;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
 
 /** The session's spill directory: where its tools put output too long to return (`WAVE_HOME/spill/<session id>`). */
 export function spillDirOf(config: Config): string {

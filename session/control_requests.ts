@@ -26,6 +26,7 @@ import type { SessionMode } from "./session_mode.ts";
 import type { TaskListAnnouncer } from "./task_list_announcer.ts";
 import type { ToolCalls } from "./tool_calls.ts";
 import type { WriteQueue } from "./write_queue.ts";
+import type { McpServers } from "./mcp/servers.ts";
 
 /** What {@linkcode ControlRequests} needs from its session. */
 export interface ControlRequestsDeps {
@@ -39,11 +40,19 @@ export interface ControlRequestsDeps {
   /** The task calls belong to (`set_task` names the parent's). */
   task: CurrentTask;
   /** Claude Code's handshake (`initialize.ts`). */
-  initialize(request: InitializeRequest): InitializeAnswer;
+  initialize(request: InitializeRequest): Promise<InitializeAnswer>;
   /** Switches the model of the next requests; resolves with it as `provider:name`. */
   setModel(model: string | null): Promise<string>;
   /** Sets the thinking budget of the next requests (null: none). */
   setThinkingBudget(tokens: number | null): void;
+  /** The session's MCP servers, if it has any (`mcp_status`, `mcp_message`). */
+  mcp?: () => McpServers | undefined;
+  /**
+   * The session's MCP servers, made on first use (the MCP client loads
+   * then): `initialize`'s `sdkMcpServers` connect through it
+   * (`McpServers.connectHosted(names)`).
+   */
+  openMcp?: () => Promise<McpServers>;
 }
 
 /** Serves one session's control requests. */
@@ -94,7 +103,15 @@ export class ControlRequests {
         else mode.current = body.mode as Mode;
         return this.#answer(id, { mode: body.mode });
       case "initialize":
-        return this.#answer(id, this.#deps.initialize(body));
+        // Answered once the MCP servers it names connected or failed (their
+        // answers come in on stdin, so this does not block reading).
+        this.#open.add(id);
+        return inFlight.track(
+          this.#deps.initialize(body).then(
+            (answer) => this.#answer(id, answer),
+            (error) => this.#refuse(id, (error as Error).message),
+          ).finally(() => this.#open.delete(id)),
+        );
       case "set_model":
         this.#open.add(id);
         return inFlight.track(
@@ -110,6 +127,19 @@ export class ControlRequests {
         return this.#answer(id, { tools: registry.describe(mode.current) });
       case "get_tasks":
         return inFlight.track(this.#getTasks(id));
+      case "mcp_status":
+        return this.#answer(id, {
+          mcpServers: this.#deps.mcp?.()?.status() ?? [],
+        });
+      case "mcp_message": {
+        const servers = this.#deps.mcp?.();
+        const wrong = servers
+          ? servers.deliver(body.server_name, body.message)
+          : "this session has no MCP servers";
+        return wrong === null
+          ? this.#answer(id, {})
+          : this.#refuse(id, `mcp_message: ${wrong}`);
+      }
       case "set_task": {
         const task = this.#deps.task.set(body.task_id, body.goal);
         return this.#answer(id, { task_id: task.id, goal: task.goal });

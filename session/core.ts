@@ -35,6 +35,11 @@ import {
 import { ReadState } from "../tools/kernel/read_state.ts";
 import { TaskStore } from "../tools/kernel/tasks.ts";
 import { realPathOf } from "../tools/kernel/workspace.ts";
+import type { McpServers } from "./mcp/servers.ts";
+
+// A computed specifier: the MCP client (and its SDK) load only for a
+// session that has MCP servers.
+const MCP_SERVERS = new URL("./mcp/servers.ts", import.meta.url).href;
 
 /** The `system/warning` when the file tools are held by path checks alone. */
 export const WEAK_FILE_BOUNDARY =
@@ -87,6 +92,16 @@ export interface Core {
    */
   warnings(): Promise<string[]>;
   /**
+   * The MCP servers whose tools join `registry` (the core's when not
+   * given; another for one ACP session's, see `ToolRegistry.derive`),
+   * their stdio servers' process groups the core's. The core's own is
+   * made on first use and then the same; the MCP client loads then.
+   * Every one is closed with the core.
+   */
+  mcpServers(registry?: ToolRegistry): Promise<McpServers>;
+  /** The core's own MCP servers, if {@linkcode Core.mcpServers} made them. */
+  openedMcpServers(): McpServers | undefined;
+  /**
    * Ends the core's resources (workers, process groups), and resolves once
    * the sweep of leftover temp files finished too. Call it once, after the
    * work in flight settled or was interrupted.
@@ -115,14 +130,58 @@ export async function openCore(
   } catch { /* read-only: commands cannot make it either; writes will say */ }
   // WAVE_HOME's real location, so paths under it compare with resolved ones.
   config = { ...config, waveHome: realPathOf(config.waveHome) };
-  const registry = await ToolRegistry.load(options.modules, {
+  const processes = new ProcessGroups();
+  const env = commandEnvironment(Deno.env, config.envAllow);
+  const loading = ToolRegistry.load(options.modules, {
     output_dir: shownDir(config.workspace, config.outputDir),
   });
+  const mcp: Promise<McpServers>[] = [];
+  let ownMcp: Promise<McpServers> | undefined;
+  let openedMcp: McpServers | undefined;
+  const makeMcp = (
+    forRegistry: ToolRegistry | Promise<ToolRegistry>,
+  ): Promise<McpServers> => {
+    const made = (async () => {
+      const { McpServers } = await import(
+        MCP_SERVERS
+      ) as typeof import("./mcp/servers.ts");
+      return new McpServers({
+        registry: forRegistry,
+        processes,
+        env,
+        workspace: config.workspace,
+        parent: options.requests,
+        connectTimeoutMs: config.mcpTimeouts.connectMs,
+        toolTimeoutMs: config.mcpTimeouts.toolMs,
+      });
+    })();
+    mcp.push(made);
+    return made;
+  };
+  // stream-json's --mcp-config servers start now: their processes start,
+  // and the MCP client loads, while the tools do (serve awaits them).
+  if (
+    config.front === "stream-json" && Object.keys(config.mcpServers).length > 0
+  ) {
+    ownMcp = makeMcp(loading).then((made) => {
+      openedMcp = made;
+      made.connect(config.mcpServers);
+      return made;
+    });
+  }
+  let registry: ToolRegistry;
+  try {
+    registry = await loading;
+  } catch (error) {
+    // No server outlives a session that could not open.
+    await Promise.all(mcp.map((made) => made.then((s) => s.close(), () => {})));
+    processes.killAll();
+    throw error;
+  }
   // A writer killed mid-write left its temp file: the workspace's top is swept now, in the background; deeper directories before a write there.
   const sweeping = sweepLeftovers(config.workspace).catch(() => []);
 
   const mode = new SessionMode(config.mode, config.permissionMode);
-  const processes = new ProcessGroups();
   const writeQueue = new WriteQueue();
   const executor = new SandboxExecutor({
     workspace: config.workspace,
@@ -152,7 +211,7 @@ export async function openCore(
     only: config.tools,
     roots: config.addDirs,
   });
-  registry.offers = (name) => permissions.offers(name);
+  registry.setFilter((name) => permissions.offers(name));
   const calls = new ToolCalls({
     processes,
     config,
@@ -162,7 +221,7 @@ export async function openCore(
     readState: new ReadState(),
     writeQueue,
     mode: () => mode.current,
-    env: commandEnvironment(Deno.env, config.envAllow),
+    env,
     home: Deno.env.get("HOME"),
     transcriber: !config.sttModel ? undefined : new Transcriber({
       model: config.sttModel,
@@ -192,7 +251,17 @@ export async function openCore(
         ...config.fileBoundary === "paths" ? [WEAK_FILE_BOUNDARY] : [],
       ];
     },
+    mcpServers(forRegistry) {
+      if (forRegistry && forRegistry !== registry) return makeMcp(forRegistry);
+      ownMcp ??= makeMcp(registry).then((made) => openedMcp = made);
+      return ownMcp;
+    },
+    openedMcpServers: () => openedMcp,
     async close() {
+      // The servers first: their calls fail as closed, not as killed.
+      await Promise.all(
+        mcp.map((made) => made.then((servers) => servers.close(), () => {})),
+      );
       executor.close();
       processes.killAll();
       await sweeping;

@@ -462,6 +462,17 @@ export const FLAGS = {
       "Claude Code's: accepted; wave reads no Claude Code settings files (a warning says so)",
   },
   ...UNHONOURED_FLAGS,
+  "mcp-config": {
+    kind: "list",
+    arg: "JSON|FILE",
+    help:
+      'MCP servers whose tools join the toolset as mcp__<server>__<tool>: {"mcpServers":{"<name>":{...}}} as JSON or in FILE (repeatable; stdio, http, sse)',
+  },
+  "strict-mcp-config": {
+    kind: "boolean",
+    help:
+      "use only the MCP servers of --mcp-config (wave reads no other MCP configuration)",
+  },
   "version": { kind: "boolean", help: "print the version and exit" },
   "help": { kind: "boolean", short: "h", help: "print this help and exit" },
 } as const satisfies FlagTable;
@@ -480,6 +491,7 @@ export function usage(toolsets: readonly string[]): string {
     "",
     `toolsets: ${toolsets.join(", ")}`,
     "environment: WAVE_HOME (state directory, default ~/.wave); ANTHROPIC_API_KEY, OPENAI_API_KEY, or *_API_KEY_FILE naming a file that holds it (--stt-model's key: OPENAI_API_KEY, or --model openai:'s own for the same server)",
+    "MCP servers (--mcp-config): MCP_TIMEOUT, how long one may take to connect, and MCP_TOOL_TIMEOUT, one call of its tools (ms; default 30000 and 600000)",
     "protocol: see docs/protocol.md; stdout carries protocol lines only, logs go to stderr",
   ].join("\n") + "\n";
 }

@@ -108,7 +108,8 @@ const Initialize = z.object({
   appendSystemPrompt: z.string().optional(),
   jsonSchema: z.record(z.string(), z.unknown()).optional(),
   agents: z.record(z.string(), z.unknown()).optional(),
-  sdkMcpServers: z.array(z.string()).optional(),
+  sdkMcpServers: z.array(z.string().min(1).max(MAX_ID_LENGTH)).optional(),
+  mcpServers: z.record(z.string(), z.unknown()).optional(),
 });
 const SetModel = z.object({
   subtype: z.literal("set_model"),
@@ -126,6 +127,13 @@ const SetTask = z.object({
   goal: z.string().max(100_000).default(""),
 });
 
+const McpStatus = z.object({ subtype: z.literal("mcp_status") });
+const McpMessage = z.object({
+  subtype: z.literal("mcp_message"),
+  server_name: z.string().min(1).max(MAX_ID_LENGTH),
+  message: z.looseObject({ jsonrpc: z.literal("2.0") }),
+});
+
 /** A `control_request`'s `request` body that wave serves, decoded. */
 export type ControlBody = z.infer<
   | typeof CallTool
@@ -137,6 +145,8 @@ export type ControlBody = z.infer<
   | typeof Initialize
   | typeof SetModel
   | typeof SetMaxThinkingTokens
+  | typeof McpStatus
+  | typeof McpMessage
 >;
 
 /** A control request subtype wave serves. */
@@ -154,6 +164,8 @@ export const CONTROL_BODIES: ReadonlyMap<string, z.ZodType<ControlBody>> =
     ["initialize", Initialize],
     ["set_model", SetModel],
     ["set_max_thinking_tokens", SetMaxThinkingTokens],
+    ["mcp_status", McpStatus],
+    ["mcp_message", McpMessage],
   ]);
 
 /** A decoded inbound message. */

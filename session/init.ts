@@ -11,13 +11,16 @@ import { PROTOCOL_VERSION, VERSION } from "./version.ts";
 import { permissionModeOf } from "./permission_modes.ts";
 
 /**
- * The first line wave writes: who it is, what it serves, and how its
- * commands are confined (planned without starting a process; bubblewrap's
+ * The first line wave writes: who it is, what it serves (its tools, and
+ * its MCP servers' states: none unless `--mcp-config` named some, when it
+ * is written once they connected or failed), and how its commands are
+ * confined (planned without starting a process; bubblewrap's
  * probe starts here and runs while the session loads).
  */
 export function initMessage(
   config: Config,
   tools: readonly string[],
+  mcpServers: readonly { name: string; status: string }[] = [],
 ): { type: "system"; subtype: "init"; [key: string]: unknown } {
   return {
     type: "system",
@@ -25,6 +28,7 @@ export function initMessage(
     session_id: config.sessionId,
     cwd: config.workspace,
     tools: [...tools],
+    mcp_servers: [...mcpServers],
     toolset: config.toolset,
     mode: config.mode,
     model: config.model,
@@ -40,7 +44,6 @@ export function initMessage(
       : "none",
     permissionMode: config.permissionMode ?? permissionModeOf(config.mode),
     slash_commands: [],
-    mcp_servers: [],
     output_style: "default",
     claude_code_version: `wave ${VERSION}`,
     skills: [],

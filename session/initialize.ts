@@ -16,6 +16,7 @@ import { ParentHooks } from "./parent_hooks.ts";
 import type { ParentRequests } from "./parent_requests.ts";
 import type { SessionMode } from "./session_mode.ts";
 import type { ToolCalls } from "./tool_calls.ts";
+import type { McpServers } from "./mcp/servers.ts";
 import { VERSION } from "./version.ts";
 
 /** The parts of a session `initialize` changes. */
@@ -29,17 +30,21 @@ export interface InitializeTarget {
   setTurnHooks(hooks: ParentHooks): void;
   /** Tells the parent something as a `system/warning`. */
   warn(text: string): void;
+  /** The session's MCP servers, made on first use. */
+  openMcp(): Promise<McpServers>;
 }
 
 /**
- * Applies `request` to the session and returns the answer. What wave
- * cannot honour (subagents, hook events it never calls) is listed in the
- * answer's `warnings` and sent as `system/warning` too.
+ * Applies `request` to the session and resolves with the answer once the
+ * MCP servers it names (`mcpServers`, and the parent's own
+ * `sdkMcpServers`) connected or failed. What wave cannot honour
+ * (subagents, hook events it never calls) is listed in the answer's
+ * `warnings` and sent as `system/warning` too.
  */
-export function initializeSession(
+export async function initializeSession(
   request: InitializeRequest,
   target: InitializeTarget,
-): InitializeAnswer {
+): Promise<InitializeAnswer> {
   const { config } = target;
   const warnings: string[] = [];
   // The session's settings for the turns to come: what initialize gives
@@ -80,6 +85,15 @@ export function initializeSession(
     );
   }
   for (const warning of warnings) target.warn(warning);
+  const serverEntries = request.mcpServers ?? {};
+  const hosted = request.sdkMcpServers ?? [];
+  if (Object.keys(serverEntries).length > 0 || hosted.length > 0) {
+    const servers = await target.openMcp();
+    await Promise.all([
+      servers.connect(serverEntries),
+      servers.connectHosted(hosted),
+    ]);
+  }
   const keySource = config.apiKey ? "ANTHROPIC_API_KEY" : "none";
   return {
     commands: [],
@@ -94,6 +108,7 @@ export function initializeSession(
     ...(hooksApplied !== undefined ? { hooks_applied: hooksApplied } : {}),
     claude_code_version: `wave ${VERSION}`,
     warnings,
+    ...(request.mcpServers ? { mcp_servers_applied: true } : {}),
   };
 }
 

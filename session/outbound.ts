@@ -72,12 +72,19 @@ const TaskListView = z.strictObject({
   visible: z.boolean(),
 });
 
+/** Where an MCP server is (`system/init`'s `mcp_servers`, `mcp_status`). */
+const MCP_SERVER_STATES = ["pending", "connected", "failed"] as const;
+
 /** `system/init`: the first line, written before any input is read. */
 const SystemInit = z.strictObject({
   type: z.literal("system"),
   subtype: z.literal("init"),
   cwd: z.string(),
   tools: z.array(z.string()),
+  mcp_servers: z.array(z.strictObject({
+    name: z.string(),
+    status: z.enum(MCP_SERVER_STATES),
+  })),
   toolset: z.string(),
   mode: z.enum(MODES),
   model: z.string().nullable(),
@@ -93,9 +100,6 @@ const SystemInit = z.strictObject({
   apiKeySource: z.string(),
   permissionMode: z.enum(PERMISSION_MODES),
   slash_commands: z.array(z.string()),
-  mcp_servers: z.array(
-    z.strictObject({ name: z.string(), status: z.string() }),
-  ),
   output_style: z.string(),
   claude_code_version: z.string(),
   skills: z.array(z.string()),
@@ -251,11 +255,23 @@ const OpenFileRequest = z.strictObject({
   path: z.string(),
 });
 
-/** `control_request` `can_use_tool` or `open_file`. */
+/** The `request` of `mcp_message`: a JSON-RPC message for an MCP server the parent hosts. */
+const McpMessageRequest = z.strictObject({
+  subtype: z.literal("mcp_message"),
+  server_name: z.string(),
+  message: z.unknown(),
+});
+
+/** `control_request` `can_use_tool`, `open_file` or `mcp_message`. */
 const ApprovalRequest = z.strictObject({
   type: z.literal("control_request"),
   request_id: z.string(),
-  request: z.union([CanUseTool, OpenFileRequest, HookCallback]),
+  request: z.union([
+    CanUseTool,
+    OpenFileRequest,
+    HookCallback,
+    McpMessageRequest,
+  ]),
 });
 
 /** `control_cancel_request`: wave no longer waits for the answer to one of its requests. */
@@ -309,10 +325,33 @@ const InitializeAnswer = z.strictObject({
   claude_code_version: z.string(),
   /** What wave could not honour of the request (subagents, ...). */
   warnings: z.array(z.string()),
+  mcp_servers_applied: z.boolean().optional(),
+});
+
+/** `mcp_status`'s answer (the Claude Agent SDK's `McpServerStatus` list). */
+const McpStatusAnswer = z.strictObject({
+  mcpServers: z.array(z.strictObject({
+    name: z.string(),
+    status: z.enum(MCP_SERVER_STATES),
+    serverInfo: z.strictObject({ name: z.string(), version: z.string() })
+      .optional(),
+    error: z.string().optional(),
+    config: z.record(z.string(), z.unknown()).optional(),
+    tools: z.array(z.strictObject({
+      name: z.string(),
+      description: z.string().optional(),
+      annotations: z.strictObject({
+        readOnly: z.boolean().optional(),
+        destructive: z.boolean().optional(),
+        openWorld: z.boolean().optional(),
+      }).optional(),
+    })).optional(),
+  })),
 });
 
 /** The answer of each control request wave serves. */
 const ControlAnswer = z.union([
+  McpStatusAnswer,
   CallToolAnswer,
   ListToolsAnswer,
   z.strictObject({ mode: z.union([z.enum(MODES), z.enum(PERMISSION_MODES)]) }),

@@ -9,7 +9,13 @@
 
 import type { ParentAnswer } from "./inbound.ts";
 
-/** A request wave sends its parent besides approvals: open a file, call one of its hooks. */
+/**
+ * A request wave sends its parent besides approvals: `open_file`;
+ * `hook_callback`, a call of one of the parent's hooks; and `mcp_message`,
+ * a JSON-RPC message for an MCP server the parent hosts (the Claude Agent
+ * SDK's in-process servers), whose answer carries the server's reply as
+ * `mcp_response`.
+ */
 export type ParentRequest =
   | { subtype: "open_file"; path: string }
   | {
@@ -17,7 +23,8 @@ export type ParentRequest =
     callback_id: string;
     input: { hook_event_name: string; [field: string]: unknown };
     tool_use_id?: string;
-  };
+  }
+  | { subtype: "mcp_message"; server_name: string; message: unknown };
 
 /** Sends a control request to the parent. */
 export type SendParentRequest = (

@@ -11,6 +11,7 @@ import type {
   Scopes,
   ToolDefinition,
   ToolEventType,
+  ToolResult,
 } from "../tools/kernel/tool.ts";
 import { zodSchemaOf } from "../tools/kernel/tool.ts";
 import { loadTool } from "../tools/loaders.ts";
@@ -20,6 +21,24 @@ export interface RegisteredTool {
   def: ToolDefinition;
   /** The reference a sandbox worker loads the module by (see `loadTool`). */
   module: string;
+  /**
+   * Set for a tool served from outside wave (an MCP server's, session/mcp/):
+   * it runs in the main thread through `call`, not in a sandbox worker,
+   * after the same lookup, mode gate, validation, approvals and write
+   * queue as every other call.
+   */
+  external?: ExternalTool;
+}
+
+/** How a tool served from outside wave is described and called. */
+export interface ExternalTool {
+  /** Its input's JSON Schema as its server gives it: what the model sees. */
+  inputSchema: Record<string, unknown>;
+  /**
+   * Runs the call; `signal` aborts it (an interrupt cancels the request).
+   * Resolves with an error result for every failure, never rejects.
+   */
+  call(input: unknown, signal: AbortSignal): Promise<ToolResult>;
 }
 
 /** A tool as `list_tools` describes it. */
@@ -42,6 +61,23 @@ function describeScopes(scopes: Scopes): ToolDescription["scopes"] {
 export class ToolRegistry {
   #tools = new Map<string, RegisteredTool>();
   #schemas = new Map<string, Record<string, unknown>>();
+  #offers: (name: string) => boolean = () => true;
+
+  /**
+   * Offers only the tools whose names `offers` accepts (an allowed or
+   * disallowed list): from now on every view of the registry (`get`,
+   * `names`, `bound`, `emitters`, `describe`) leaves the others out,
+   * tools added later (an MCP server's) included, and so does a registry
+   * `derive`d from it.
+   */
+  setFilter(offers: (name: string) => boolean): void {
+    this.#offers = offers;
+  }
+
+  /** The registered tools the filter lets through, in order. */
+  #offered(): RegisteredTool[] {
+    return [...this.#tools.values()].filter((t) => this.#offers(t.def.name));
+  }
 
   /**
    * Loads the modules (by `loadTool` reference) and registers them, in
@@ -70,27 +106,56 @@ export class ToolRegistry {
   }
 
   /**
-   * Which tools the session offers (`--tools`, a bare `--disallowedTools`
-   * name): the others are as if not in the toolset. Asked on each lookup,
-   * so a rule added later applies from then on.
+   * Adds tools after the toolset's (an MCP server's, once it connected),
+   * in order; a name already registered is refused with an error and
+   * nothing is added.
    */
-  offers: (name: string) => boolean = () => true;
+  add(tools: readonly RegisteredTool[]): void {
+    const names = new Set<string>();
+    for (const { def } of tools) {
+      if (this.#tools.has(def.name) || names.has(def.name)) {
+        throw new Error(`two tools are named ${def.name}`);
+      }
+      names.add(def.name);
+    }
+    for (const tool of tools) this.#tools.set(tool.def.name, tool);
+  }
 
-  /** The tool named `name`, bound or not, if the session offers it. */
+  /** Removes the tools named (an MCP server's that went away). */
+  remove(names: Iterable<string>): void {
+    for (const name of names) {
+      this.#tools.delete(name);
+      this.#schemas.delete(name);
+    }
+  }
+
+  /**
+   * A registry with this one's tools, to which tools can be added that
+   * this one does not see (the MCP servers of one ACP session).
+   */
+  derive(): ToolRegistry {
+    const registry = new ToolRegistry();
+    registry.#offers = this.#offers;
+    for (const [name, tool] of this.#tools) registry.#tools.set(name, tool);
+    for (const [name, schema] of this.#schemas) {
+      registry.#schemas.set(name, schema);
+    }
+    return registry;
+  }
+
+  /** The tool named `name`, bound or not. */
   get(name: string): RegisteredTool | undefined {
-    return this.offers(name) ? this.#tools.get(name) : undefined;
+    return this.#offers(name) ? this.#tools.get(name) : undefined;
   }
 
   /** Every offered tool's name, in toolset order. */
   names(): string[] {
-    return [...this.#tools.keys()].filter((name) => this.offers(name));
+    return this.#offered().map((t) => t.def.name);
   }
 
   /** The offered tools bound in `mode`, in toolset order. */
   bound(mode: Mode): RegisteredTool[] {
-    return [...this.#tools.values()].filter((t) =>
-      boundIn(t.def.mode, mode) && this.offers(t.def.name)
-    );
+    return this.#offered().filter((t) => boundIn(t.def.mode, mode));
   }
 
   /**
@@ -98,9 +163,7 @@ export class ToolRegistry {
    * (`emits`), in toolset order; with `mode`, only those bound in it.
    */
   emitters(event: ToolEventType, mode?: Mode): string[] {
-    const tools = mode
-      ? this.bound(mode)
-      : [...this.#tools.values()].filter((t) => this.offers(t.def.name));
+    const tools = mode ? this.bound(mode) : this.#offered();
     return tools.filter((t) => t.def.emits?.includes(event)).map((t) =>
       t.def.name
     );
@@ -112,6 +175,7 @@ export class ToolRegistry {
     if (!schema) {
       const tool = this.#tools.get(name);
       if (!tool) throw new Error(`no tool named ${name}`);
+      if (tool.external) return tool.external.inputSchema;
       const { $schema: _, ...rest } = z.toJSONSchema(zodSchemaOf(tool.def), {
         io: "input",
       }) as Record<string, unknown>;

@@ -140,10 +140,18 @@ export async function serve(
     onEvent: (toolUseId, event) => render(toolUseId, event),
   });
   config = core.config;
+  // --mcp-config's servers connect (or fail) before init, which says how
+  // each fared; the ones the parent hosts once its input is read.
+  const mcp = Object.keys(config.mcpServers).length > 0
+    ? await core.mcpServers()
+    : undefined;
+  await mcp?.connect(config.mcpServers);
   if (!options.initSent) {
     const names = core.registry.bound(config.mode).map((t) => t.def.name);
     // initMessage (init.ts) builds the declared system/init shape; the CLI writes it without the writer.
-    writer.send(initMessage(config, names) as SystemInit);
+    writer.send(
+      initMessage(config, names, mcp?.list()) as SystemInit,
+    );
   }
   const session = openSession(core, writer, approvalsParent, requests);
   render = toolEventRenderer(writer, session.taskList);
@@ -202,6 +210,8 @@ export async function serve(
       }
     }
   })();
+
+  if (mcp) session.inFlight.track(mcp.connectHosted());
 
   const how = await Promise.race([readLoop.then(() => "eof" as const), stop]);
   if (how === "signal") state.stopping = "signal";
@@ -273,6 +283,8 @@ function openSession(
     writer.send({ type: "system", subtype: "warning", message });
   const control = new ControlRequests({
     writer,
+    mcp: () => core.openedMcpServers(),
+    openMcp: () => core.mcpServers(),
     registry,
     calls,
     mode,
@@ -289,6 +301,7 @@ function openSession(
         transcriptPath: transcript.path,
         setTurnHooks: (hooks) => turnHooks = hooks,
         warn,
+        openMcp: () => core.mcpServers(),
       }),
     setModel: (model) => turns.setModel(model),
     setThinkingBudget: (tokens) => config.maxThinkingTokens = tokens,

@@ -129,6 +129,15 @@ export class ToolCalls {
   }
 
   /**
+   * The same calls over another registry (one with tools this one does
+   * not see: the MCP servers of one ACP session); everything else, the
+   * write queue and approvals included, is shared.
+   */
+  withRegistry(registry: ToolRegistry): ToolCalls {
+    return new ToolCalls({ ...this.#deps, registry });
+  }
+
+  /**
    * Spends idle time on what the first calls would pay for: the JSON
    * Schemas of the bound tools (the first model request sends them), each
    * tool's input parser (zod builds it on first use), and, one after the
@@ -142,7 +151,7 @@ export class ToolCalls {
    */
   async prewarm(): Promise<void> {
     const { registry, executor, config } = this.#deps;
-    const bound = registry.bound(this.#deps.mode());
+    const bound = registry.bound(this.#deps.mode()).filter((t) => !t.external);
     registry.describe(this.#deps.mode());
     for (const { def } of bound) zodSchemaOf(def).safeParse({});
     const groups = [
@@ -450,6 +459,16 @@ export class ToolCalls {
         return fail(
           `${def.name} was not run: the session is in ${mode} mode now (set_permission_mode changed it while the call waited), and ${def.name} needs ${def.mode} mode or wider`,
         );
+      }
+      if (tool.external) {
+        // Served from outside wave (an MCP server): no worker, no paths.
+        const result = await tool.external.call(input, signal);
+        return {
+          tool_use_id: toolUseId,
+          content: result.content,
+          is_error: !!result.isError,
+          structured: result.structured ?? null,
+        };
       }
       const scopes = workerScopes(def.scopes);
       const programs = scopes.run?.length

@@ -20,6 +20,7 @@ import { type Core, noParentRequests, openCore } from "../../session/core.ts";
 import { InFlight } from "../../session/in_flight.ts";
 import type { Outbound } from "../../session/outbound.ts";
 import type { MessageSink } from "../../session/output.ts";
+import type { ToolRegistry } from "../../session/registry.ts";
 import { TaskReminders } from "../../session/task_reminders.ts";
 import type { ToolEvent } from "../../tools/kernel/events.ts";
 import { Transcript, transcriptPath } from "../../session/transcript.ts";
@@ -46,6 +47,8 @@ const INTERNAL_ERROR = -32603;
 interface AcpSession {
   id: string;
   core: Core;
+  /** The core's tools, and the session's MCP servers' (`session/new`'s `mcpServers`). */
+  registry: ToolRegistry;
   turns: UserTurns;
   /** The session's own interrupts: `session/cancel` ends its turn only. */
   inFlight: InFlight;
@@ -90,7 +93,11 @@ export class AcpFront {
       })
       .onRequest(methods.agent.session.new, async ({ params, client }) => {
         this.#client = client;
-        const session = await this.#open(crypto.randomUUID(), params.cwd);
+        const session = await this.#open(
+          crypto.randomUUID(),
+          params.cwd,
+          params.mcpServers,
+        );
         return {
           sessionId: session.id,
           modes: modesOf(session.core.mode.current),
@@ -98,7 +105,11 @@ export class AcpFront {
       })
       .onRequest(methods.agent.session.load, async ({ params, client }) => {
         this.#client = client;
-        return await this.#load(params.sessionId, params.cwd);
+        return await this.#load(
+          params.sessionId,
+          params.cwd,
+          params.mcpServers,
+        );
       })
       .onRequest(methods.agent.session.setMode, ({ params }) => {
         const session = this.#session(params.sessionId);
@@ -149,7 +160,7 @@ export class AcpFront {
         req.toolUseId,
         req.toolName,
         req.input,
-        this.#definitionOf(session.core),
+        this.#definitionOf(session.registry),
         session.core.config.workspace,
       );
       await session.updates;
@@ -206,8 +217,8 @@ export class AcpFront {
     return session;
   }
 
-  #definitionOf(core: Core): DefinitionOf {
-    return (name) => core.registry.get(name)?.def;
+  #definitionOf(registry: ToolRegistry): DefinitionOf {
+    return (name) => registry.get(name)?.def;
   }
 
   /** The core for the workspace `cwd`, opened on first use. */
@@ -242,29 +253,52 @@ export class AcpFront {
     return core;
   }
 
-  async #open(id: string, cwd: string): Promise<AcpSession> {
+  async #open(
+    id: string,
+    cwd: string,
+    mcpServers: readonly acp.McpServer[] = [],
+  ): Promise<AcpSession> {
     const core = await this.#coreFor(cwd);
     const inFlight = new InFlight();
+    // The session's MCP servers (the client's, and --mcp-config's) join a
+    // registry of its own: its model is offered their tools, and no other
+    // session's is.
+    const entries = { ...this.#config.mcpServers, ...mcpEntries(mcpServers) };
+    let registry = core.registry;
+    let calls = core.calls;
+    if (Object.keys(entries).length > 0) {
+      registry = core.registry.derive();
+      calls = core.calls.withRegistry(registry);
+      const servers = await core.mcpServers(registry);
+      await servers.connect(entries);
+      for (const server of servers.status()) {
+        if (server.status === "failed") {
+          console.error(
+            `wave: warning: MCP server ${server.name} failed: ${server.error}`,
+          );
+        }
+      }
+    }
     const session: AcpSession = {
       id,
       core,
+      registry,
       inFlight,
       updates: Promise.resolve(),
       alwaysAllowed: new Set(),
       turns: undefined as unknown as UserTurns,
     };
-    const trackers = new Set(core.registry.emitters("task_list_changed"));
+    const trackers = new Set(registry.emitters("task_list_changed"));
     session.turns = new UserTurns({
       config: { ...core.config, sessionId: id },
       writer: this.#sinkFor(session),
-      registry: core.registry,
-      calls: core.calls,
+      registry,
+      calls,
       transcript: new Transcript(transcriptPath(core.config.waveHome, id)),
       mode: core.mode,
       reminders: new TaskReminders(core.tasks, {
         isTracker: (name) => trackers.has(name),
-        bound: () =>
-          core.registry.emitters("task_list_changed", core.mode.current),
+        bound: () => registry.emitters("task_list_changed", core.mode.current),
       }),
       inFlight,
       task: core.task,
@@ -274,7 +308,11 @@ export class AcpFront {
   }
 
   /** `session/load`: the transcript replayed as updates, then the session goes on from it. */
-  async #load(id: string, cwd: string): Promise<acp.LoadSessionResponse> {
+  async #load(
+    id: string,
+    cwd: string,
+    mcpServers?: readonly acp.McpServer[],
+  ): Promise<acp.LoadSessionResponse> {
     if (!SESSION_ID.test(id)) {
       throw new acp.RequestError(
         INVALID_PARAMS,
@@ -298,12 +336,12 @@ export class AcpFront {
         `there is no session ${id} to load in ${core.config.waveHome}/sessions`,
       );
     }
-    const session = await this.#open(id, cwd);
+    const session = await this.#open(id, cwd, mcpServers);
     await session.turns.resume();
     for (
       const update of replayOf(
         entries,
-        this.#definitionOf(core),
+        this.#definitionOf(session.registry),
         core.config.workspace,
       )
     ) this.#update(session, update);
@@ -362,7 +400,7 @@ export class AcpFront {
                     block.id,
                     block.name,
                     block.input,
-                    this.#definitionOf(core),
+                    this.#definitionOf(session.registry),
                     core.config.workspace,
                   ),
                 });
@@ -477,4 +515,34 @@ export class AcpFront {
       if (c.status === "fulfilled") await c.value.close();
     }
   }
+}
+
+/**
+ * ACP's `mcpServers` as `--mcp-config` entries, by name: stdio
+ * `{name, command, args, env: [{name, value}]}`, and `http` or `sse`
+ * `{type, name, url, headers: [{name, value}]}`.
+ */
+function mcpEntries(
+  servers: readonly acp.McpServer[],
+): Record<string, unknown> {
+  const pairs = (list: readonly { name: string; value: string }[] = []) =>
+    Object.fromEntries(list.map(({ name, value }) => [name, value]));
+  const entries: Record<string, unknown> = {};
+  for (const server of servers) {
+    const entry =
+      "type" in server && (server.type === "http" || server.type === "sse")
+        ? { type: server.type, url: server.url, headers: pairs(server.headers) }
+        : {
+          command: (server as acp.McpServerStdio).command,
+          args: (server as acp.McpServerStdio).args,
+          env: pairs((server as acp.McpServerStdio).env),
+        };
+    Object.defineProperty(entries, server.name, {
+      value: entry,
+      enumerable: true,
+      configurable: true,
+      writable: true,
+    });
+  }
+  return entries;
 }

@@ -10,6 +10,10 @@ import { processesLeft, processesStarted } from "../_processes.ts";
 import { within } from "../_waiting.ts";
 import { waveArgs } from "../../scripts/flags.ts";
 import { ACP_PROTOCOL_VERSION } from "../../fronts/acp/early.ts";
+import { DENO_DIR, ROOT } from "../_wave.ts";
+// @ts-types="@modelcontextprotocol/sdk/server/webStandardStreamableHttp"
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { echoServer } from "../fixtures/mcp_echo_server.ts";
 
 const KEY = "sk-test-secret-key-0123456789";
 
@@ -88,6 +92,7 @@ Deno.test("wave acp: initialize, and a session announces wave's modes", async ()
     assert.deepEqual(init.agentCapabilities, {
       loadSession: true,
       promptCapabilities: { image: true, embeddedContext: true },
+      mcpCapabilities: { http: true, sse: true },
     });
     assert.equal(init.agentInfo?.name, "wave");
     const created = await wave.agent.request(acp.methods.agent.session.new, {
@@ -472,3 +477,124 @@ Deno.test("wave acp: initialize is answered before the SDK loads, once, as the S
   assert.deepEqual(early[0].result, late[1].result);
   assert.equal(ACP_PROTOCOL_VERSION, acp.PROTOCOL_VERSION);
 });
+
+Deno.test("wave acp: session/new's mcpServers (stdio and http) become that session's tools, which the model calls", async () => {
+  const seenAuth: (string | null)[] = [];
+  const web = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+    async (request) => {
+      seenAuth.push(request.headers.get("authorization"));
+      const transport = new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: undefined,
+        enableJsonResponse: true,
+      });
+      await echoServer(await Deno.makeTempDir(), "acp-http").connect(
+        transport,
+      );
+      return await transport.handleRequest(request);
+    },
+  );
+  const url = `http://127.0.0.1:${(web.addr as Deno.NetAddr).port}/mcp`;
+  const tag = `acp${crypto.randomUUID().slice(0, 8)}`;
+  const serverArgs = [
+    "run",
+    "-A",
+    "--config",
+    `${ROOT}deno.json`,
+    `${ROOT}tests/fixtures/mcp_echo_server.ts`,
+    tag,
+  ];
+  try {
+    await mcpSession(serverArgs, url, seenAuth);
+  } finally {
+    await web.shutdown();
+  }
+  // The server ended with wave.
+  assert.deepEqual(
+    await processesLeft([Deno.execPath(), ...serverArgs].join(" ")),
+    [],
+  );
+});
+
+async function mcpSession(
+  serverArgs: string[],
+  url: string,
+  seenAuth: (string | null)[],
+): Promise<void> {
+  await withAcp({}, async (wave, mock) => {
+    mock.script(
+      {
+        reply: [{
+          type: "tool_use",
+          id: "mcp_1",
+          name: "mcp__echo__env_of",
+          input: { names: ["FROM_ACP", "ANTHROPIC_API_KEY"] },
+        }],
+      },
+      { reply: [{ type: "text", text: "Done." }] },
+      { reply: [{ type: "text", text: "No tools here." }] },
+    );
+    await wave.agent.request(acp.methods.agent.initialize, {
+      protocolVersion: acp.PROTOCOL_VERSION,
+      clientCapabilities: {},
+    });
+    const { sessionId } = await wave.agent.request(
+      acp.methods.agent.session.new,
+      {
+        cwd: wave.workspace,
+        mcpServers: [{
+          name: "echo",
+          command: Deno.execPath(),
+          args: serverArgs,
+          env: [
+            { name: "DENO_DIR", value: DENO_DIR },
+            { name: "FROM_ACP", value: "yes" },
+          ],
+        }, {
+          type: "http",
+          name: "web",
+          url,
+          headers: [{ name: "Authorization", value: "Bearer acp" }],
+        }],
+      },
+    );
+    assert.deepEqual(await prompt(wave, sessionId, "use the server"), {
+      stopReason: "end_turn",
+    });
+    const offered = (mock.requests[0].body.tools as { name: string }[]).map((
+      t,
+    ) => t.name);
+    assert.ok(offered.includes("mcp__echo__echo"), String(offered));
+    assert.ok(offered.includes("mcp__echo__write_note"));
+    assert.ok(offered.includes("mcp__web__echo"), String(offered));
+    assert.ok(seenAuth.length > 0);
+    assert.ok(seenAuth.every((a) => a === "Bearer acp"), String(seenAuth));
+    const done = finished(wave, "mcp_1");
+    assert.equal(done?.status, "completed");
+    const text = JSON.stringify(done?.content);
+    assert.ok(
+      text.includes(
+        JSON.stringify(
+          JSON.stringify({ FROM_ACP: "yes", ANTHROPIC_API_KEY: null }),
+        )
+          .slice(1, -1),
+      ),
+      text,
+    );
+
+    // Another session on the same workspace is not offered them.
+    const other = await wave.agent.request(acp.methods.agent.session.new, {
+      cwd: wave.workspace,
+      mcpServers: [],
+    });
+    await prompt(wave, other.sessionId, "anything");
+    const offeredThere = (mock.requests[2].body.tools as { name: string }[])
+      .map((t) => t.name);
+    assert.ok(!offeredThere.some((n) => n.startsWith("mcp__")));
+    assert.equal(
+      (await processesStarted([Deno.execPath(), ...serverArgs].join(" ")))
+        .length,
+      1,
+    );
+  });
+}

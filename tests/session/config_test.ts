@@ -58,6 +58,8 @@ Deno.test("defaults", async () => {
     maxBudgetUsd: null,
     forkFrom: null,
     warnings: [],
+    mcpServers: {},
+    mcpTimeouts: { connectMs: 30_000, toolMs: 600_000 },
   });
 });
 
@@ -454,4 +456,99 @@ Deno.test("--continue takes this workspace's newest session; --fork-session star
   assert.equal(fork.config.sessionId, "copy");
   assert.equal(fork.config.forkFrom, "old");
   assert.equal(fork.config.resume, true);
+});
+
+Deno.test("--mcp-config: inline JSON and files merge by name; --strict-mcp-config is accepted", async () => {
+  const dir = await Deno.realPath(await Deno.makeTempDir());
+  await Deno.writeTextFile(
+    `${dir}/servers.json`,
+    JSON.stringify({
+      mcpServers: {
+        web: { type: "http", url: "http://127.0.0.1:1/mcp" },
+        echo: { command: "other" },
+      },
+    }),
+  );
+  const out = parseFlags(
+    [
+      "--workspace",
+      dir,
+      "--mcp-config",
+      '{"mcpServers":{"echo":{"command":"deno","args":["run"]}}}',
+      "--strict-mcp-config",
+      `--mcp-config=servers.json`,
+    ],
+    env({ HOME: "/home/u", WAVE_CALLER_CWD: dir }),
+    ["wave"],
+  );
+  assert.ok(out.kind === "run");
+  assert.deepEqual(out.config.mcpServers, {
+    echo: { command: "other" },
+    web: { type: "http", url: "http://127.0.0.1:1/mcp" },
+  });
+});
+
+Deno.test("--mcp-config: bad JSON, a missing file and a config without mcpServers each exit 2 naming the flag", async () => {
+  const dir = await Deno.realPath(await Deno.makeTempDir());
+  const run = (value: string) =>
+    parseFlags(
+      ["--workspace", dir, "--mcp-config", value],
+      env({ HOME: "/home/u", WAVE_CALLER_CWD: dir }),
+      ["wave"],
+    );
+  assert.deepEqual(run("{nope"), {
+    kind: "exit",
+    code: 2,
+    stderr:
+      "wave: --mcp-config's JSON is not JSON: Expected property name or '}' in JSON at position 1 (line 1 column 2) (see wave --help)\n",
+  });
+  assert.deepEqual(run("missing.json"), {
+    kind: "exit",
+    code: 2,
+    stderr:
+      `wave: --mcp-config: cannot read ${dir}/missing.json: no such file (see wave --help)\n`,
+  });
+  assert.deepEqual(
+    parseFlags(
+      ["mcp", "--workspace", dir, "--mcp-config", '{"mcpServers":{"a":{}}}'],
+      env({ HOME: "/home/u" }),
+      ["wave"],
+    ),
+    {
+      kind: "exit",
+      code: 2,
+      stderr:
+        "wave: --mcp-config is not a flag of wave mcp (see wave --help)\n",
+    },
+  );
+  assert.deepEqual(run('{"servers":{}}'), {
+    kind: "exit",
+    code: 2,
+    stderr:
+      `wave: --mcp-config's JSON must be an object with an "mcpServers" object ({"mcpServers": {"<name>": {"command": ...}}}) (see wave --help)\n`,
+  });
+});
+
+Deno.test("MCP_TIMEOUT and MCP_TOOL_TIMEOUT (Claude Code's) set the MCP servers' timeouts; a bad one exits 2 naming it", async () => {
+  const dir = await Deno.realPath(await Deno.makeTempDir());
+  const out = parseFlags(
+    ["--workspace", dir],
+    env({ HOME: "/home/u", MCP_TIMEOUT: "1500", MCP_TOOL_TIMEOUT: "90000" }),
+    ["wave"],
+  );
+  assert.ok(out.kind === "run");
+  assert.deepEqual(out.config.mcpTimeouts, { connectMs: 1500, toolMs: 90_000 });
+  assert.deepEqual(
+    parseFlags(
+      ["--workspace", dir],
+      env({ HOME: "/home/u", MCP_TOOL_TIMEOUT: "5s" }),
+      ["wave"],
+    ),
+    {
+      kind: "exit",
+      code: 2,
+      stderr:
+        'wave: MCP_TOOL_TIMEOUT must be a whole number of milliseconds, not "5s" (see wave --help)\n',
+    },
+  );
 });

@@ -196,7 +196,7 @@ Deno.test("13: type, subtype and tool_name named like Object.prototype's members
       subtype: "error",
       request_id: `subtype-${name}`,
       error:
-        `unknown control_request subtype "${name}"; wave serves call_tool, interrupt, set_permission_mode, list_tools, get_tasks, set_task, initialize, set_model, set_max_thinking_tokens`,
+        `unknown control_request subtype "${name}"; wave serves call_tool, interrupt, set_permission_mode, list_tools, get_tasks, set_task, initialize, set_model, set_max_thinking_tokens, mcp_status, mcp_message`,
     })),
   );
   assert.deepEqual(
