@@ -5,7 +5,14 @@
  */
 
 import assert from "node:assert/strict";
-import { query, type SDKMessage } from "@anthropic-ai/claude-agent-sdk";
+import {
+  createSdkMcpServer,
+  query,
+  type SDKMessage,
+  tool,
+} from "@anthropic-ai/claude-agent-sdk";
+import { z } from "zod";
+import { ROOT } from "../_wave.ts";
 import {
   initOf,
   ofType,
@@ -927,6 +934,168 @@ Deno.test("claude sdk: when wave stops waiting for canUseTool (its approval time
       Deno.stat(`${s.workspace}/never.txt`),
       Deno.errors.NotFound,
     );
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("claude sdk: an external stdio MCP server's tool is offered as mcp__<server>__<tool>, the model calls it, and mcpServerStatus() reports it; a write tool asks first", async () => {
+  const s = await SdkSession.open();
+  try {
+    const asked: string[] = [];
+    s.script(
+      {
+        reply: [{
+          type: "tool_use",
+          id: "x1",
+          name: "mcp__echo__echo",
+          input: { text: "over MCP" },
+        }],
+      },
+      {
+        reply: [{
+          type: "tool_use",
+          id: "x2",
+          name: "mcp__echo__write_note",
+          input: { name: "note.txt", text: "hi" },
+        }],
+      },
+      { reply: [{ type: "text", text: "done" }] },
+    );
+    const prompt = openPrompt("use the echo server");
+    const q = query({
+      prompt: prompt.messages,
+      options: s.options({
+        mcpServers: {
+          echo: {
+            type: "stdio",
+            command: Deno.execPath(),
+            args: ["run", "-A", `${ROOT}tests/fixtures/mcp_echo_server.ts`],
+          },
+          broken: { type: "stdio", command: "/nonexistent/server" },
+        },
+        canUseTool: (tool, input) => {
+          asked.push(tool);
+          return Promise.resolve({ behavior: "deny", message: "not now" });
+        },
+      }),
+    });
+    const messages: SDKMessage[] = [];
+    let status: Awaited<ReturnType<typeof q.mcpServerStatus>> = [];
+    for await (const m of q) {
+      messages.push(m);
+      if (m.type === "result") {
+        status = await q.mcpServerStatus();
+        prompt.end();
+      }
+    }
+    const init = initOf(messages);
+    assert.deepEqual(
+      init.mcp_servers.map(({ name, status }) => ({ name, status })).sort((
+        a,
+        b,
+      ) => a.name.localeCompare(b.name)),
+      [{ name: "broken", status: "failed" }, {
+        name: "echo",
+        status: "connected",
+      }],
+    );
+    assert.ok(init.tools.includes("mcp__echo__echo"));
+    const [echoed, refused] = ofType(messages, "user").map((u) =>
+      (u.message.content as { content: string; is_error: boolean }[])[0]
+    );
+    assert.equal(echoed.is_error, false);
+    assert.match(JSON.stringify(echoed.content), /echo: over MCP/);
+    // write_note is no read-only tool: default mode asks before it.
+    assert.deepEqual(asked, ["mcp__echo__write_note"]);
+    assert.match(JSON.stringify(refused.content), /not now/);
+    const echo = status.find((server) => server.name === "echo");
+    assert.equal(echo?.status, "connected");
+    assert.ok(echo?.tools?.some((t) => t.name === "echo"));
+  } finally {
+    await s.close();
+  }
+});
+
+Deno.test("claude sdk: an in-process SDK MCP server (createSdkMcpServer) is reached through mcp_message", async () => {
+  const s = await SdkSession.open();
+  try {
+    let called = "";
+    const server = createSdkMcpServer({
+      name: "calc",
+      version: "1.0.0",
+      tools: [
+        tool(
+          "add",
+          "Adds two numbers.",
+          { a: z.number(), b: z.number() },
+          (args) => {
+            called = `${args.a}+${args.b}`;
+            return Promise.resolve({
+              content: [{ type: "text", text: String(args.a + args.b) }],
+            });
+          },
+        ),
+      ],
+    });
+    s.script(
+      {
+        reply: [{
+          type: "tool_use",
+          id: "k1",
+          name: "mcp__calc__add",
+          input: { a: 2, b: 3 },
+        }],
+      },
+      { reply: [{ type: "text", text: "5" }] },
+    );
+    const prompt = openPrompt("add");
+    const q = query({
+      prompt: prompt.messages,
+      options: s.options({
+        mcpServers: { calc: server },
+        allowedTools: ["mcp__calc"],
+      }),
+    });
+    const messages: SDKMessage[] = [];
+    for await (const m of q) {
+      messages.push(m);
+      if (m.type === "result") prompt.end();
+    }
+    assert.equal(called, "2+3");
+    // The parent may hand its servers over in initialize instead of argv.
+    s.script(
+      {
+        reply: [{
+          type: "tool_use",
+          id: "k2",
+          name: "mcp__echo__echo",
+          input: { text: "via initialize" },
+        }],
+      },
+      { reply: [{ type: "text", text: "ok" }] },
+    );
+    const viaInitialize = await s.run("echo", {
+      mcpServersDelivery: "initialize",
+      allowedTools: ["mcp__echo"],
+      mcpServers: {
+        echo: {
+          type: "stdio",
+          command: Deno.execPath(),
+          args: ["run", "-A", `${ROOT}tests/fixtures/mcp_echo_server.ts`],
+        },
+      },
+    });
+    const [echoed] = ofType(viaInitialize, "user").map((u) =>
+      (u.message.content as { content: unknown; is_error: boolean }[])[0]
+    );
+    assert.match(JSON.stringify(echoed.content), /echo: via initialize/);
+    const [added] = ofType(messages, "user").map((u) =>
+      (u.message.content as { content: unknown; is_error: boolean }[])[0]
+    );
+    assert.equal(added.is_error, false);
+    assert.match(JSON.stringify(added.content), /"5"|5/);
+    assert.equal(resultsOf(messages)[0].subtype, "success");
   } finally {
     await s.close();
   }
