@@ -974,7 +974,7 @@ Deno.test("claude sdk: an external stdio MCP server's tool is offered as mcp__<s
           },
           broken: { type: "stdio", command: "/nonexistent/server" },
         },
-        canUseTool: (tool, input) => {
+        canUseTool: (tool) => {
           asked.push(tool);
           return Promise.resolve({ behavior: "deny", message: "not now" });
         },
