@@ -40,6 +40,10 @@ export {
   type ShellSandbox,
 } from "./session/config.ts";
 export { ApiKey } from "./session/models/api_key.ts";
+export {
+  PERMISSION_MODES,
+  type PermissionMode,
+} from "./session/permission_modes.ts";
 export type { LineSink, OutputQueueView } from "./session/output.ts";
 export { serve, type ServeOptions, type SessionIO } from "./session/server.ts";
 export {

@@ -20,7 +20,15 @@
 
 import type { Mode } from "../tools/kernel/modes.ts";
 
-/** Claude Code's permission modes (`--permission-mode`, `set_permission_mode`). */
+/**
+ * Claude Code's permission modes (`--permission-mode`, `set_permission_mode`).
+ *
+ * @example
+ * ```ts
+ * import { PERMISSION_MODES } from "@wave/wave";
+ * console.assert(PERMISSION_MODES.includes("acceptEdits"));
+ * ```
+ */
 export const PERMISSION_MODES = [
   "default",
   "acceptEdits",
