@@ -156,3 +156,33 @@ export function initOf(messages: SDKMessage[]): SDKSystemMessage {
 export function resultsOf(messages: SDKMessage[]): SDKResultMessage[] {
   return messages.filter((m) => m.type === "result") as SDKResultMessage[];
 }
+
+/** A scripted reply that calls one tool. */
+export function callStep(id: string, name: string, input: unknown): MockStep {
+  return { reply: [{ type: "tool_use", id, name, input }] };
+}
+
+/** A scripted reply of text alone (the turn ends). */
+export function textStep(text: string): MockStep {
+  return { reply: [{ type: "text", text }] };
+}
+
+/** The tool results the SDK yielded, in order: each user message's first block. */
+export function toolResults(
+  messages: SDKMessage[],
+): { tool_use_id: string; content: string; is_error: boolean }[] {
+  return messages.filter((m) => m.type === "user").map((m) => {
+    const block = ((m as SDKUserMessage).message.content as {
+      tool_use_id: string;
+      content: unknown;
+      is_error?: boolean;
+    }[])[0];
+    return {
+      tool_use_id: block.tool_use_id,
+      content: typeof block.content === "string"
+        ? block.content
+        : JSON.stringify(block.content),
+      is_error: block.is_error ?? false,
+    };
+  });
+}

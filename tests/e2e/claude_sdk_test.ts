@@ -14,11 +14,14 @@ import {
 import { z } from "zod";
 import { ROOT } from "../_wave.ts";
 import {
+  callStep,
   initOf,
   ofType,
   openPrompt,
   resultsOf,
   SdkSession,
+  textStep,
+  toolResults,
 } from "../_claude_sdk.ts";
 
 Deno.test("claude sdk: a plain turn: init, the reply, a success result with every field the SDK declares", async () => {
@@ -77,15 +80,8 @@ Deno.test("claude sdk: tools run, and their results come back as user messages t
   const s = await SdkSession.open({ "notes.txt": "alpha\nbeta\n" });
   try {
     s.script(
-      {
-        reply: [{
-          type: "tool_use",
-          id: "toolu_1",
-          name: "Read",
-          input: { file_path: "notes.txt" },
-        }],
-      },
-      { reply: [{ type: "text", text: "It says alpha and beta." }] },
+      callStep("toolu_1", "Read", { file_path: "notes.txt" }),
+      textStep("It says alpha and beta."),
     );
     const messages = await s.run("What is in notes.txt?");
     const users = ofType(messages, "user");
@@ -116,31 +112,16 @@ Deno.test("claude sdk: canUseTool is asked before a write in default mode, with 
       options: Record<string, unknown>;
     }[] = [];
     s.script(
-      {
-        reply: [{
-          type: "tool_use",
-          id: "toolu_w1",
-          name: "Write",
-          input: { file_path: "a.txt", content: "first\n" },
-        }],
-      },
-      {
-        reply: [{
-          type: "tool_use",
-          id: "toolu_w2",
-          name: "Write",
-          input: { file_path: "b.txt", content: "second\n" },
-        }],
-      },
-      {
-        reply: [{
-          type: "tool_use",
-          id: "toolu_w3",
-          name: "Write",
-          input: { file_path: "c.txt", content: "model's\n" },
-        }],
-      },
-      { reply: [{ type: "text", text: "done" }] },
+      callStep("toolu_w1", "Write", { file_path: "a.txt", content: "first\n" }),
+      callStep("toolu_w2", "Write", {
+        file_path: "b.txt",
+        content: "second\n",
+      }),
+      callStep("toolu_w3", "Write", {
+        file_path: "c.txt",
+        content: "model's\n",
+      }),
+      textStep("done"),
     );
     const messages = await s.run("Write three files.", {
       canUseTool: (tool, input, options) => {
@@ -189,9 +170,9 @@ Deno.test("claude sdk: canUseTool is asked before a write in default mode, with 
       tool_use_id: "toolu_w2",
       tool_input: { file_path: "b.txt", content: "second\n" },
     }]);
-    const denied = ofType(messages, "user").map((u) =>
-      (u.message.content as { content: string }[])[0].content
-    ).find((c) => c.includes("not b"));
+    const denied = toolResults(messages).map((r) => r.content).find((c) =>
+      c.includes("not b")
+    );
     assert.match(String(denied), /Write was denied by the user: not b/);
   } finally {
     await s.close();
@@ -210,23 +191,9 @@ Deno.test("claude sdk: permission modes: acceptEdits lets edits go and asks befo
       });
     };
     s.script(
-      {
-        reply: [{
-          type: "tool_use",
-          id: "t1",
-          name: "Write",
-          input: { file_path: "e.txt", content: "e\n" },
-        }],
-      },
-      {
-        reply: [{
-          type: "tool_use",
-          id: "t2",
-          name: "Bash",
-          input: { command: "echo hi" },
-        }],
-      },
-      { reply: [{ type: "text", text: "ok" }] },
+      callStep("t1", "Write", { file_path: "e.txt", content: "e\n" }),
+      callStep("t2", "Bash", { command: "echo hi" }),
+      textStep("ok"),
     );
     await s.run("acceptEdits", { permissionMode: "acceptEdits", canUseTool });
     assert.deepEqual(asked, ["Bash"]);
@@ -234,23 +201,9 @@ Deno.test("claude sdk: permission modes: acceptEdits lets edits go and asks befo
 
     asked.length = 0;
     s.script(
-      {
-        reply: [{
-          type: "tool_use",
-          id: "t3",
-          name: "Write",
-          input: { file_path: "f.txt", content: "f\n" },
-        }],
-      },
-      {
-        reply: [{
-          type: "tool_use",
-          id: "t4",
-          name: "Bash",
-          input: { command: "echo hi" },
-        }],
-      },
-      { reply: [{ type: "text", text: "ok" }] },
+      callStep("t3", "Write", { file_path: "f.txt", content: "f\n" }),
+      callStep("t4", "Bash", { command: "echo hi" }),
+      textStep("ok"),
     );
     const bypass = await s.run("bypass", {
       permissionMode: "bypassPermissions",
@@ -262,25 +215,15 @@ Deno.test("claude sdk: permission modes: acceptEdits lets edits go and asks befo
     assert.equal(await Deno.readTextFile(`${s.workspace}/f.txt`), "f\n");
 
     s.script(
-      {
-        reply: [{
-          type: "tool_use",
-          id: "t5",
-          name: "Write",
-          input: { file_path: "g.txt", content: "g\n" },
-        }],
-      },
-      { reply: [{ type: "text", text: "ok" }] },
+      callStep("t5", "Write", { file_path: "g.txt", content: "g\n" }),
+      textStep("ok"),
     );
     const plan = await s.run("plan", { permissionMode: "plan", canUseTool });
     assert.equal(initOf(plan).permissionMode, "plan");
     assert.ok(!initOf(plan).tools.includes("Write"));
-    const echo = ofType(plan, "user")[0].message.content as {
-      content: string;
-      is_error: boolean;
-    }[];
-    assert.equal(echo[0].is_error, true);
-    assert.match(echo[0].content, /Write is not available in plan mode/);
+    const [echo] = toolResults(plan);
+    assert.equal(echo.is_error, true);
+    assert.match(echo.content, /Write is not available in plan mode/);
     await assert.rejects(
       Deno.stat(`${s.workspace}/g.txt`),
       Deno.errors.NotFound,
@@ -295,23 +238,12 @@ Deno.test("claude sdk: a PreToolUse hook blocks Bash, another rewrites Write's i
   try {
     const seen: string[] = [];
     s.script(
-      {
-        reply: [{
-          type: "tool_use",
-          id: "h1",
-          name: "Bash",
-          input: { command: "rm -rf ." },
-        }],
-      },
-      {
-        reply: [{
-          type: "tool_use",
-          id: "h2",
-          name: "Write",
-          input: { file_path: "w.txt", content: "from the model\n" },
-        }],
-      },
-      { reply: [{ type: "text", text: "ok" }] },
+      callStep("h1", "Bash", { command: "rm -rf ." }),
+      callStep("h2", "Write", {
+        file_path: "w.txt",
+        content: "from the model\n",
+      }),
+      textStep("ok"),
     );
     const messages = await s.run("go", {
       permissionMode: "bypassPermissions",
@@ -366,9 +298,7 @@ Deno.test("claude sdk: a PreToolUse hook blocks Bash, another rewrites Write's i
       await Deno.readTextFile(`${s.workspace}/w.txt`),
       "from the hook\n",
     );
-    const results = ofType(messages, "user").map((u) =>
-      (u.message.content as { content: string }[])[0].content
-    );
+    const results = toolResults(messages).map((r) => r.content);
     assert.match(results[0], /Bash was blocked by a hook: no rm here/);
     assert.match(results[1], /remember to run the tests/);
     const [result] = resultsOf(messages);
@@ -385,23 +315,9 @@ Deno.test("claude sdk: allowedTools run without asking, disallowedTools are not 
   try {
     const asked: string[] = [];
     s.script(
-      {
-        reply: [{
-          type: "tool_use",
-          id: "a1",
-          name: "Bash",
-          input: { command: "echo allowed" },
-        }],
-      },
-      {
-        reply: [{
-          type: "tool_use",
-          id: "a2",
-          name: "Bash",
-          input: { command: "ls" },
-        }],
-      },
-      { reply: [{ type: "text", text: "ok" }] },
+      callStep("a1", "Bash", { command: "echo allowed" }),
+      callStep("a2", "Bash", { command: "ls" }),
+      textStep("ok"),
     );
     const messages = await s.run("go", {
       allowedTools: ["Bash(echo:*)"],
@@ -420,7 +336,7 @@ Deno.test("claude sdk: allowedTools run without asking, disallowedTools are not 
       !(body.tools as { name: string }[]).some((t) => t.name === "Grep"),
     );
 
-    s.script({ reply: [{ type: "text", text: "ok" }] });
+    s.script(textStep("ok"));
     await s.run("again", {
       systemPrompt: {
         type: "preset",
@@ -440,14 +356,7 @@ Deno.test("claude sdk: max turns, an API error and an interrupt each end with an
   const s = await SdkSession.open();
   try {
     s.script(
-      {
-        reply: [{
-          type: "tool_use",
-          id: "m1",
-          name: "Glob",
-          input: { pattern: "*" },
-        }],
-      },
+      callStep("m1", "Glob", { pattern: "*" }),
     );
     const maxTurns = resultsOf(await s.run("loop", { maxTurns: 1 }));
     assert.equal(maxTurns[0].subtype, "error_max_turns");
@@ -502,10 +411,10 @@ Deno.test("claude sdk: max turns, an API error and an interrupt each end with an
 Deno.test("claude sdk: resume continues a session with its history; the control methods answer", async () => {
   const s = await SdkSession.open();
   try {
-    s.script({ reply: [{ type: "text", text: "The word is kiwi." }] });
+    s.script(textStep("The word is kiwi."));
     const first = await s.run("Remember the word kiwi.");
     const sessionId = initOf(first).session_id;
-    s.script({ reply: [{ type: "text", text: "kiwi" }] });
+    s.script(textStep("kiwi"));
     const second = await s.run("What was the word?", { resume: sessionId });
     assert.equal(initOf(second).session_id, sessionId);
     const messages = s.model.requests.at(-1)!.body.messages as {
@@ -515,16 +424,12 @@ Deno.test("claude sdk: resume continues a session with its history; the control 
     assert.equal(resultsOf(second)[0].subtype, "success");
 
     s.script(
-      { reply: [{ type: "text", text: "hi" }] },
-      {
-        reply: [{
-          type: "tool_use",
-          id: "pm1",
-          name: "Write",
-          input: { file_path: "mode.txt", content: "accepted\n" },
-        }],
-      },
-      { reply: [{ type: "text", text: "again" }] },
+      textStep("hi"),
+      callStep("pm1", "Write", {
+        file_path: "mode.txt",
+        content: "accepted\n",
+      }),
+      textStep("again"),
     );
     const asked: string[] = [];
     const prompt = openPrompt("hello");
@@ -565,7 +470,7 @@ Deno.test("claude sdk: resume continues a session with its history; the control 
 Deno.test("claude sdk: partial messages stream the reply's raw events as stream_event", async () => {
   const s = await SdkSession.open();
   try {
-    s.script({ reply: [{ type: "text", text: "streamed words" }] });
+    s.script(textStep("streamed words"));
     const messages = await s.run("stream", { includePartialMessages: true });
     const events = ofType(messages, "stream_event").map((m) => m.event.type);
     assert.equal(events[0], "message_start");
@@ -593,22 +498,8 @@ Deno.test("claude sdk: structured output, the budget, the fallback model, a fork
   try {
     // outputFormat: the model answers through StructuredOutput.
     s.script(
-      {
-        reply: [{
-          type: "tool_use",
-          id: "so1",
-          name: "StructuredOutput",
-          input: { answer: "four" },
-        }],
-      },
-      {
-        reply: [{
-          type: "tool_use",
-          id: "so2",
-          name: "StructuredOutput",
-          input: { answer: 4 },
-        }],
-      },
+      callStep("so1", "StructuredOutput", { answer: "four" }),
+      callStep("so2", "StructuredOutput", { answer: 4 }),
     );
     const structured = resultsOf(
       await s.run("2+2?", {
@@ -630,12 +521,7 @@ Deno.test("claude sdk: structured output, the budget, the fallback model, a fork
 
     // maxBudgetUsd: 1M output tokens of Sonnet cost $15, over a $1 budget.
     s.script({
-      reply: [{
-        type: "tool_use",
-        id: "b1",
-        name: "Glob",
-        input: { pattern: "*" },
-      }],
+      ...callStep("b1", "Glob", { pattern: "*" }),
       usage: { input: 10, output: 1_000_000 },
     });
     const budget = resultsOf(await s.run("spend", { maxBudgetUsd: 1 }));
@@ -672,7 +558,7 @@ Deno.test("claude sdk: structured output, the budget, the fallback model, a fork
           error: { type: "overloaded_error", message: "overloaded" },
         },
       },
-      { reply: [{ type: "text", text: "from the fallback" }] },
+      textStep("from the fallback"),
     );
     const fallback = await s.run("hi", { fallbackModel: "claude-haiku-5-5" });
     assert.equal(resultsOf(fallback)[0].subtype, "success");
@@ -687,9 +573,9 @@ Deno.test("claude sdk: structured output, the budget, the fallback model, a fork
     );
 
     // forkSession: a new id, the old history.
-    s.script({ reply: [{ type: "text", text: "noted" }] });
+    s.script(textStep("noted"));
     const original = initOf(await s.run("The colour is teal.")).session_id;
-    s.script({ reply: [{ type: "text", text: "teal" }] });
+    s.script(textStep("teal"));
     const forked = await s.run("Which colour?", {
       resume: original,
       forkSession: true,
@@ -701,7 +587,7 @@ Deno.test("claude sdk: structured output, the budget, the fallback model, a fork
     );
 
     // persistSession: false writes no transcript.
-    s.script({ reply: [{ type: "text", text: "gone" }] });
+    s.script(textStep("gone"));
     const ephemeral =
       initOf(await s.run("forget me", { persistSession: false })).session_id;
     await assert.rejects(
@@ -713,23 +599,9 @@ Deno.test("claude sdk: structured output, the budget, the fallback model, a fork
     await Deno.writeTextFile(`${extra}/shared.txt`, "shared\n");
     const debugFile = `${s.workspace}/../wave-debug-${crypto.randomUUID()}.log`;
     s.script(
-      {
-        reply: [{
-          type: "tool_use",
-          id: "d1",
-          name: "Read",
-          input: { file_path: `${extra}/shared.txt` },
-        }],
-      },
-      {
-        reply: [{
-          type: "tool_use",
-          id: "d2",
-          name: "Bash",
-          input: { command: `echo made > ${extra}/made.txt` },
-        }],
-      },
-      { reply: [{ type: "text", text: "read it" }] },
+      callStep("d1", "Read", { file_path: `${extra}/shared.txt` }),
+      callStep("d2", "Bash", { command: `echo made > ${extra}/made.txt` }),
+      textStep("read it"),
     );
     const added = await s.run("read the shared file", {
       additionalDirectories: [extra],
@@ -737,9 +609,7 @@ Deno.test("claude sdk: structured output, the budget, the fallback model, a fork
       permissionMode: "dontAsk",
       allowedTools: ["Bash"],
     });
-    const [read, made] = ofType(added, "user").map((u) =>
-      (u.message.content as { content: string; is_error: boolean }[])[0]
-    );
+    const [read, made] = toolResults(added);
     assert.equal(read.is_error, false, read.content);
     assert.match(read.content, /shared/);
     // Commands may write there too, in their sandbox as in the workspace.
@@ -758,8 +628,8 @@ Deno.test("claude sdk: UserPromptSubmit adds context and Stop makes the model go
   try {
     const events: string[] = [];
     s.script(
-      { reply: [{ type: "text", text: "first stop" }] },
-      { reply: [{ type: "text", text: "second stop" }] },
+      textStep("first stop"),
+      textStep("second stop"),
     );
     const prompt = openPrompt("hello");
     const q = query({
@@ -834,7 +704,7 @@ Deno.test("claude sdk: UserPromptSubmit adds context and Stop makes the model go
           },
         ],
       },
-      { reply: [{ type: "text", text: "looked" }] },
+      textStep("looked"),
     );
     const thought = await s.run("look", { maxThinkingTokens: 2048 });
     assert.deepEqual(
@@ -856,23 +726,9 @@ Deno.test("claude sdk: UserPromptSubmit adds context and Stop makes the model go
     // updatedPermissions: the parent's rule lets the next echo run unasked.
     const asked: string[] = [];
     s.script(
-      {
-        reply: [{
-          type: "tool_use",
-          id: "u1",
-          name: "Bash",
-          input: { command: "echo one" },
-        }],
-      },
-      {
-        reply: [{
-          type: "tool_use",
-          id: "u2",
-          name: "Bash",
-          input: { command: "echo two" },
-        }],
-      },
-      { reply: [{ type: "text", text: "ok" }] },
+      callStep("u1", "Bash", { command: "echo one" }),
+      callStep("u2", "Bash", { command: "echo two" }),
+      textStep("ok"),
     );
     await s.run("echo twice", {
       canUseTool: (_tool, input, { suggestions }) => {
@@ -894,15 +750,8 @@ Deno.test("claude sdk: when wave stops waiting for canUseTool (its approval time
   const s = await SdkSession.open();
   try {
     s.script(
-      {
-        reply: [{
-          type: "tool_use",
-          id: "c1",
-          name: "Write",
-          input: { file_path: "never.txt", content: "x\n" },
-        }],
-      },
-      { reply: [{ type: "text", text: "fine" }] },
+      callStep("c1", "Write", { file_path: "never.txt", content: "x\n" }),
+      textStep("fine"),
     );
     const order: string[] = [];
     const messages: SDKMessage[] = [];
@@ -926,9 +775,7 @@ Deno.test("claude sdk: when wave stops waiting for canUseTool (its approval time
     }
     // Cancelled while the turn went on, not when the session closed.
     assert.deepEqual(order, ["aborted", "result"]);
-    const [denied] = ofType(messages, "user").map((u) =>
-      (u.message.content as { content: string }[])[0].content
-    );
+    const [denied] = toolResults(messages).map((r) => r.content);
     assert.match(denied, /did not answer the approval request within 1 s/);
     await assert.rejects(
       Deno.stat(`${s.workspace}/never.txt`),
@@ -944,23 +791,9 @@ Deno.test("claude sdk: an external stdio MCP server's tool is offered as mcp__<s
   try {
     const asked: string[] = [];
     s.script(
-      {
-        reply: [{
-          type: "tool_use",
-          id: "x1",
-          name: "mcp__echo__echo",
-          input: { text: "over MCP" },
-        }],
-      },
-      {
-        reply: [{
-          type: "tool_use",
-          id: "x2",
-          name: "mcp__echo__write_note",
-          input: { name: "note.txt", text: "hi" },
-        }],
-      },
-      { reply: [{ type: "text", text: "done" }] },
+      callStep("x1", "mcp__echo__echo", { text: "over MCP" }),
+      callStep("x2", "mcp__echo__write_note", { name: "note.txt", text: "hi" }),
+      textStep("done"),
     );
     const prompt = openPrompt("use the echo server");
     const q = query({
@@ -1001,9 +834,7 @@ Deno.test("claude sdk: an external stdio MCP server's tool is offered as mcp__<s
       }],
     );
     assert.ok(init.tools.includes("mcp__echo__echo"));
-    const [echoed, refused] = ofType(messages, "user").map((u) =>
-      (u.message.content as { content: string; is_error: boolean }[])[0]
-    );
+    const [echoed, refused] = toolResults(messages);
     assert.equal(echoed.is_error, false);
     assert.match(JSON.stringify(echoed.content), /echo: over MCP/);
     // write_note is no read-only tool: default mode asks before it.
@@ -1039,15 +870,8 @@ Deno.test("claude sdk: an in-process SDK MCP server (createSdkMcpServer) is reac
       ],
     });
     s.script(
-      {
-        reply: [{
-          type: "tool_use",
-          id: "k1",
-          name: "mcp__calc__add",
-          input: { a: 2, b: 3 },
-        }],
-      },
-      { reply: [{ type: "text", text: "5" }] },
+      callStep("k1", "mcp__calc__add", { a: 2, b: 3 }),
+      textStep("5"),
     );
     const prompt = openPrompt("add");
     const q = query({
@@ -1065,15 +889,8 @@ Deno.test("claude sdk: an in-process SDK MCP server (createSdkMcpServer) is reac
     assert.equal(called, "2+3");
     // The parent may hand its servers over in initialize instead of argv.
     s.script(
-      {
-        reply: [{
-          type: "tool_use",
-          id: "k2",
-          name: "mcp__echo__echo",
-          input: { text: "via initialize" },
-        }],
-      },
-      { reply: [{ type: "text", text: "ok" }] },
+      callStep("k2", "mcp__echo__echo", { text: "via initialize" }),
+      textStep("ok"),
     );
     const viaInitialize = await s.run("echo", {
       mcpServersDelivery: "initialize",
@@ -1086,13 +903,9 @@ Deno.test("claude sdk: an in-process SDK MCP server (createSdkMcpServer) is reac
         },
       },
     });
-    const [echoed] = ofType(viaInitialize, "user").map((u) =>
-      (u.message.content as { content: unknown; is_error: boolean }[])[0]
-    );
+    const [echoed] = toolResults(viaInitialize);
     assert.match(JSON.stringify(echoed.content), /echo: via initialize/);
-    const [added] = ofType(messages, "user").map((u) =>
-      (u.message.content as { content: unknown; is_error: boolean }[])[0]
-    );
+    const [added] = toolResults(messages);
     assert.equal(added.is_error, false);
     assert.match(JSON.stringify(added.content), /"5"|5/);
     assert.equal(resultsOf(messages)[0].subtype, "success");
