@@ -141,33 +141,9 @@ export async function mcp(runs = 30): Promise<Figure[]> {
  * Milliseconds until the server answers `initialize` (its first line); it
  * is then killed (it does not end with its stdin, as many servers do not).
  */
-async function serverStart(
+function serverStart(
   env: Record<string, string>,
   initialize: string,
 ): Promise<number> {
-  const start = performance.now();
-  const child = new Deno.Command(Deno.execPath(), {
-    args: SERVER_ARGS,
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "null",
-    env,
-  }).spawn();
-  const writer = child.stdin.getWriter();
-  await writer.write(new TextEncoder().encode(initialize));
-  const reader = child.stdout.getReader();
-  let elapsed = NaN;
-  while (true) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    if (value.includes(10)) {
-      elapsed = performance.now() - start;
-      break;
-    }
-  }
-  child.kill("SIGKILL");
-  await writer.close().catch(() => {});
-  await reader.cancel().catch(() => {});
-  await child.status;
-  return elapsed;
+  return timeToFirstLine(SERVER_ARGS, env, initialize, true);
 }

@@ -57,13 +57,16 @@ export async function emptyScriptArgs(dir: string): Promise<string[]> {
 }
 
 /**
- * Milliseconds until a spawned command prints its first line (it is then
- * killed); `input` is written to its stdin at once (a request to answer).
+ * Milliseconds until a spawned command prints its first line; `input` is
+ * written to its stdin at once (a request to answer). It is then ended:
+ * its stdin closed, or with `kill` (a server that outlives its stdin, as
+ * many MCP servers do) killed.
  */
 export async function timeToFirstLine(
   args: string[],
   env: Record<string, string> = {},
   input?: string,
+  kill = false,
 ): Promise<number> {
   const start = performance.now();
   const child = new Deno.Command(Deno.execPath(), {
@@ -89,6 +92,7 @@ export async function timeToFirstLine(
     }
   }
   reader.releaseLock();
+  if (kill) child.kill("SIGKILL");
   await child.stdin.close().catch(() => {});
   await child.stdout.cancel().catch(() => {});
   await child.status;
