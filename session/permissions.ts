@@ -70,6 +70,7 @@ export class ToolPermissions {
   #only: readonly string[] | null;
   #mode: SessionMode;
   #workspace: string;
+  #home: string | undefined;
   /** Roots besides the workspace (`--add-dir`, `addDirectories`), real paths. */
   readonly roots: string[];
 
@@ -82,7 +83,10 @@ export class ToolPermissions {
     /** `--tools`: the only tools offered, or null. */
     only: readonly string[] | null;
     roots: readonly string[];
+    /** The home directory, for rules written `~/…`. */
+    home?: string;
   }) {
+    this.#home = options.home;
     this.#mode = options.mode;
     this.#workspace = options.workspace;
     this.#allow = options.allow.map(parseToolRule);
@@ -105,13 +109,20 @@ export class ToolPermissions {
     return isOffered(name, this.#only, this.#deny);
   }
 
-  /** What the rules and the permission mode say of `call`. */
-  check(call: CallView): PermissionVerdict {
+  /**
+   * What the rules and the permission mode say of `call`. A rule naming
+   * `Edit` covers every tool that writes files, one naming `Read` every
+   * tool that only reads them (Grep, Glob), as in Claude Code. With
+   * `hookAllowed` (a PreToolUse hook said `allow`) nothing is asked but
+   * what an ask rule asks; deny rules still refuse.
+   */
+  check(call: CallView, hookAllowed = false): PermissionVerdict {
     const name = call.def.name;
     const what = this.#whatOf(call);
     const covers = (use: "allow" | "deny") => (rule: ToolRule) =>
-      namesTool(rule, name) &&
-      (rule.specifier === null || specifierCovers(rule.specifier, what, use));
+      (namesTool(rule, name) || familyOf(rule.tool, call)) &&
+      (rule.specifier === null ||
+        specifierCovers(rule.specifier, what, use, this.#home));
     const denied = this.#deny.find(covers("deny"));
     if (denied) {
       return {
@@ -122,7 +133,7 @@ export class ToolPermissions {
       };
     }
     const askRule = this.#ask.find(covers("deny"));
-    if (!askRule && this.#allow.some(covers("allow"))) {
+    if (!askRule && (hookAllowed || this.#allow.some(covers("allow")))) {
       return { behavior: "allow" };
     }
     const settings = this.#mode.settings;
@@ -253,6 +264,21 @@ export class ToolPermissions {
       },
     ];
   }
+}
+
+/**
+ * Whether Claude Code's rule tool name `tool` stands for `call`'s tool:
+ * `Edit` for every tool that writes files (Write too), `Read` for every
+ * one that only reads them (Grep and Glob, which run ripgrep, and readers
+ * of the paths they name; not the task tools, which name none).
+ */
+function familyOf(tool: string, call: CallView): boolean {
+  const { scopes } = call.def;
+  if (tool === "Edit") return scopes.write === true && !runsPrograms(scopes);
+  if (tool === "Read" && !scopes.write && !runsPrograms(scopes)) {
+    return (scopes.run ?? []).length > 0 || call.paths.length > 0;
+  }
+  return false;
 }
 
 /** Whether a tool runs programs other than the file programs (ripgrep runs to read). */

@@ -300,13 +300,14 @@ export class ToolCalls {
         !approved.has(resolved.real)
       );
       // Layer 0: the tool-level permissions (rules, the permission mode).
-      let verdict = !deps.permissions || toolAsked || hookDecision === "allow"
+      // A hook's allow spares the question, not a deny or an ask rule.
+      let verdict = !deps.permissions || toolAsked
         ? { behavior: "allow" as const }
         : deps.permissions.check({
           def,
           input,
           paths: uses.map((u) => u.resolved),
-        });
+        }, hookDecision === "allow");
       if (verdict.behavior === "deny") {
         return refuse("a permission rule", verdict.message);
       }
