@@ -1,0 +1,83 @@
+/**
+ * Attacks on what the Claude Code drop-in added besides its rules: the
+ * debug file, the other roots (`--add-dir`), and malformed control bodies.
+ */
+
+import assert from "node:assert/strict";
+import { type Message, startWave, type WaveProcess } from "../_wave.ts";
+
+/** Sends `call_tool`, approves its `can_use_tool` (with `updatedPermissions`), and returns the call's answer. */
+async function approved(
+  wave: WaveProcess,
+  id: string,
+  command: string,
+  updatedPermissions?: unknown[],
+): Promise<Message> {
+  await wave.sendCall(id, "Bash", { command });
+  const ask = await wave.waitFor((m) =>
+    m.type === "control_request" && m.request.subtype === "can_use_tool" &&
+    m.request.input.command === command
+  );
+  await wave.send({
+    type: "control_response",
+    response: {
+      subtype: "success",
+      request_id: ask.request_id,
+      response: {
+        behavior: "allow",
+        ...(updatedPermissions ? { updatedPermissions } : {}),
+      },
+    },
+  });
+  const answer = await wave.waitFor((m) =>
+    m.type === "control_response" && m.response.request_id === id
+  );
+  return answer.response.response;
+}
+
+Deno.test("claude attacks: a command that puts a link where the debug file was does not send wave's log into the file it names; the log holds no model key", async () => {
+  const workspace = await Deno.realPath(
+    await Deno.makeTempDir({ prefix: "wave-ws-" }),
+  );
+  const outside = await Deno.makeTempFile({ prefix: "wave-outside-" });
+  await Deno.writeTextFile(outside, "precious\n");
+  const key = "sk-ant-debug-file-secret-0123456789";
+  const wave = await startWave({
+    workspace,
+    args: [
+      "--output-format",
+      "stream-json",
+      "--permission-prompt-tool",
+      "stdio",
+      "--model",
+      "claude-sonnet-5-5",
+      "--debug-file",
+      `${workspace}/debug.log`,
+    ],
+    env: { ANTHROPIC_API_KEY: key, ANTHROPIC_BASE_URL: "http://127.0.0.1:9" },
+  });
+  try {
+    const linked = await approved(
+      wave,
+      "c1",
+      `rm -f debug.log && ln -s ${outside} debug.log`,
+    );
+    assert.equal(linked.is_error, false, JSON.stringify(linked));
+    // A line wave logs after the swap: a permission update it cannot apply.
+    await approved(wave, "c2", "echo hi", [{
+      type: "setMode",
+      mode: "bogus",
+      destination: "session",
+    }]);
+    await wave.finish();
+    assert.equal(await Deno.readTextFile(outside), "precious\n");
+    assert.match(
+      wave.stderr,
+      /wave: a permission update was not applied: unknown permission mode "bogus"/,
+    );
+    assert.ok(!wave.stderr.includes(key));
+  } finally {
+    await wave.kill();
+    await Deno.remove(outside).catch(() => {});
+  }
+});
