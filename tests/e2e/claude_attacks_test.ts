@@ -81,3 +81,39 @@ Deno.test("claude attacks: a command that puts a link where the debug file was d
     await Deno.remove(outside).catch(() => {});
   }
 });
+
+Deno.test("claude attacks: --add-dir naming WAVE_HOME shows commands none of wave's state: other sessions' transcripts stay hidden and nothing can be made where wave keeps its programs", async () => {
+  const waveHome = await Deno.realPath(
+    await Deno.makeTempDir({ prefix: "wave-home-" }),
+  );
+  await Deno.mkdir(`${waveHome}/sessions`, { recursive: true });
+  await Deno.writeTextFile(`${waveHome}/sessions/other.jsonl`, "other\n");
+  const wave = await startWave({
+    waveHome,
+    args: [
+      "--output-format",
+      "stream-json",
+      "--shell-sandbox",
+      "bwrap",
+      "--permission-mode",
+      "bypassPermissions",
+      "--add-dir",
+      waveHome,
+    ],
+  });
+  try {
+    const answer = await wave.callTool("Bash", {
+      command: `cat ${waveHome}/sessions/other.jsonl; ` +
+        `mkdir -p ${waveHome}/bin; echo evil > ${waveHome}/bin/rg; ` +
+        `echo made > ${waveHome}/made.txt`,
+    });
+    assert.equal(answer.structured.sandboxed, true);
+    assert.doesNotMatch(answer.content, /^other$/m);
+    assert.match(answer.content, /other\.jsonl: No such file or directory/);
+    // The root itself is writable, as --add-dir says; wave's parts are not.
+    assert.equal(await Deno.readTextFile(`${waveHome}/made.txt`), "made\n");
+    await assert.rejects(Deno.stat(`${waveHome}/bin/rg`));
+  } finally {
+    await wave.kill();
+  }
+});
