@@ -170,6 +170,11 @@ export class ToolPermissions {
   apply(updates: readonly PermissionUpdate[]): string[] {
     const problems: string[] = [];
     for (const update of updates) {
+      const problem = malformed(update);
+      if (problem) {
+        problems.push(problem);
+        continue;
+      }
       switch (update.type) {
         case "addRules":
         case "replaceRules":
@@ -204,7 +209,9 @@ export class ToolPermissions {
           for (const dir of update.directories) {
             try {
               const real = Deno.realPathSync(dir);
-              if (!this.roots.includes(real)) this.roots.push(real);
+              if (!Deno.statSync(real).isDirectory) {
+                problems.push(`${dir} is not a directory`);
+              } else if (!this.roots.includes(real)) this.roots.push(real);
             } catch {
               problems.push(`directory ${dir} does not exist`);
             }
@@ -263,6 +270,51 @@ export class ToolPermissions {
         destination: "session",
       },
     ];
+  }
+}
+
+/**
+ * What is wrong with a permission update as a parent sent it (its shape is
+ * only asserted by the type), or undefined when it can be applied.
+ */
+function malformed(update: unknown): string | undefined {
+  const u = update as Record<string, unknown> | null;
+  if (typeof u !== "object" || u === null || typeof u.type !== "string") {
+    return "an update that is not an object with a type";
+  }
+  const strings = (value: unknown) =>
+    Array.isArray(value) && value.every((v) => typeof v === "string");
+  switch (u.type) {
+    case "addRules":
+    case "replaceRules":
+    case "removeRules":
+      if (!["allow", "deny", "ask"].includes(u.behavior as string)) {
+        return `${u.type} with behavior ${
+          JSON.stringify(u.behavior)
+        }; expected allow, deny or ask`;
+      }
+      if (
+        !Array.isArray(u.rules) ||
+        !u.rules.every((r) =>
+          typeof r === "object" && r !== null &&
+          typeof r.toolName === "string" && r.toolName !== "" &&
+          (r.ruleContent === undefined || typeof r.ruleContent === "string")
+        )
+      ) {
+        return `${u.type} whose rules are not a list of {toolName, ruleContent?}`;
+      }
+      return undefined;
+    case "setMode":
+      return typeof u.mode === "string"
+        ? undefined
+        : "setMode without a mode name";
+    case "addDirectories":
+    case "removeDirectories":
+      return strings(u.directories)
+        ? undefined
+        : `${u.type} whose directories are not a list of paths`;
+    default:
+      return `unknown permission update type "${u.type.slice(0, 100)}"`;
   }
 }
 

@@ -117,3 +117,47 @@ Deno.test("claude attacks: --add-dir naming WAVE_HOME shows commands none of wav
     await wave.kill();
   }
 });
+
+Deno.test("claude attacks: malformed updatedPermissions in a can_use_tool answer are named and skipped; the approved call runs and the session goes on", async () => {
+  const wave = await startWave({
+    args: [
+      "--output-format",
+      "stream-json",
+      "--permission-prompt-tool",
+      "stdio",
+    ],
+  });
+  try {
+    const updates: unknown[] = [
+      { type: "addRules", behavior: "allow" },
+      { type: "addRules", rules: [{ toolName: 5 }], behavior: "allow" },
+      { type: "addRules", rules: [null], behavior: "allow" },
+      { type: "addRules", rules: [{ toolName: "Bash" }], behavior: "bogus" },
+      { type: "addDirectories", directories: "/" },
+      { type: "removeDirectories" },
+      { type: "setMode" },
+      { type: "nonsense" },
+      null,
+    ];
+    const answer = await approved(wave, "c1", "echo ran", updates);
+    assert.equal(answer.is_error, false, JSON.stringify(answer));
+    assert.equal(answer.content, "ran");
+    await wave.finish();
+    const prefix = "wave: a permission update was not applied: ";
+    const problems = wave.stderr.split("\n").filter((line) =>
+      line.startsWith(prefix)
+    ).map((line) => line.slice(prefix.length));
+    assert.deepEqual(problems, [
+      "addRules whose rules are not a list of {toolName, ruleContent?}",
+      "addRules whose rules are not a list of {toolName, ruleContent?}",
+      "addRules whose rules are not a list of {toolName, ruleContent?}",
+      'addRules with behavior "bogus"; expected allow, deny or ask',
+      "addDirectories whose directories are not a list of paths",
+      "removeDirectories whose directories are not a list of paths",
+      "setMode without a mode name",
+      'unknown permission update type "nonsense"',
+    ]);
+  } finally {
+    await wave.kill();
+  }
+});
