@@ -133,13 +133,24 @@ export class ToolPermissions {
       };
     }
     const askRule = this.#ask.find(covers("deny"));
-    if (!askRule && (hookAllowed || this.#allow.some(covers("allow")))) {
-      return { behavior: "allow" };
-    }
     const settings = this.#mode.settings;
     const changes = call.def.mode === "agent";
+    // A change in a protected directory (.git/hooks, .vscode/tasks.json run
+    // code outside the sandbox later) is asked about in the modes that ask,
+    // whatever allow rule or hook would let it go, as in Claude Code.
+    const guarded = changes && settings.askBefore !== "nothing"
+      ? what.paths.filter((p) =>
+        p.relative.split("/").some((part) => PROTECTED_DIRS.has(part))
+      )
+      : [];
+    if (
+      !askRule && guarded.length === 0 &&
+      (hookAllowed || this.#allow.some(covers("allow")))
+    ) {
+      return { behavior: "allow" };
+    }
     const runs = runsPrograms(call.def.scopes);
-    const asked = askRule !== undefined ||
+    const asked = askRule !== undefined || guarded.length > 0 ||
       (settings.askBefore === "changes" && (changes || runs)) ||
       (settings.askBefore === "commands" && runs);
     if (!asked) return { behavior: "allow" };
@@ -153,7 +164,11 @@ export class ToolPermissions {
     }
     return {
       behavior: "ask",
-      reason: what.command !== undefined
+      reason: guarded.length > 0
+        ? `${name} changes a protected path: ${
+          guarded.map((p) => p.relative).join(", ")
+        }`
+        : what.command !== undefined
         ? `${name} runs a command: ${what.command}`
         : what.paths.length > 0
         ? `${name} changes ${what.paths.map((p) => p.relative).join(", ")}`
@@ -272,6 +287,9 @@ export class ToolPermissions {
     ];
   }
 }
+
+/** Directories whose files other programs run or obey (git hooks, editor tasks, Claude Code's settings). */
+const PROTECTED_DIRS = new Set([".git", ".vscode", ".idea", ".claude"]);
 
 /**
  * What is wrong with a permission update as a parent sent it (its shape is
