@@ -242,3 +242,57 @@ Deno.test("claude attacks: an input swapped by a PreToolUse hook or by the paren
     await Deno.remove(outside, { recursive: true }).catch(() => {});
   }
 });
+
+Deno.test("claude attacks: a PreToolUse hook registered with a timeout longer than a timer holds (30 days) is waited for, not skipped as failed", async () => {
+  const wave = await startWave({
+    args: [
+      "--output-format",
+      "stream-json",
+      "--permission-mode",
+      "bypassPermissions",
+    ],
+  });
+  try {
+    const init = await wave.request({
+      subtype: "initialize",
+      hooks: {
+        PreToolUse: [{
+          matcher: "Bash",
+          hookCallbackIds: ["guard"],
+          timeout: 30 * 24 * 3600,
+        }],
+      },
+    });
+    assert.equal(init.subtype, "success");
+    await wave.sendCall("b1", "Bash", { command: "echo ran" });
+    const hook = await wave.waitFor((m) =>
+      m.type === "control_request" && m.request.subtype === "hook_callback"
+    );
+    // A moment in which a timer that fired at once would have given up.
+    await new Promise((r) => setTimeout(r, 300));
+    await wave.send({
+      type: "control_response",
+      response: {
+        subtype: "success",
+        request_id: hook.request_id,
+        response: {
+          hookSpecificOutput: {
+            hookEventName: "PreToolUse",
+            permissionDecision: "deny",
+            permissionDecisionReason: "guarded",
+          },
+        },
+      },
+    });
+    const answer = await wave.waitFor((m) =>
+      m.type === "control_response" && m.response.request_id === "b1"
+    );
+    assert.equal(
+      answer.response.response.content,
+      "Bash was blocked by a hook: guarded",
+    );
+    assert.doesNotMatch(wave.stderr, /hook guard failed/);
+  } finally {
+    await wave.kill();
+  }
+});
