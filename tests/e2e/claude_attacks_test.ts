@@ -296,3 +296,73 @@ Deno.test("claude attacks: a PreToolUse hook registered with a timeout longer th
     await wave.kill();
   }
 });
+
+Deno.test("claude attacks: the model's API key file in an --add-dir root is asked about before a file tool reads or searches it, even under bypassPermissions", async () => {
+  const keys = await Deno.realPath(
+    await Deno.makeTempDir({ prefix: "wave-keys-" }),
+  );
+  const key = "sk-ant-in-a-root-0123456789";
+  await Deno.writeTextFile(`${keys}/anthropic_token`, `${key}\n`);
+  const wave = await startWave({
+    args: [
+      "--output-format",
+      "stream-json",
+      "--permission-prompt-tool",
+      "stdio",
+      "--permission-mode",
+      "bypassPermissions",
+      "--model",
+      "claude-sonnet-5-5",
+      "--add-dir",
+      keys,
+    ],
+    env: {
+      ANTHROPIC_API_KEY_FILE: `${keys}/anthropic_token`,
+      ANTHROPIC_BASE_URL: "http://127.0.0.1:9",
+    },
+  });
+  try {
+    const calls: [string, Record<string, unknown>, string][] = [
+      [
+        "Read",
+        { file_path: `${keys}/anthropic_token` },
+        `the model's API key file: ${keys}/anthropic_token`,
+      ],
+      [
+        "Grep",
+        { pattern: "sk-ant", path: keys, output_mode: "content" },
+        `a directory holding the model's API key file: ${keys}`,
+      ],
+    ];
+    for (const [i, [tool, input, reason]] of calls.entries()) {
+      await wave.sendCall(`k${i}`, tool, input);
+      const ask = await wave.waitFor((m) =>
+        m.type === "control_request" && m.request.subtype === "can_use_tool" &&
+        m.request.tool_name === tool
+      );
+      assert.equal(ask.request.reason, reason);
+      await wave.send({
+        type: "control_response",
+        response: {
+          subtype: "success",
+          request_id: ask.request_id,
+          response: { behavior: "deny", message: "not the key" },
+        },
+      });
+      const answer = await wave.waitFor((m) =>
+        m.type === "control_response" && m.response.request_id === `k${i}`
+      );
+      assert.equal(answer.response.response.is_error, true);
+      assert.ok(!JSON.stringify(answer).includes(key));
+    }
+    // Another file in the root is the workspace's equal: read without a question.
+    await Deno.writeTextFile(`${keys}/notes.txt`, "plain\n");
+    const notes = await wave.callTool("Read", {
+      file_path: `${keys}/notes.txt`,
+    });
+    assert.match(notes.content, /plain/);
+  } finally {
+    await wave.kill();
+    await Deno.remove(keys, { recursive: true }).catch(() => {});
+  }
+});
