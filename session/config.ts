@@ -27,7 +27,7 @@ import {
   usage,
 } from "./flags.ts";
 import { type PermissionMode, permissionSettings } from "./permission_modes.ts";
-import { splitToolRules } from "./tool_rules.ts";
+import { parseToolRule, splitToolRules } from "./tool_rules.ts";
 import { type ApiKey, readApiKey } from "./models/api_key.ts";
 import { parseModelId, parseSttModelId } from "./models/model_id.ts";
 import { VERSION } from "./version.ts";
@@ -414,6 +414,8 @@ export function parseFlags(
   }
   const addDirs: string[] = [];
   for (const dir of flags["add-dir"]) {
+    // An empty value would name the current directory, silently.
+    if (dir.trim() === "") return fail("--add-dir needs a directory");
     const wantedDir = absolutePath(dir, cwd);
     try {
       const real = Deno.realPathSync(wantedDir);
@@ -451,6 +453,25 @@ export function parseFlags(
     }
   }
   const toolsText = flags.tools;
+  const toolRules = {
+    allow: splitToolRules(flags.allowedTools),
+    deny: splitToolRules(flags.disallowedTools),
+  };
+  // A rule whose parentheses do not close names no tool: as a deny rule
+  // it would refuse nothing, silently.
+  for (
+    const [flag, rules] of [
+      ["--allowedTools", toolRules.allow],
+      ["--disallowedTools", toolRules.deny],
+    ] as const
+  ) {
+    const broken = rules.find((rule) => /[()]/.test(parseToolRule(rule).tool));
+    if (broken !== undefined) {
+      return fail(
+        `${flag}: "${broken}" is not a rule; write Tool or Tool(specifier), with its parentheses closed`,
+      );
+    }
+  }
 
   return {
     kind: "run",
@@ -498,10 +519,7 @@ export function parseFlags(
       },
       claudeCompat,
       permissionMode,
-      toolRules: {
-        allow: splitToolRules(flags.allowedTools),
-        deny: splitToolRules(flags.disallowedTools),
-      },
+      toolRules,
       tools: toolsText === undefined || toolsText === "default"
         ? null
         : splitToolRules([toolsText]),
