@@ -65,8 +65,18 @@ export function isOffered(
   return !deny.some((rule) => rule.specifier === null && namesTool(rule, name));
 }
 
-/** Whether `rule` names tool `name` (an `mcp__server` rule names each of that server's tools). */
+/**
+ * Whether `rule` names tool `name`: an `mcp__server` rule names each of
+ * that server's tools, and a `*` in a rule's name stands for any run of
+ * characters (`mcp__server__*`).
+ */
 export function namesTool(rule: ToolRule, name: string): boolean {
+  if (rule.tool.includes("*")) {
+    const source = rule.tool.split("*").map((part) =>
+      part.replace(/[.+?^${}()|[\]\\]/g, "\\$&")
+    ).join(".*");
+    return new RegExp(`^${source}$`).test(name);
+  }
   return rule.tool === name ||
     (rule.tool.startsWith("mcp__") && rule.tool.split("__").length === 2 &&
       name.startsWith(`${rule.tool}__`));

@@ -136,3 +136,12 @@ Deno.test("tool rules: path specifiers as Claude Code writes them: //absolute, ~
   assert.ok(specifierCovers("secret/**", at("ok.txt", "secret/a"), "deny"));
   assert.ok(!specifierCovers("secret/**", at("ok.txt", "secret/a")));
 });
+
+Deno.test("tool rules: a * in a rule's tool name stands for any characters: mcp__server__* names each of the server's tools, offered or called", () => {
+  const rule = parseToolRule("mcp__files__*");
+  assert.ok(namesTool(rule, "mcp__files__delete"));
+  assert.ok(!namesTool(rule, "mcp__filesystem__delete"));
+  assert.ok(!namesTool(rule, "Bash"));
+  assert.ok(!isOffered("mcp__files__delete", null, [rule]));
+  assert.ok(isOffered("mcp__other__delete", null, [rule]));
+});
