@@ -5,6 +5,7 @@
 
 import assert from "node:assert/strict";
 import { type Message, startWave, type WaveProcess } from "../_wave.ts";
+import { MockModel } from "../_mock_model.ts";
 
 /** Sends `call_tool`, approves its `can_use_tool` (with `updatedPermissions`), and returns the call's answer. */
 async function approved(
@@ -364,5 +365,79 @@ Deno.test("claude attacks: the model's API key file in an --add-dir root is aske
   } finally {
     await wave.kill();
     await Deno.remove(keys, { recursive: true }).catch(() => {});
+  }
+});
+
+Deno.test("claude attacks: an interrupt ends a turn that waits for a Stop or UserPromptSubmit hook the parent does not answer", async () => {
+  const mock = new MockModel();
+  const wave = await startWave({
+    args: [
+      "--output-format",
+      "stream-json",
+      "--model",
+      "anthropic:test-model",
+      "--base-url",
+      mock.url,
+    ],
+    env: { ANTHROPIC_API_KEY: "sk-test", PATH: Deno.env.get("PATH")! },
+  });
+  try {
+    const init = await wave.request({
+      subtype: "initialize",
+      hooks: {
+        Stop: [{ hookCallbackIds: ["stop"], timeout: 600 }],
+        UserPromptSubmit: [{ hookCallbackIds: ["prompt"], timeout: 600 }],
+      },
+    });
+    assert.equal(init.subtype, "success");
+    mock.script({ reply: [{ type: "text", text: "finished" }] });
+    await wave.send({
+      type: "user",
+      message: { role: "user", content: "go" },
+    });
+    for (const [i, callback] of ["prompt", "stop"].entries()) {
+      const hook = await wave.waitFor((m) =>
+        m.type === "control_request" &&
+        m.request.subtype === "hook_callback" &&
+        m.request.callback_id === callback
+      );
+      if (callback === "prompt") {
+        // The first is answered; the Stop hook is left waiting.
+        await wave.send({
+          type: "control_response",
+          response: {
+            subtype: "success",
+            request_id: hook.request_id,
+            response: {},
+          },
+        });
+        continue;
+      }
+      assert.equal(i, 1);
+      const answer = await wave.request({ subtype: "interrupt" });
+      assert.equal(answer.subtype, "success");
+    }
+    const result = await wave.waitFor((m) => m.type === "result", {
+      timeoutMs: 10_000,
+      what: "the interrupted turn's result",
+    });
+    assert.equal(result.subtype, "error_during_execution");
+    // The next turn's prompt hook is interrupted the same way.
+    await wave.send({
+      type: "user",
+      message: { role: "user", content: "again" },
+    });
+    await wave.waitFor((m) =>
+      m.type === "control_request" && m.request.subtype === "hook_callback" &&
+      m.request.callback_id === "prompt" && m.request.input.prompt === "again"
+    );
+    await wave.request({ subtype: "interrupt" });
+    await wave.waitFor(
+      (m) => m.type === "result" && m !== result,
+      { timeoutMs: 10_000, what: "the second turn's result" },
+    );
+  } finally {
+    await wave.kill();
+    await mock.close();
   }
 });
