@@ -111,6 +111,8 @@ export function specifierCovers(
   home?: string,
 ): boolean {
   if (what.command !== undefined) {
+    // `Bash(*)` is `Bash`, as in Claude Code.
+    if (normalized(specifier) === "*") return true;
     const one = commandMatcher(specifier);
     if (use === "deny") {
       return [normalized(what.command), ...commandsIn(what.command, true)]

@@ -74,6 +74,7 @@ Deno.test("tool rules: --tools and a bare --disallowedTools name decide what is 
 Deno.test("tool rules: Claude Code's wildcards: * anywhere, * alone, a trailing ' *' that may match nothing; never across chained commands when allowing", () => {
   const run = (command: string) => ({ command, paths: [] });
   assert.ok(specifierCovers("*", run("anything at all")));
+  assert.ok(specifierCovers("*", run("echo $(id) > out")));
   assert.ok(specifierCovers("rm*", run("rm -rf x"), "deny"));
   assert.ok(specifierCovers("* --force", run("git push --force"), "deny"));
   assert.ok(specifierCovers("git * main", run("git push origin main")));
