@@ -473,7 +473,7 @@ Deno.test("--add-dir with no directory, and a rule whose parentheses do not clos
     assert.equal(failed.kind, "exit", args.join(" "));
     if (failed.kind === "exit") {
       assert.equal(failed.code, 2);
-      assert.ok(failed.stderr?.startsWith(message), failed.stderr);
+      assert.ok(failed.stderr?.startsWith(message), String(failed.stderr));
     }
   }
   const ok = run("--disallowedTools", "Bash(rm:*),Read(//etc/**)");
