@@ -416,6 +416,40 @@ Deno.test("Claude Code's flags wave cannot honour are accepted and named in a wa
   }
 });
 
+Deno.test("--add-dir with no directory, and a rule whose parentheses do not close, are refused instead of naming the current directory or nothing", async () => {
+  const dir = await Deno.realPath(await Deno.makeTempDir());
+  const run = (...args: string[]) =>
+    parseFlags([...args, "--workspace", dir], env({ HOME: dir }), ["wave"]);
+  const bad: [string[], string][] = [
+    [["--add-dir="], "wave: --add-dir needs a directory"],
+    [["--add-dir", " "], "wave: --add-dir needs a directory"],
+    [
+      ["--disallowedTools", "Read,Bash(rm -rf"],
+      'wave: --disallowedTools: "Bash(rm -rf" is not a rule; write Tool or Tool(specifier), with its parentheses closed',
+    ],
+    [
+      ["--allowedTools", "Edit(src/**"],
+      'wave: --allowedTools: "Edit(src/**" is not a rule; write Tool or Tool(specifier), with its parentheses closed',
+    ],
+  ];
+  for (const [args, message] of bad) {
+    const failed = run(...args);
+    assert.equal(failed.kind, "exit", args.join(" "));
+    if (failed.kind === "exit") {
+      assert.equal(failed.code, 2);
+      assert.ok(failed.stderr?.startsWith(message), String(failed.stderr));
+    }
+  }
+  const ok = run("--disallowedTools", "Bash(rm:*),Read(//etc/**)");
+  assert.equal(ok.kind, "run");
+  if (ok.kind === "run") {
+    assert.deepEqual(ok.config.toolRules.deny, [
+      "Bash(rm:*)",
+      "Read(//etc/**)",
+    ]);
+  }
+});
+
 Deno.test("--continue takes this workspace's newest session; --fork-session starts a new id from it", async () => {
   const dir = await Deno.realPath(await Deno.makeTempDir());
   const other = await Deno.realPath(await Deno.makeTempDir());
@@ -450,38 +484,4 @@ Deno.test("--continue takes this workspace's newest session; --fork-session star
   assert.equal(fork.config.sessionId, "copy");
   assert.equal(fork.config.forkFrom, "old");
   assert.equal(fork.config.resume, true);
-});
-
-Deno.test("--add-dir with no directory, and a rule whose parentheses do not close, are refused instead of naming the current directory or nothing", async () => {
-  const dir = await Deno.realPath(await Deno.makeTempDir());
-  const run = (...args: string[]) =>
-    parseFlags([...args, "--workspace", dir], env({ HOME: dir }), ["wave"]);
-  const bad: [string[], string][] = [
-    [["--add-dir="], "wave: --add-dir needs a directory"],
-    [["--add-dir", " "], "wave: --add-dir needs a directory"],
-    [
-      ["--disallowedTools", "Read,Bash(rm -rf"],
-      'wave: --disallowedTools: "Bash(rm -rf" is not a rule; write Tool or Tool(specifier), with its parentheses closed',
-    ],
-    [
-      ["--allowedTools", "Edit(src/**"],
-      'wave: --allowedTools: "Edit(src/**" is not a rule; write Tool or Tool(specifier), with its parentheses closed',
-    ],
-  ];
-  for (const [args, message] of bad) {
-    const failed = run(...args);
-    assert.equal(failed.kind, "exit", args.join(" "));
-    if (failed.kind === "exit") {
-      assert.equal(failed.code, 2);
-      assert.ok(failed.stderr?.startsWith(message), String(failed.stderr));
-    }
-  }
-  const ok = run("--disallowedTools", "Bash(rm:*),Read(//etc/**)");
-  assert.equal(ok.kind, "run");
-  if (ok.kind === "run") {
-    assert.deepEqual(ok.config.toolRules.deny, [
-      "Bash(rm:*)",
-      "Read(//etc/**)",
-    ]);
-  }
 });
