@@ -338,13 +338,18 @@ function malformed(update: unknown): string | undefined {
 
 /**
  * Whether Claude Code's rule tool name `tool` stands for `call`'s tool:
- * `Edit` for every tool that writes files (Write too), `Read` for every
- * one that only reads them (Grep and Glob, which run ripgrep, and readers
- * of the paths they name; not the task tools, which name none).
+ * `Edit` for every tool that writes the files it names (Write too), `Read`
+ * for every one that only reads them (Grep and Glob, which run ripgrep,
+ * and readers of the paths they name; not the task tools nor an MCP
+ * server's tools, which name none).
  */
 function familyOf(tool: string, call: CallView): boolean {
   const { scopes } = call.def;
-  if (tool === "Edit") return scopes.write === true && !runsPrograms(scopes);
+  // Both by the paths it names: an MCP tool names none, and is neither.
+  if (tool === "Edit") {
+    return scopes.write === true && !runsPrograms(scopes) &&
+      call.paths.length > 0;
+  }
   if (tool === "Read" && !scopes.write && !runsPrograms(scopes)) {
     return (scopes.run ?? []).length > 0 || call.paths.length > 0;
   }

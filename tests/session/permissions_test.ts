@@ -184,6 +184,21 @@ Deno.test("permissions: an Edit rule covers Write, a Read rule Grep; a hook's al
     perms.check({ def: TASK, input: {}, paths: [] }, true).behavior,
     "allow",
   );
+  // An MCP server's tool (it may write, and names no path) is no Edit.
+  const mcp = {
+    def: {
+      name: "mcp__db__drop",
+      mode: "agent" as const,
+      scopes: { write: true as const },
+    },
+    input: {},
+    paths: [],
+  };
+  assert.equal(permissions("default", ["Edit"]).check(mcp).behavior, "ask");
+  assert.equal(
+    permissions("bypassPermissions", [], ["Edit"]).check(mcp).behavior,
+    "allow",
+  );
   const bash = { def: BASH, input: { command: "ls" }, paths: [] };
   assert.equal(perms.check(bash).behavior, "ask");
   assert.equal(perms.check(bash, true).behavior, "allow");
