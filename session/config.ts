@@ -325,6 +325,19 @@ export function parseFlags(
       `--session-id must be 1-128 letters, digits, ".", "_" or "-", starting with a letter or digit, not "${sessionId}"`,
     );
   }
+  // A fork is copied into its new session's transcript: never over another's.
+  if (fork && givenId !== undefined) {
+    let taken = false;
+    try {
+      Deno.lstatSync(`${waveHome}/sessions/${givenId}.jsonl`);
+      taken = true;
+    } catch { /* free */ }
+    if (taken) {
+      return fail(
+        `--session-id ${givenId} names a session that exists; --fork-session needs a new id`,
+      );
+    }
+  }
 
   const toolModules = flags["tool-module"].map((file) =>
     new URL(`file://${absolutePath(file, cwd)}`).href

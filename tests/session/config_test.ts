@@ -416,7 +416,7 @@ Deno.test("Claude Code's flags wave cannot honour are accepted and named in a wa
   }
 });
 
-Deno.test("--add-dir with no directory, and a rule whose parentheses do not close, are refused instead of naming the current directory or nothing", async () => {
+Deno.test("--add-dir with no directory, a rule whose parentheses do not close, and a fork into an existing session id are refused instead of naming the current directory, nothing, or overwriting a transcript", async () => {
   const dir = await Deno.realPath(await Deno.makeTempDir());
   const run = (...args: string[]) =>
     parseFlags([...args, "--workspace", dir], env({ HOME: dir }), ["wave"]);
@@ -440,6 +440,29 @@ Deno.test("--add-dir with no directory, and a rule whose parentheses do not clos
       assert.ok(failed.stderr?.startsWith(message), String(failed.stderr));
     }
   }
+  // A fork into an id that exists would copy over that session's transcript.
+  await Deno.mkdir(`${dir}/.wave/sessions`, { recursive: true });
+  for (const id of ["A", "B"]) {
+    await Deno.writeTextFile(
+      `${dir}/.wave/sessions/${id}.jsonl`,
+      JSON.stringify({ type: "session", session_id: id, cwd: dir }) + "\n",
+    );
+  }
+  const fork = run("--resume", "A", "--fork-session", "--session-id", "B");
+  assert.equal(fork.kind, "exit");
+  if (fork.kind === "exit") {
+    assert.equal(fork.code, 2);
+    assert.ok(
+      fork.stderr?.startsWith(
+        "wave: --session-id B names a session that exists; --fork-session needs a new id",
+      ),
+      String(fork.stderr),
+    );
+  }
+  assert.equal(
+    run("--resume", "A", "--fork-session", "--session-id", "C").kind,
+    "run",
+  );
   const ok = run("--disallowedTools", "Bash(rm:*),Read(//etc/**)");
   assert.equal(ok.kind, "run");
   if (ok.kind === "run") {
