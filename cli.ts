@@ -25,21 +25,35 @@ console.debug = console.error;
 
 const encoder = new TextEncoder();
 
-/** `--debug-file`: every line wave logs (to stderr) is appended to `file` too, with its time. */
+/**
+ * `--debug-file`: every line wave logs (to stderr) is appended to `file`
+ * too, with its time. The file is opened once, at start: a command that
+ * later puts a link in its place (it may lie in the workspace) does not
+ * send wave's log into a file the link names.
+ */
 function logToo(
   file: string,
   config: { sessionId: string; workspace: string },
 ): void {
   const log = console.error;
+  let sink: Deno.FsFile | undefined;
+  try {
+    sink = Deno.openSync(file, { append: true, create: true, mode: 0o600 });
+  } catch (error) {
+    log(`wave: cannot open the debug file ${file}: ${error}`);
+    return;
+  }
   console.error = (...data: unknown[]) => {
     log(...data);
     const text = data.map((d) =>
       typeof d === "string" ? d : Deno.inspect(d, { colors: false })
     ).join(" ");
     try {
-      Deno.writeTextFileSync(file, `${new Date().toISOString()} ${text}\n`, {
-        append: true,
-      });
+      const bytes = encoder.encode(`${new Date().toISOString()} ${text}\n`);
+      let offset = 0;
+      while (offset < bytes.length) {
+        offset += sink.writeSync(bytes.subarray(offset));
+      }
     } catch { /* the log is best effort; stderr has it */ }
   };
   console.log = console.info = console.debug = console.error;

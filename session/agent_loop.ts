@@ -56,8 +56,14 @@ export interface LoopHooks {
 
 /** A parent's hooks on a turn (Claude Code's UserPromptSubmit and Stop). */
 export interface TurnHooks {
-  /** Before the prompt reaches the model: block it (saying why), or add context. */
-  onPrompt?(text: string): Promise<{ block?: string; context?: string }>;
+  /**
+   * Before the prompt reaches the model: block it (saying why), or add
+   * context. `signal` (the turn's) ends the wait for the parent's answer.
+   */
+  onPrompt?(
+    text: string,
+    signal: AbortSignal,
+  ): Promise<{ block?: string; context?: string }>;
   /**
    * When the model would end the turn: `continueWith` makes it go on,
    * with that text as the next user message. `active` says the turn
@@ -66,6 +72,7 @@ export interface TurnHooks {
   onStop?(
     active: boolean,
     lastText: string,
+    signal: AbortSignal,
   ): Promise<{ continueWith?: string }>;
 }
 
@@ -156,6 +163,7 @@ export class AgentLoop {
             ? [{ type: "text", text: content }]
             : content,
         ),
+        signal,
       );
       if (prompt?.block !== undefined) {
         ending = {
@@ -363,7 +371,9 @@ export class AgentLoop {
         const stop = await this.#deps.turnHooks?.()?.onStop?.(
           stopHookActive,
           lastText,
+          signal,
         );
+        if (signal.aborted) return interrupted(lastText, "aborted_tools");
         if (stop?.continueWith !== undefined && turn < config.maxTurns) {
           stopHookActive = true;
           await this.#add({ role: "user", content: stop.continueWith }, {

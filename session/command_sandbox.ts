@@ -381,20 +381,30 @@ export class CommandSandbox {
     const sealed = new Set<string>();
     const files = new Set<string>();
     const workspace = place.workspace;
-    const roots = place.roots ?? [];
+    // WAVE_HOME's parts stay hidden in a root that is (or is in) WAVE_HOME,
+    // and a root inside one of them is not shown: a root is shown under the
+    // workspace's rules, and a workspace never shows them.
+    const waveHome = real(place.waveHome) ?? place.waveHome;
+    const partsOfHome = WAVE_HOME_PARTS.map((part) => `${waveHome}/${part}`);
+    const roots = (place.roots ?? []).filter((root) =>
+      !partsOfHome.some((part) => isWithin(root, part))
+    );
     /** What commands may write: the workspace and the other roots. */
     const shown = [workspace, ...roots];
     /**
      * Hides `path` as it is now: an existing directory or file; a path
      * that does not exist where a command could make it (in the
-     * workspace) is sealed, so no command can create it or link it away.
+     * workspace or another root) is sealed, so no command can create it or link it away.
      * Returns whether it is hidden.
      */
     const hide = (path: string): boolean => {
       const abs = real(path);
       if (!abs) {
         const unborn = unbornPath(path);
-        if (!unborn || !isWithin(unborn, workspace) || unborn === workspace) {
+        if (
+          !unborn || !shown.some((dir) => isWithin(unborn, dir)) ||
+          shown.includes(unborn)
+        ) {
           return false;
         }
         sealed.add(unborn);
@@ -418,7 +428,9 @@ export class CommandSandbox {
     for (const path of homes) hide(path);
     // WAVE_HOME (other sessions' transcripts, the ripgrep copy a compiled
     // wave runs): whole, else (a system directory, the workspace) its parts.
-    if (!hide(place.waveHome)) {
+    if (
+      !hide(place.waveHome) || roots.some((root) => isWithin(root, waveHome))
+    ) {
       for (const part of WAVE_HOME_PARTS) hide(`${place.waveHome}/${part}`);
     }
     for (const file of [...HIDDEN_FILES, ...sshHostKeys()]) hide(file);

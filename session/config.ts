@@ -27,7 +27,7 @@ import {
   usage,
 } from "./flags.ts";
 import { type PermissionMode, permissionSettings } from "./permission_modes.ts";
-import { splitToolRules } from "./tool_rules.ts";
+import { parseToolRule, splitToolRules } from "./tool_rules.ts";
 import { type ApiKey, readApiKey } from "./models/api_key.ts";
 import { parseModelId, parseSttModelId } from "./models/model_id.ts";
 import { VERSION } from "./version.ts";
@@ -343,6 +343,19 @@ export function parseFlags(
       `--session-id must be 1-128 letters, digits, ".", "_" or "-", starting with a letter or digit, not "${sessionId}"`,
     );
   }
+  // A fork is copied into its new session's transcript: never over another's.
+  if (fork && givenId !== undefined) {
+    let taken = false;
+    try {
+      Deno.lstatSync(`${waveHome}/sessions/${givenId}.jsonl`);
+      taken = true;
+    } catch { /* free */ }
+    if (taken) {
+      return fail(
+        `--session-id ${givenId} names a session that exists; --fork-session needs a new id`,
+      );
+    }
+  }
 
   const toolModules = flags["tool-module"].map((file) =>
     new URL(`file://${absolutePath(file, cwd)}`).href
@@ -455,6 +468,8 @@ export function parseFlags(
   }
   const addDirs: string[] = [];
   for (const dir of flags["add-dir"]) {
+    // An empty value would name the current directory, silently.
+    if (dir.trim() === "") return fail("--add-dir needs a directory");
     const wantedDir = absolutePath(dir, cwd);
     try {
       const real = Deno.realPathSync(wantedDir);
@@ -492,6 +507,25 @@ export function parseFlags(
     }
   }
   const toolsText = flags.tools;
+  const toolRules = {
+    allow: splitToolRules(flags.allowedTools),
+    deny: splitToolRules(flags.disallowedTools),
+  };
+  // A rule whose parentheses do not close names no tool: as a deny rule
+  // it would refuse nothing, silently.
+  for (
+    const [flag, rules] of [
+      ["--allowedTools", toolRules.allow],
+      ["--disallowedTools", toolRules.deny],
+    ] as const
+  ) {
+    const broken = rules.find((rule) => /[()]/.test(parseToolRule(rule).tool));
+    if (broken !== undefined) {
+      return fail(
+        `${flag}: "${broken}" is not a rule; write Tool or Tool(specifier), with its parentheses closed`,
+      );
+    }
+  }
 
   return {
     kind: "run",
@@ -539,10 +573,7 @@ export function parseFlags(
       },
       claudeCompat,
       permissionMode,
-      toolRules: {
-        allow: splitToolRules(flags.allowedTools),
-        deny: splitToolRules(flags.disallowedTools),
-      },
+      toolRules,
       tools: toolsText === undefined || toolsText === "default"
         ? null
         : splitToolRules([toolsText]),

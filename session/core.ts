@@ -210,6 +210,7 @@ export async function openCore(
     deny: config.toolRules.deny,
     only: config.tools,
     roots: config.addDirs,
+    home: Deno.env.get("HOME"),
   });
   registry.setFilter((name) => permissions.offers(name));
   const calls = new ToolCalls({

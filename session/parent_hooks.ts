@@ -156,10 +156,13 @@ export class ParentHooks implements CallHooks, TurnHooks {
     return context.length > 0 ? { context: context.join("\n") } : {};
   }
 
-  async onPrompt(text: string): Promise<{ block?: string; context?: string }> {
+  async onPrompt(
+    text: string,
+    signal: AbortSignal,
+  ): Promise<{ block?: string; context?: string }> {
     const outputs = await this.#call("UserPromptSubmit", undefined, {
       prompt: text,
-    }, new AbortController().signal);
+    }, signal);
     const blocked = outputs.find((o) =>
       o.decision === "block" || o.continue === false
     );
@@ -179,11 +182,12 @@ export class ParentHooks implements CallHooks, TurnHooks {
   async onStop(
     active: boolean,
     lastText: string,
+    signal: AbortSignal,
   ): Promise<{ continueWith?: string }> {
     const outputs = await this.#call("Stop", undefined, {
       stop_hook_active: active,
       last_assistant_message: lastText,
-    }, new AbortController().signal);
+    }, signal);
     const going = outputs.find((o) => o.decision === "block" && o.reason);
     return going ? { continueWith: going.reason } : {};
   }

@@ -26,6 +26,9 @@ export type ParentRequest =
   }
   | { subtype: "mcp_message"; server_name: string; message: unknown };
 
+/** The longest delay a timer keeps (about 24.8 days); a longer one fires at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /** Sends a control request to the parent. */
 export type SendParentRequest = (
   requestId: string,
@@ -102,6 +105,8 @@ export class ParentRequests {
           ),
         );
       };
+      // A timer longer than 2^31 - 1 ms would fire at once: a hook given
+      // a long timeout would be skipped as failed, never asked.
       const timer = setTimeout(() => {
         signal.removeEventListener("abort", onAbort);
         this.#pending.delete(requestId);
@@ -114,7 +119,7 @@ export class ParentRequests {
             "timeout",
           ),
         );
-      }, timeoutMs);
+      }, Math.min(timeoutMs, MAX_TIMER_MS));
       signal.addEventListener("abort", onAbort, { once: true });
       this.#pending.set(requestId, finish);
       this.#send(requestId, request);

@@ -70,6 +70,7 @@ export class ToolPermissions {
   #only: readonly string[] | null;
   #mode: SessionMode;
   #workspace: string;
+  #home: string | undefined;
   /** Roots besides the workspace (`--add-dir`, `addDirectories`), real paths. */
   readonly roots: string[];
 
@@ -82,7 +83,10 @@ export class ToolPermissions {
     /** `--tools`: the only tools offered, or null. */
     only: readonly string[] | null;
     roots: readonly string[];
+    /** The home directory, for rules written `~/…`. */
+    home?: string;
   }) {
+    this.#home = options.home;
     this.#mode = options.mode;
     this.#workspace = options.workspace;
     this.#allow = options.allow.map(parseToolRule);
@@ -105,13 +109,20 @@ export class ToolPermissions {
     return isOffered(name, this.#only, this.#deny);
   }
 
-  /** What the rules and the permission mode say of `call`. */
-  check(call: CallView): PermissionVerdict {
+  /**
+   * What the rules and the permission mode say of `call`. A rule naming
+   * `Edit` covers every tool that writes files, one naming `Read` every
+   * tool that only reads them (Grep, Glob), as in Claude Code. With
+   * `hookAllowed` (a PreToolUse hook said `allow`) nothing is asked but
+   * what an ask rule asks; deny rules still refuse.
+   */
+  check(call: CallView, hookAllowed = false): PermissionVerdict {
     const name = call.def.name;
     const what = this.#whatOf(call);
     const covers = (use: "allow" | "deny") => (rule: ToolRule) =>
-      namesTool(rule, name) &&
-      (rule.specifier === null || specifierCovers(rule.specifier, what, use));
+      (namesTool(rule, name) || familyOf(rule.tool, call)) &&
+      (rule.specifier === null ||
+        specifierCovers(rule.specifier, what, use, this.#home));
     const denied = this.#deny.find(covers("deny"));
     if (denied) {
       return {
@@ -122,13 +133,24 @@ export class ToolPermissions {
       };
     }
     const askRule = this.#ask.find(covers("deny"));
-    if (!askRule && this.#allow.some(covers("allow"))) {
-      return { behavior: "allow" };
-    }
     const settings = this.#mode.settings;
     const changes = call.def.mode === "agent";
+    // A change in a protected directory (.git/hooks, .vscode/tasks.json run
+    // code outside the sandbox later) is asked about in the modes that ask,
+    // whatever allow rule or hook would let it go, as in Claude Code.
+    const guarded = changes && settings.askBefore !== "nothing"
+      ? what.paths.filter((p) =>
+        p.relative.split("/").some((part) => PROTECTED_DIRS.has(part))
+      )
+      : [];
+    if (
+      !askRule && guarded.length === 0 &&
+      (hookAllowed || this.#allow.some(covers("allow")))
+    ) {
+      return { behavior: "allow" };
+    }
     const runs = runsPrograms(call.def.scopes);
-    const asked = askRule !== undefined ||
+    const asked = askRule !== undefined || guarded.length > 0 ||
       (settings.askBefore === "changes" && (changes || runs)) ||
       (settings.askBefore === "commands" && runs);
     if (!asked) return { behavior: "allow" };
@@ -142,7 +164,11 @@ export class ToolPermissions {
     }
     return {
       behavior: "ask",
-      reason: what.command !== undefined
+      reason: guarded.length > 0
+        ? `${name} changes a protected path: ${
+          guarded.map((p) => p.relative).join(", ")
+        }`
+        : what.command !== undefined
         ? `${name} runs a command: ${what.command}`
         : what.paths.length > 0
         ? `${name} changes ${what.paths.map((p) => p.relative).join(", ")}`
@@ -159,6 +185,11 @@ export class ToolPermissions {
   apply(updates: readonly PermissionUpdate[]): string[] {
     const problems: string[] = [];
     for (const update of updates) {
+      const problem = malformed(update);
+      if (problem) {
+        problems.push(problem);
+        continue;
+      }
       switch (update.type) {
         case "addRules":
         case "replaceRules":
@@ -193,7 +224,9 @@ export class ToolPermissions {
           for (const dir of update.directories) {
             try {
               const real = Deno.realPathSync(dir);
-              if (!this.roots.includes(real)) this.roots.push(real);
+              if (!Deno.statSync(real).isDirectory) {
+                problems.push(`${dir} is not a directory`);
+              } else if (!this.roots.includes(real)) this.roots.push(real);
             } catch {
               problems.push(`directory ${dir} does not exist`);
             }
@@ -253,6 +286,74 @@ export class ToolPermissions {
       },
     ];
   }
+}
+
+/** Directories whose files other programs run or obey (git hooks, editor tasks, Claude Code's settings). */
+const PROTECTED_DIRS = new Set([".git", ".vscode", ".idea", ".claude"]);
+
+/**
+ * What is wrong with a permission update as a parent sent it (its shape is
+ * only asserted by the type), or undefined when it can be applied.
+ */
+function malformed(update: unknown): string | undefined {
+  const u = update as Record<string, unknown> | null;
+  if (typeof u !== "object" || u === null || typeof u.type !== "string") {
+    return "an update that is not an object with a type";
+  }
+  const strings = (value: unknown) =>
+    Array.isArray(value) && value.every((v) => typeof v === "string");
+  switch (u.type) {
+    case "addRules":
+    case "replaceRules":
+    case "removeRules":
+      if (!["allow", "deny", "ask"].includes(u.behavior as string)) {
+        return `${u.type} with behavior ${
+          JSON.stringify(u.behavior)
+        }; expected allow, deny or ask`;
+      }
+      if (
+        !Array.isArray(u.rules) ||
+        !u.rules.every((r) =>
+          typeof r === "object" && r !== null &&
+          typeof r.toolName === "string" && r.toolName !== "" &&
+          (r.ruleContent === undefined || typeof r.ruleContent === "string")
+        )
+      ) {
+        return `${u.type} whose rules are not a list of {toolName, ruleContent?}`;
+      }
+      return undefined;
+    case "setMode":
+      return typeof u.mode === "string"
+        ? undefined
+        : "setMode without a mode name";
+    case "addDirectories":
+    case "removeDirectories":
+      return strings(u.directories)
+        ? undefined
+        : `${u.type} whose directories are not a list of paths`;
+    default:
+      return `unknown permission update type "${u.type.slice(0, 100)}"`;
+  }
+}
+
+/**
+ * Whether Claude Code's rule tool name `tool` stands for `call`'s tool:
+ * `Edit` for every tool that writes the files it names (Write too), `Read`
+ * for every one that only reads them (Grep and Glob, which run ripgrep,
+ * and readers of the paths they name; not the task tools nor an MCP
+ * server's tools, which name none).
+ */
+function familyOf(tool: string, call: CallView): boolean {
+  const { scopes } = call.def;
+  // Both by the paths it names: an MCP tool names none, and is neither.
+  if (tool === "Edit") {
+    return scopes.write === true && !runsPrograms(scopes) &&
+      call.paths.length > 0;
+  }
+  if (tool === "Read" && !scopes.write && !runsPrograms(scopes)) {
+    return (scopes.run ?? []).length > 0 || call.paths.length > 0;
+  }
+  return false;
 }
 
 /** Whether a tool runs programs other than the file programs (ripgrep runs to read). */

@@ -281,19 +281,37 @@ export class ToolCalls {
     const approved = new Set<string>();
     let uses: { use: PathUse; resolved: ResolvedPath }[] = [];
     let toolAsked = false;
+    // The model's own API key files: asked about wherever they lie (in
+    // the workspace, in another root), and never allowed by a mode alone.
+    const keyFiles = modelKeyFiles(config);
+    const holdsKey = (dir: string) =>
+      [...keyFiles].some((file) =>
+        file.startsWith(dir === "/" ? "/" : `${dir}/`)
+      );
     for (let round = 0;; round++) {
       // Layer 1: every declared path through the resolver.
       try {
-        uses = (def.paths?.(input) ?? []).map((use) => ({
-          use,
-          resolved: resolveInWorkspace(
+        uses = (def.paths?.(input) ?? []).map((use) => {
+          const resolved = resolveInWorkspace(
             config.workspace,
             use.path,
             deps.home,
             use.access === "read" ? [spillDir] : [],
             config.waveHome,
-          ),
-        }));
+          );
+          // A directory holding one is asked about too: a search there reads it.
+          const key = keyFiles.has(resolved.real)
+            ? MODEL_KEY_FILE
+            : holdsKey(resolved.real)
+            ? MODEL_KEY_DIR
+            : undefined;
+          return {
+            use,
+            resolved: key && !resolved.sensitive
+              ? { ...resolved, sensitive: key }
+              : resolved,
+          };
+        });
       } catch (error) {
         if (error instanceof ToolError) return fail(error.message);
         throw error;
@@ -309,13 +327,14 @@ export class ToolCalls {
         !approved.has(resolved.real)
       );
       // Layer 0: the tool-level permissions (rules, the permission mode).
-      let verdict = !deps.permissions || toolAsked || hookDecision === "allow"
+      // A hook's allow spares the question, not a deny or an ask rule.
+      let verdict = !deps.permissions || toolAsked
         ? { behavior: "allow" as const }
         : deps.permissions.check({
           def,
           input,
           paths: uses.map((u) => u.resolved),
-        });
+        }, hookDecision === "allow");
       if (verdict.behavior === "deny") {
         return refuse("a permission rule", verdict.message);
       }
@@ -336,14 +355,17 @@ export class ToolCalls {
       }
       // Approvals: one question for the whole call.
       const reasons = asking.map(({ resolved }) =>
-        resolved.outside
+        resolved.outside && !underRoot(resolved.real)
           ? `path outside the workspace: ${resolved.real}`
           : `${resolved.sensitive}: ${resolved.abs}`
       );
       if (verdict.behavior === "ask") reasons.unshift(verdict.reason);
       const reason = reasons.join("; ");
-      const alwaysAsk = def.sensitive === "always_ask" &&
-        asking.some(({ resolved }) => resolved.sensitive);
+      const alwaysAsk = (def.sensitive === "always_ask" &&
+        asking.some(({ resolved }) => resolved.sensitive)) ||
+        asking.some(({ resolved }) =>
+          keyFiles.has(resolved.real) || holdsKey(resolved.real)
+        );
       const decide = deps.permissions?.decide ?? "ask";
       const policy = decide === "allow"
         ? "allow"
@@ -358,8 +380,9 @@ export class ToolCalls {
           reason,
           alwaysAsk,
           policy,
-          blockedPath: asking.find(({ resolved }) => resolved.outside)
-            ?.resolved.real,
+          blockedPath: asking.find(({ resolved }) =>
+            resolved.outside && !underRoot(resolved.real)
+          )?.resolved.real,
           suggestions: verdict.behavior === "ask" ? verdict.suggestions : [],
         },
         signal,
@@ -600,6 +623,25 @@ export class ToolCalls {
       ticket.release();
     }
   }
+}
+
+/** Why a model API key file is asked about. */
+const MODEL_KEY_FILE = "the model's API key file";
+/** Why a directory holding one is asked about. */
+const MODEL_KEY_DIR = "a directory holding the model's API key file";
+
+/** The real paths of the files the session's model keys came from. */
+function modelKeyFiles(config: Config): Set<string> {
+  const files = new Set<string>();
+  for (const source of [config.apiKey?.source, config.sttApiKey?.source]) {
+    if (!source || source.startsWith("/dev/") || source.startsWith("/proc/")) {
+      continue;
+    }
+    try {
+      files.add(Deno.realPathSync(source));
+    } catch { /* gone */ }
+  }
+  return files;
 }
 
 /** An error result of call `toolUseId`. */

@@ -65,63 +65,208 @@ export function isOffered(
   return !deny.some((rule) => rule.specifier === null && namesTool(rule, name));
 }
 
-/** Whether `rule` names tool `name` (an `mcp__server` rule names each of that server's tools). */
+/**
+ * Whether `rule` names tool `name`: an `mcp__server` rule names each of
+ * that server's tools, and a `*` in a rule's name stands for any run of
+ * characters (`mcp__server__*`).
+ */
 export function namesTool(rule: ToolRule, name: string): boolean {
+  if (rule.tool.includes("*")) {
+    const source = rule.tool.split("*").map((part) =>
+      part.replace(/[.+?^${}()|[\]\\]/g, "\\$&")
+    ).join(".*");
+    return new RegExp(`^${source}$`).test(name);
+  }
   return rule.tool === name ||
     (rule.tool.startsWith("mcp__") && rule.tool.split("__").length === 2 &&
       name.startsWith(`${rule.tool}__`));
 }
 
 /**
- * Whether a rule's specifier covers a call: a command (`git:*` and
- * `git *` are prefixes, anything else the whole command), or a path
- * matched as a glob (`**` any depth, `*` within a name) against the path
- * relative to the workspace and the absolute one.
+ * Whether a rule's specifier covers a call: a command, or the call's paths.
  *
- * A command is read as the commands it chains (`&&`, `||`, `;`, `|`, `&`,
- * newlines): an `allow` rule covers it only when it covers every one and
- * the command substitutes or redirects nothing (`git status && rm -rf ~`
- * is no `git` command); a `deny` rule covers it when it covers any one.
+ * A command specifier is Claude Code's: `git:*` is a prefix (`git` and
+ * `git …`), `*` anywhere matches any run of characters (`git * main`,
+ * `* --force`, `*` alone every command), and a single trailing ` *` may
+ * also match nothing (`ls *` covers `ls`, not `lsof`); anything else is
+ * the whole command. A command is read as the commands it chains (`&&`,
+ * `||`, `;`, `|`, `&`, newlines): an `allow` rule covers it only when it
+ * covers every one and the command substitutes or redirects nothing
+ * (`git status && rm -rf ~` is no `git` command); a `deny` rule covers it
+ * when it covers any one, also one in a subshell, a group, a substitution
+ * or after a keyword, an assignment or a wrapper (`(rm x)`, `$(rm x)`,
+ * `if …; then rm x; fi`, `FOO=1 rm x`, `command /bin/rm x`, `\rm x`).
+ *
+ * A path specifier is a glob in gitignore's manner (`**` any depth, `*`
+ * and `?` within a name): `//abs` from the root, `~/p` from the home
+ * directory (`home`), `/p` from the workspace or the root, anything else
+ * from the workspace, and a glob without a slash at any depth (`*.env`).
+ * A glob that matches a directory covers what is in it. An `allow` rule
+ * covers a call when it covers every path, a `deny` rule when it covers any.
  */
 export function specifierCovers(
   specifier: string,
   what: { command?: string; paths: { relative: string; absolute: string }[] },
   use: "allow" | "deny" = "allow",
+  home?: string,
 ): boolean {
   if (what.command !== undefined) {
-    const parts = what.command.split(/&&|\|\||[;|&\n]/).map((p) => p.trim())
-      .filter(Boolean);
-    const one = (command: string) => {
-      const prefix = /^(.*?)(?::\*| \*)$/.exec(specifier);
-      if (prefix) {
-        const head = prefix[1].trim();
-        return command === head || command.startsWith(`${head} `);
-      }
-      return command === specifier.trim();
-    };
-    if (use === "deny") return one(what.command.trim()) || parts.some(one);
+    // `Bash(*)` is `Bash`, as in Claude Code.
+    if (normalized(specifier) === "*") return true;
+    const one = commandMatcher(specifier);
+    if (use === "deny") {
+      return [normalized(what.command), ...commandsIn(what.command, true)]
+        .some((part) => unwrapped(part).some(one));
+    }
+    const parts = commandsIn(what.command, false);
     return !/[`$<>()]/.test(what.command) && parts.length > 0 &&
       parts.every(one);
   }
   if (what.paths.length === 0) return false;
-  const glob = globRegExp(specifier.replace(/^\.\//, ""));
-  return what.paths.every(({ relative, absolute }) =>
-    glob.test(relative) || glob.test(absolute)
-  );
+  const globs = pathGlobs(specifier, home);
+  const covered = ({ relative, absolute }: {
+    relative: string;
+    absolute: string;
+  }) =>
+    globs.some(({ glob, absolute: abs }) =>
+      withAncestors(abs ? absolute : relative).some((p) => glob.test(p))
+    );
+  return use === "deny" ? what.paths.some(covered) : what.paths.every(covered);
 }
 
-/** A glob as a regular expression: `**` any run of characters, `*` and `?` within one name. */
+/** The simple commands a command line chains; with `deep`, also those in subshells, groups and substitutions. */
+function commandsIn(command: string, deep: boolean): string[] {
+  const separators = deep
+    ? /&&|\|\||\$\(|[<>]\(|[;|&\n\r()\x60{}]/
+    : /&&|\|\||[;|&\n]/;
+  return command.split(separators).map(normalized).filter(Boolean);
+}
+
+/** Whitespace runs as one space, trimmed. */
+function normalized(command: string): string {
+  return command.replace(/\s+/g, " ").trim();
+}
+
+/** Words that only lead into the command after them. */
+const LEADERS = new Set([
+  "!",
+  "if",
+  "then",
+  "else",
+  "elif",
+  "do",
+  "while",
+  "until",
+  "time",
+  "exec",
+  "command",
+  "builtin",
+  "nohup",
+  "env",
+  "sudo",
+  "nice",
+  "xargs",
+  "eval",
+]);
+
+/**
+ * A simple command and what it runs once the words that lead into it are
+ * taken off (keywords, wrappers, assignments), with its program also by
+ * its bare name (`/bin/rm`, `\rm`, `"rm"` run `rm`).
+ */
+function unwrapped(command: string): string[] {
+  const forms = [command];
+  let words = command.split(" ");
+  while (
+    words.length > 1 &&
+    (LEADERS.has(words[0]) || /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[0]) ||
+      /^-/.test(words[0]))
+  ) {
+    words = words.slice(1);
+    forms.push(words.join(" "));
+  }
+  const program = words[0].replace(/["'\\]/g, "");
+  const bare = program.slice(program.lastIndexOf("/") + 1);
+  if (bare && bare !== words[0]) {
+    forms.push([bare, ...words.slice(1)].join(" "));
+  }
+  return forms;
+}
+
+/** Whether a command specifier covers one simple command. */
+function commandMatcher(specifier: string): (command: string) => boolean {
+  const spec = normalized(specifier);
+  if (spec === "*") return () => true;
+  const legacy = /^(.*?):\*$/.exec(spec);
+  if (legacy) {
+    const head = legacy[1].trim();
+    return (command) => command === head || command.startsWith(`${head} `);
+  }
+  if (!spec.includes("*")) return (command) => command === spec;
+  const escape = (text: string) => text.replace(/[.+?^${}()|[\]\\]/g, "\\$&");
+  const stars = spec.split("*").length - 1;
+  const source = stars === 1 && spec.endsWith(" *")
+    ? `${escape(spec.slice(0, -2))}(?: .*)?`
+    : spec.split("*").map(escape).join(".*");
+  const pattern = new RegExp(`^${source}$`, "s");
+  return (command) => pattern.test(command);
+}
+
+/** A path specifier's globs, each over the relative or the absolute path. */
+function pathGlobs(
+  specifier: string,
+  home?: string,
+): { glob: RegExp; absolute: boolean }[] {
+  let spec = specifier.trim();
+  if (spec.length > 1 && spec.endsWith("/")) spec = spec.replace(/\/+$/, "");
+  // gitignore: a glob with no slash in it matches at any depth.
+  const anywhere = !spec.includes("/");
+  // What is in a directory is covered with it (a search of the directory too).
+  if (spec.length > 3 && spec.endsWith("/**")) spec = spec.slice(0, -3);
+  if (spec.startsWith("//")) {
+    return [{ glob: globRegExp(spec.slice(1)), absolute: true }];
+  }
+  if (spec === "~" || spec.startsWith("~/")) {
+    return home
+      ? [{ glob: globRegExp(home + spec.slice(1)), absolute: true }]
+      : [];
+  }
+  if (spec.startsWith("/")) {
+    return [
+      { glob: globRegExp(spec), absolute: true },
+      { glob: globRegExp(spec.slice(1)), absolute: false },
+    ];
+  }
+  spec = spec.replace(/^(\.\/)+/, "");
+  return [{
+    glob: globRegExp(anywhere ? `**/${spec}` : spec),
+    absolute: false,
+  }];
+}
+
+/** A path and each directory above it (`a/b/c`, `a/b`, `a`; `/x/y`, `/x`). */
+function withAncestors(path: string): string[] {
+  const paths = [path];
+  for (let i = path.lastIndexOf("/"); i > 0; i = path.lastIndexOf("/", i - 1)) {
+    paths.push(path.slice(0, i));
+  }
+  return paths;
+}
+
+/** A glob as a regular expression: `**` any run of characters (before a slash also none), `*` and `?` within one name. */
 function globRegExp(glob: string): RegExp {
   let source = "";
   for (let i = 0; i < glob.length; i++) {
     const ch = glob[i];
     if (ch === "*" && glob[i + 1] === "*") {
-      source += ".*";
       i++;
-      if (glob[i + 1] === "/") i++;
+      if (glob[i + 1] === "/") {
+        source += "(?:.*/)?";
+        i++;
+      } else source += ".*";
     } else if (ch === "*") source += "[^/]*";
     else if (ch === "?") source += "[^/]";
     else source += ch.replace(/[.+^${}()|[\]\\]/g, "\\$&");
   }
-  return new RegExp(`^${source}$`);
+  return new RegExp(`^${source}$`, "s");
 }

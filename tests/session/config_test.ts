@@ -422,6 +422,63 @@ Deno.test("Claude Code's flags wave cannot honour are accepted and named in a wa
   }
 });
 
+Deno.test("--add-dir with no directory, a rule whose parentheses do not close, and a fork into an existing session id are refused instead of naming the current directory, nothing, or overwriting a transcript", async () => {
+  const dir = await Deno.realPath(await Deno.makeTempDir());
+  const run = (...args: string[]) =>
+    parseFlags([...args, "--workspace", dir], env({ HOME: dir }), ["wave"]);
+  const bad: [string[], string][] = [
+    [["--add-dir="], "wave: --add-dir needs a directory"],
+    [["--add-dir", " "], "wave: --add-dir needs a directory"],
+    [
+      ["--disallowedTools", "Read,Bash(rm -rf"],
+      'wave: --disallowedTools: "Bash(rm -rf" is not a rule; write Tool or Tool(specifier), with its parentheses closed',
+    ],
+    [
+      ["--allowedTools", "Edit(src/**"],
+      'wave: --allowedTools: "Edit(src/**" is not a rule; write Tool or Tool(specifier), with its parentheses closed',
+    ],
+  ];
+  for (const [args, message] of bad) {
+    const failed = run(...args);
+    assert.equal(failed.kind, "exit", args.join(" "));
+    if (failed.kind === "exit") {
+      assert.equal(failed.code, 2);
+      assert.ok(failed.stderr?.startsWith(message), String(failed.stderr));
+    }
+  }
+  // A fork into an id that exists would copy over that session's transcript.
+  await Deno.mkdir(`${dir}/.wave/sessions`, { recursive: true });
+  for (const id of ["A", "B"]) {
+    await Deno.writeTextFile(
+      `${dir}/.wave/sessions/${id}.jsonl`,
+      JSON.stringify({ type: "session", session_id: id, cwd: dir }) + "\n",
+    );
+  }
+  const fork = run("--resume", "A", "--fork-session", "--session-id", "B");
+  assert.equal(fork.kind, "exit");
+  if (fork.kind === "exit") {
+    assert.equal(fork.code, 2);
+    assert.ok(
+      fork.stderr?.startsWith(
+        "wave: --session-id B names a session that exists; --fork-session needs a new id",
+      ),
+      String(fork.stderr),
+    );
+  }
+  assert.equal(
+    run("--resume", "A", "--fork-session", "--session-id", "C").kind,
+    "run",
+  );
+  const ok = run("--disallowedTools", "Bash(rm:*),Read(//etc/**)");
+  assert.equal(ok.kind, "run");
+  if (ok.kind === "run") {
+    assert.deepEqual(ok.config.toolRules.deny, [
+      "Bash(rm:*)",
+      "Read(//etc/**)",
+    ]);
+  }
+});
+
 Deno.test("--continue takes this workspace's newest session; --fork-session starts a new id from it", async () => {
   const dir = await Deno.realPath(await Deno.makeTempDir());
   const other = await Deno.realPath(await Deno.makeTempDir());

@@ -165,3 +165,53 @@ Deno.test("permissions: a parent's updates add and remove rules, switch the mode
   assert.deepEqual(q.roots, []);
   Deno.removeSync(dir);
 });
+
+Deno.test("permissions: an Edit rule covers Write, a Read rule Grep; a hook's allow spares the question but not a deny or an ask rule", () => {
+  const perms = permissions("default", [], ["Edit(locked/**)", "Read(vault/)"]);
+  assert.deepEqual(
+    perms.check({ def: WRITE, input: {}, paths: [path("/w/locked/new")] }),
+    {
+      behavior: "deny",
+      message:
+        "Write was refused: the rule Edit(locked/**) disallows it (--disallowedTools).",
+    },
+  );
+  assert.equal(
+    perms.check({ def: GREP, input: {}, paths: [path("/w/vault")] }).behavior,
+    "deny",
+  );
+  assert.equal(
+    perms.check({ def: TASK, input: {}, paths: [] }, true).behavior,
+    "allow",
+  );
+  // An MCP server's tool (it may write, and names no path) is no Edit.
+  const mcp = {
+    def: {
+      name: "mcp__db__drop",
+      mode: "agent" as const,
+      scopes: { write: true as const },
+    },
+    input: {},
+    paths: [],
+  };
+  assert.equal(permissions("default", ["Edit"]).check(mcp).behavior, "ask");
+  assert.equal(
+    permissions("bypassPermissions", [], ["Edit"]).check(mcp).behavior,
+    "allow",
+  );
+  const bash = { def: BASH, input: { command: "ls" }, paths: [] };
+  assert.equal(perms.check(bash).behavior, "ask");
+  assert.equal(perms.check(bash, true).behavior, "allow");
+  perms.apply([{
+    type: "addRules",
+    rules: [{ toolName: "Bash", ruleContent: "ls" }],
+    behavior: "ask",
+    destination: "session",
+  }]);
+  assert.equal(perms.check(bash, true).behavior, "ask");
+  assert.equal(
+    permissions("bypassPermissions", [], ["Bash(ls)"]).check(bash, true)
+      .behavior,
+    "deny",
+  );
+});

@@ -70,3 +70,79 @@ Deno.test("tool rules: --tools and a bare --disallowedTools name decide what is 
   assert.ok(!isOffered("Write", ["Read", "Bash"], deny));
   assert.ok(isOffered("Read", ["Read", "Bash"], deny));
 });
+
+Deno.test("tool rules: Claude Code's wildcards: * anywhere, * alone, a trailing ' *' that may match nothing; never across chained commands when allowing", () => {
+  const run = (command: string) => ({ command, paths: [] });
+  assert.ok(specifierCovers("*", run("anything at all")));
+  assert.ok(specifierCovers("*", run("echo $(id) > out")));
+  assert.ok(specifierCovers("rm*", run("rm -rf x"), "deny"));
+  assert.ok(specifierCovers("* --force", run("git push --force"), "deny"));
+  assert.ok(specifierCovers("git * main", run("git push origin main")));
+  assert.ok(specifierCovers("ls *", run("ls")));
+  assert.ok(specifierCovers("ls *", run("ls -la")));
+  assert.ok(!specifierCovers("ls *", run("lsof")));
+  assert.ok(
+    !specifierCovers("git * main", run("git log; rm -rf ~; echo main")),
+  );
+  assert.ok(!specifierCovers("echo *", run("echo $(rm -rf ~)")));
+});
+
+Deno.test("tool rules: a deny rule finds the command in subshells, groups, substitutions, after keywords, assignments and wrappers, and by its program's bare name", () => {
+  const deny = (command: string) =>
+    specifierCovers("rm:*", { command, paths: [] }, "deny");
+  for (
+    const command of [
+      "(rm -rf x)",
+      "echo $(rm -rf x)",
+      "echo `rm -rf x`",
+      "{ rm -rf x; }",
+      "if true; then rm -rf x; fi",
+      "while true; do rm -rf x; done",
+      "! rm -rf x",
+      "FOO=1 rm -rf x",
+      "env FOO=1 rm -rf x",
+      "command rm -rf x",
+      "/bin/rm -rf x",
+      "\\rm -rf x",
+      "'rm' -rf x",
+      "rm\t-rf  x",
+      "cat <(rm -rf x)",
+    ]
+  ) assert.ok(deny(command), command);
+  assert.ok(!deny("echo rm"));
+  assert.ok(!deny("grep -r rmdir ."));
+});
+
+Deno.test("tool rules: path specifiers as Claude Code writes them: //absolute, ~/home, /workspace, a name at any depth, a directory and what is in it; a deny rule covers a call when it covers any path", () => {
+  const at = (...relative: string[]) => ({
+    paths: relative.map((r) => ({
+      relative: r.startsWith("/") ? r : r,
+      absolute: r.startsWith("/") ? r : `/w/${r}`,
+    })),
+  });
+  assert.ok(specifierCovers("//etc/**", at("/etc/passwd"), "deny"));
+  assert.ok(!specifierCovers("//etc/**", at("etc/passwd"), "deny"));
+  assert.ok(
+    specifierCovers("~/.aws/**", at("/home/u/.aws/x"), "deny", "/home/u"),
+  );
+  assert.ok(!specifierCovers("~/.aws/**", at("/home/u/.aws/x"), "deny"));
+  assert.ok(specifierCovers("/src/**", at("src/a.ts"), "deny"));
+  assert.ok(specifierCovers("*.env", at("config/prod.env"), "deny"));
+  assert.ok(specifierCovers("secrets", at("a/secrets/key"), "deny"));
+  assert.ok(specifierCovers("vault/", at("vault/a/b"), "deny"));
+  assert.ok(specifierCovers("vault/**", at("vault"), "deny"));
+  assert.ok(!specifierCovers("vault/**", at("other/vault/a"), "deny"));
+  assert.ok(specifierCovers("src/**/x.ts", at("src/x.ts")));
+  assert.ok(!specifierCovers("src/**/x.ts", at("src/ax.ts")));
+  assert.ok(specifierCovers("secret/**", at("ok.txt", "secret/a"), "deny"));
+  assert.ok(!specifierCovers("secret/**", at("ok.txt", "secret/a")));
+});
+
+Deno.test("tool rules: a * in a rule's tool name stands for any characters: mcp__server__* names each of the server's tools, offered or called", () => {
+  const rule = parseToolRule("mcp__files__*");
+  assert.ok(namesTool(rule, "mcp__files__delete"));
+  assert.ok(!namesTool(rule, "mcp__filesystem__delete"));
+  assert.ok(!namesTool(rule, "Bash"));
+  assert.ok(!isOffered("mcp__files__delete", null, [rule]));
+  assert.ok(isOffered("mcp__other__delete", null, [rule]));
+});
