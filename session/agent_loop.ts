@@ -165,12 +165,20 @@ export class AgentLoop {
         ),
         signal,
       );
+      const schemaProblem = this.#schemaProblem();
       if (prompt?.block !== undefined) {
         ending = {
           subtype: "error_during_execution",
           text:
             `the prompt was blocked by a UserPromptSubmit hook: ${prompt.block}`,
           terminal: "hook_stopped",
+        };
+      } else if (schemaProblem) {
+        // Said before the model is asked, not when it first answers.
+        ending = {
+          subtype: "error_during_execution",
+          text: schemaProblem,
+          terminal: "turn_setup_failed",
         };
       } else {
         await this.#add({ role: "user", content });
@@ -623,6 +631,20 @@ export class AgentLoop {
   }
 
   #schema: z.ZodType | undefined;
+
+  /** What is wrong with the structured output's schema (`--json-schema`, initialize's `jsonSchema`), or null. */
+  #schemaProblem(): string | null {
+    const schema = this.#deps.config.jsonSchema;
+    if (!schema) return null;
+    try {
+      this.#schema ??= z.fromJSONSchema(schema);
+      return null;
+    } catch (error) {
+      return `the structured output's JSON Schema (--json-schema) cannot be used: ${
+        (error as Error).message
+      }`;
+    }
+  }
 
   async #add(
     message: Message,

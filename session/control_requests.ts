@@ -100,7 +100,11 @@ export class ControlRequests {
           isPermissionMode(body.mode) &&
           (body.mode !== "plan" || mode.permission !== null)
         ) mode.setPermission(body.mode);
-        else mode.current = body.mode as Mode;
+        else if (body.mode === "agent" && mode.permission !== null) {
+          // wave's agent in a session of Claude Code's modes: its default,
+          // which asks before changes (not plan's "nothing to ask").
+          mode.setPermission("default");
+        } else mode.current = body.mode as Mode;
         return this.#answer(id, { mode: body.mode });
       case "initialize":
         // Answered once the MCP servers it names connected or failed (their

@@ -117,6 +117,12 @@ export class UserTurns {
       ? config.model
       : modelIdOf(model, config.model);
     if (!wanted) throw new Error("no model is configured to return to");
+    // A replay script is a file the parent names: only --model may name one.
+    if (wanted.startsWith("replay:") && wanted !== config.model) {
+      throw new Error(
+        "set_model takes a model of an API (a Claude model name, anthropic:NAME or openai:NAME), not a replay script",
+      );
+    }
     const provider = await this.#providerFor(wanted);
     this.#model = wanted;
     const loop = await this.#agent?.catch(() => undefined);

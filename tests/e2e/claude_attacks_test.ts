@@ -441,3 +441,57 @@ Deno.test("claude attacks: an interrupt ends a turn that waits for a Stop or Use
     await mock.close();
   }
 });
+
+Deno.test("attack: set_model cannot make wave read a file (a replay script); wave's agent after Claude's plan asks before changes again", async () => {
+  const wave = await startWave({
+    args: ["--permission-mode", "plan", "--output-format", "stream-json"],
+  });
+  try {
+    const refused = await wave.request({
+      subtype: "set_model",
+      model: "replay:/etc/passwd",
+    });
+    assert.equal(refused.subtype, "error");
+    assert.match(refused.error, /not a replay script/);
+    assert.doesNotMatch(refused.error, /root:/);
+    await wave.request({ subtype: "set_permission_mode", mode: "agent" });
+    const call = await wave.request({
+      subtype: "call_tool",
+      tool_name: "Write",
+      input: { file_path: "a.txt", content: "x" },
+    });
+    // default mode asks the parent, and with --approvals deny that is a denial.
+    assert.equal(call.response.is_error, true);
+    assert.match(call.response.content, /Write changes a\.txt/);
+  } finally {
+    await wave.kill();
+  }
+});
+
+Deno.test("a --json-schema wave cannot check ends the turn at once, saying so, before the model is asked", async () => {
+  const model = new MockModel();
+  const wave = await startWave({
+    args: [
+      "--model",
+      "anthropic:claude-x",
+      "--base-url",
+      model.url,
+      "--json-schema",
+      '{"type":"object","properties":{"a":{"$ref":"#/nowhere"}}}',
+    ],
+    env: { ANTHROPIC_API_KEY: "k" },
+  });
+  try {
+    await wave.send({
+      type: "user",
+      message: { role: "user", content: "go" },
+    });
+    const result = await wave.waitFor((m) => m.type === "result");
+    assert.equal(result.subtype, "error_during_execution");
+    assert.match(result.result, /JSON Schema \(--json-schema\) cannot be used/);
+    assert.equal(model.requests.length, 0);
+  } finally {
+    await wave.kill();
+    await model.close();
+  }
+});
