@@ -449,6 +449,7 @@ Deno.test("claude sdk: resume continues a session with its history; the control 
     assert.ok(models.some((m) => m.value === "sonnet"));
     await q.setPermissionMode("acceptEdits");
     await q.setModel("claude-haiku-5-5");
+    await q.setMaxThinkingTokens(1024);
     let results = 0;
     for await (const m of q) {
       if (m.type === "result" && ++results === 1) prompt.send("and again");
@@ -457,6 +458,10 @@ Deno.test("claude sdk: resume continues a session with its history; the control 
     // The second turn went to the model set_model named, in acceptEdits:
     // the write was not asked about.
     assert.equal(s.model.requests.at(-1)!.body.model, "claude-haiku-5-5");
+    assert.deepEqual(s.model.requests.at(-1)!.body.thinking, {
+      type: "enabled",
+      budget_tokens: 1024,
+    });
     assert.deepEqual(asked, []);
     assert.equal(
       await Deno.readTextFile(`${s.workspace}/mode.txt`),
