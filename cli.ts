@@ -92,14 +92,16 @@ if (initSent) {
 
 // wave mcp, wave acp: the client's initialize is answered now, before the
 // SDK and the tools load; the front reads it too, and does not answer twice.
-let stdin: ReadableStream<Uint8Array> = Deno.stdin.readable;
+let stdin: ReadableStream<Uint8Array> | undefined;
 let answered: string | number | undefined;
 // (Not with --listen: then stdin is no MCP input, and may be a terminal.)
+// Read from Deno.stdin itself: its stream costs milliseconds to set up,
+// which the answer need not wait for.
 if (!streamJson && !config.listen) {
   const answerEarly = config.front === "mcp" ? mcpEarly : acpEarly;
   ({ stdin, answered } = await answerEarly(
     config,
-    stdin,
+    Deno.stdin,
     (text) => writeSync(Deno.stdout, text),
   ));
 }
@@ -148,7 +150,7 @@ let code: number;
 try {
   const result = await serve(
     config,
-    { stdin, stdout: Deno.stdout },
+    { stdin: stdin ?? Deno.stdin.readable, stdout: Deno.stdout },
     {
       modules: [...entries.map(builtinRef), ...config.toolModules],
       initSent,

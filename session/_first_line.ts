@@ -13,27 +13,62 @@
 export interface PeekedStream {
   /** The first line (UTF-8, without its newline), or null: none within the limit, or the stream ended first. */
   line: string | null;
-  /** Every byte of the original stream, the first line's included, unread. */
-  stream: ReadableStream<Uint8Array>;
+  /**
+   * Every byte of the original stream, the first line's included, unread;
+   * made when first read (so the line can be answered before).
+   */
+  readonly stream: ReadableStream<Uint8Array>;
 }
 
 /**
- * Reads `stream` up to its first newline, at most `maxBytes`. Never loses
+ * A file read directly (`Deno.stdin`): its first bytes are read with
+ * `read`, and only the rest through `readable`, whose stream machinery
+ * costs milliseconds to set up; the first line is answered before that.
+ */
+export interface ByteSource {
+  read(buffer: Uint8Array): Promise<number | null>;
+  readonly readable: ReadableStream<Uint8Array>;
+}
+
+function isByteSource(
+  source: ReadableStream<Uint8Array> | ByteSource,
+): source is ByteSource {
+  return typeof (source as Partial<ByteSource>).read === "function";
+}
+
+/** How much one direct read of a {@linkcode ByteSource} takes at most. */
+const READ_BYTES = 64 * 1024;
+
+/**
+ * Reads `source` up to its first newline, at most `maxBytes`. Never loses
  * a byte: what was read is the start of the returned stream, then the
  * rest follows as it arrives.
  */
 export async function peekFirstLine(
-  stream: ReadableStream<Uint8Array>,
+  source: ReadableStream<Uint8Array> | ByteSource,
   maxBytes: number,
 ): Promise<PeekedStream> {
-  const reader = stream.getReader();
+  // Not `instanceof ReadableStream`: the first touch of that global loads
+  // Deno's streams, milliseconds before the line could be answered.
+  const direct = isByteSource(source);
+  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  const rest = () => reader ??= (direct ? source.readable : source).getReader();
+  const next = async (): Promise<Uint8Array | null> => {
+    if (!direct) {
+      const { value, done } = await rest().read();
+      return done ? null : value;
+    }
+    const buffer = new Uint8Array(READ_BYTES);
+    const n = await source.read(buffer);
+    return n === null ? null : buffer.subarray(0, n);
+  };
   const chunks: Uint8Array[] = [];
   let size = 0;
   let line: string | null = null;
   let ended = false;
   while (true) {
-    const { value, done } = await reader.read();
-    if (done) {
+    const value = await next();
+    if (value === null) {
       ended = true;
       break;
     }
@@ -56,24 +91,31 @@ export async function peekFirstLine(
     if (size > maxBytes) break;
   }
   const read = chunks;
-  return {
-    line,
-    stream: new ReadableStream<Uint8Array>({
+  let stream: ReadableStream<Uint8Array> | undefined;
+  // Made when first asked for, after the line is answered: the first
+  // ReadableStream of a process costs milliseconds (Deno's streams load).
+  const handOn = () =>
+    stream ??= new ReadableStream<Uint8Array>({
       start(controller) {
         for (const chunk of read) controller.enqueue(chunk);
         if (ended) controller.close();
       },
       async pull(controller) {
         if (ended) return;
-        const { value, done } = await reader.read();
+        const { value, done } = await rest().read();
         if (done) {
           ended = true;
           controller.close();
         } else controller.enqueue(value);
       },
       cancel(reason) {
-        return reader.cancel(reason);
+        return rest().cancel(reason);
       },
-    }),
+    });
+  return {
+    line,
+    get stream() {
+      return handOn();
+    },
   };
 }
