@@ -44,16 +44,16 @@ Deno.test("peekFirstLine: no line when the stream ends first, the limit passes, 
   );
 });
 
-/** A file read directly, as Deno.stdin is: `read` first, `readable` (counted) for the rest. */
+/** A file read directly, as Deno.stdin is: `readSync` first, `readable` (counted) for the rest. */
 function byteSource(chunks: Uint8Array[]) {
   let readableTaken = 0;
   return {
     source: {
-      read(buffer: Uint8Array): Promise<number | null> {
+      readSync(buffer: Uint8Array): number | null {
         const chunk = chunks.shift();
-        if (!chunk) return Promise.resolve(null);
+        if (!chunk) return null;
         buffer.set(chunk);
-        return Promise.resolve(chunk.length);
+        return chunk.length;
       },
       get readable() {
         readableTaken++;
@@ -64,7 +64,7 @@ function byteSource(chunks: Uint8Array[]) {
   };
 }
 
-Deno.test("peekFirstLine of a file read directly: the line from read() alone, then every byte handed on through its stream", async () => {
+Deno.test("peekFirstLine of a file read directly: the line from readSync() alone, then every byte handed on through its stream", async () => {
   const { source, readableTaken } = byteSource([
     bytes('{"a":'),
     bytes('1}\n{"b"'),
