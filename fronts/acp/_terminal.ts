@@ -4,9 +4,10 @@
  * content `{type: "terminal"}` that embeds one) make the client run the
  * command, outside wave's sandbox, approvals and process groups, so
  * `wave acp` never creates one. A client that renders agent-run commands
- * as terminals (the `_meta.terminal_output` client capability, as Zed
- * has) is given the command wave runs in its own sandbox: the tool call
- * embeds a terminal by the call's id (`_meta.terminal_info`), the output
+ * as terminals (the `_meta.terminal_output` client capability, the
+ * convention of Zed and Claude Code's ACP adapter) is given the command
+ * wave runs in its own sandbox: the tool call embeds a terminal by the
+ * call's id (`_meta.terminal_info`), the output
  * streams into it as it comes (`_meta.terminal_output`), and its end says
  * how the command exited (`_meta.terminal_exit`). Other clients see the
  * output as the tool call's text content.
