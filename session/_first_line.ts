@@ -29,7 +29,8 @@ export interface ByteSource {
   /**
    * Reads what is there, waiting for it on this thread: nothing else runs
    * before the first line is answered, and an asynchronous read costs a
-   * round of the event loop more.
+   * round of the event loop more. Throwing `Deno.errors.WouldBlock` (a
+   * non-blocking pipe) sends the reading to `readable`.
    */
   readSync(buffer: Uint8Array): number | null;
   readonly readable: ReadableStream<Uint8Array>;
@@ -77,14 +78,22 @@ export async function peekFirstLine(
   const direct = isByteSource(source);
   let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
   const rest = () => reader ??= (direct ? source.readable : source).getReader();
+  // A source that cannot be read synchronously (a non-blocking pipe) is
+  // read through its stream.
+  let streaming = !direct;
   const next = async (): Promise<Uint8Array | null> => {
-    if (!direct) {
-      const { value, done } = await rest().read();
-      return done ? null : value;
+    if (direct && !streaming) {
+      const buffer = new Uint8Array(READ_BYTES);
+      try {
+        const n = source.readSync(buffer);
+        return n === null ? null : buffer.subarray(0, n);
+      } catch (error) {
+        if (!(error instanceof Deno.errors.WouldBlock)) throw error;
+        streaming = true;
+      }
     }
-    const buffer = new Uint8Array(READ_BYTES);
-    const n = source.readSync(buffer);
-    return n === null ? null : buffer.subarray(0, n);
+    const { value, done } = await rest().read();
+    return done ? null : value;
   };
   const chunks: Uint8Array[] = [];
   let size = 0;

@@ -91,3 +91,17 @@ Deno.test("peekFirstLine of a file read directly: the line from readSync() alone
   assert.equal(long.line, null);
   assert.equal(await all(long.stream), "x".repeat(10) + "y".repeat(10) + "\n");
 });
+
+Deno.test("peekFirstLine of a file that would block a synchronous read: read through its stream, nothing lost", async () => {
+  let tries = 0;
+  const peeked = await peekFirstLine({
+    readSync(): number | null {
+      tries++;
+      throw new Deno.errors.WouldBlock("Resource temporarily unavailable");
+    },
+    readable: ReadableStream.from([bytes('{"a":1}\nrest')]),
+  }, 1000);
+  assert.equal(tries, 1);
+  assert.equal(peeked.line, '{"a":1}');
+  assert.equal(await all(peeked.stream), '{"a":1}\nrest');
+});
