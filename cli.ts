@@ -67,10 +67,12 @@ function writeSync(out: typeof Deno.stdout, text: string): void {
 }
 
 // `wave report`: a page of a past session; its renderers load only here.
-const REPORT = new URL("./session/report/command.ts", import.meta.url).href;
+// (Made when used: the first URL parsed costs a fifth of a millisecond.)
+const reportModule = () =>
+  new URL("./session/report/command.ts", import.meta.url).href;
 type ReportModule = typeof import("./session/report/command.ts");
 if (Deno.args[0] === "report") {
-  const { reportCommand } = await import(REPORT) as ReportModule;
+  const { reportCommand } = await import(reportModule()) as ReportModule;
   const done = await reportCommand(Deno.args.slice(1), Deno.env);
   if (done.stdout) writeSync(Deno.stdout, done.stdout);
   if (done.stderr) writeSync(Deno.stderr, done.stderr);
@@ -106,14 +108,16 @@ if (initSent) {
 
 // wave mcp, wave acp: the client's initialize is answered now, before the
 // SDK and the tools load; the front reads it too, and does not answer twice.
-let stdin: ReadableStream<Uint8Array> = Deno.stdin.readable;
+let stdin: ReadableStream<Uint8Array> | undefined;
 let answered: string | number | undefined;
 // (Not with --listen: then stdin is no MCP input, and may be a terminal.)
+// Read from Deno.stdin itself: its stream costs milliseconds to set up,
+// which the answer need not wait for.
 if (!streamJson && !config.listen) {
   const answerEarly = config.front === "mcp" ? mcpEarly : acpEarly;
   ({ stdin, answered } = await answerEarly(
     config,
-    stdin,
+    Deno.stdin,
     (text) => writeSync(Deno.stdout, text),
   ));
 }
@@ -154,7 +158,7 @@ for (const [signal, code] of [["SIGTERM", 143], ["SIGINT", 130]] as const) {
 /** `--report FILE`: the session's page, however it ended. */
 async function writeSessionReport(): Promise<void> {
   if (!config.reportFile) return;
-  const { reportAtEnd } = await import(REPORT) as ReportModule;
+  const { reportAtEnd } = await import(reportModule()) as ReportModule;
   await reportAtEnd(config.waveHome, config.sessionId, config.reportFile);
 }
 
@@ -162,7 +166,7 @@ let code: number;
 try {
   const result = await serve(
     config,
-    { stdin, stdout: Deno.stdout },
+    { stdin: stdin ?? Deno.stdin.readable, stdout: Deno.stdout },
     {
       modules: [...entries.map(builtinRef), ...config.toolModules],
       initSent,

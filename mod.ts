@@ -50,6 +50,7 @@ export {
   type CallTask,
   type ContentBlock,
   defineTool,
+  type EditorBuffers,
   errorResult,
   type InputOf,
   type InputSchema,

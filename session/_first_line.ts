@@ -13,27 +13,95 @@
 export interface PeekedStream {
   /** The first line (UTF-8, without its newline), or null: none within the limit, or the stream ended first. */
   line: string | null;
-  /** Every byte of the original stream, the first line's included, unread. */
-  stream: ReadableStream<Uint8Array>;
+  /**
+   * Every byte of the original stream, the first line's included, unread;
+   * made when first read (so the line can be answered before).
+   */
+  readonly stream: ReadableStream<Uint8Array>;
 }
 
 /**
- * Reads `stream` up to its first newline, at most `maxBytes`. Never loses
+ * A file read directly (`Deno.stdin`): its first bytes are read with
+ * `readSync`, and only the rest through `readable`, whose stream machinery
+ * costs milliseconds to set up; the first line is answered before that.
+ */
+export interface ByteSource {
+  /**
+   * Reads what is there, waiting for it on this thread: nothing else runs
+   * before the first line is answered, and an asynchronous read costs a
+   * round of the event loop more. Throwing `Deno.errors.WouldBlock` (a
+   * non-blocking pipe) sends the reading to `readable`.
+   */
+  readSync(buffer: Uint8Array): number | null;
+  readonly readable: ReadableStream<Uint8Array>;
+}
+
+/**
+ * `bytes` as text, or null when they are not UTF-8. ASCII (what a client's
+ * `initialize` is) is decoded without a TextDecoder, whose first use
+ * costs a fifth of a millisecond.
+ */
+function utf8(bytes: Uint8Array): string | null {
+  if (bytes.length <= ASCII_FAST && bytes.every((b) => b < 0x80)) {
+    return String.fromCharCode(...bytes);
+  }
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    return null; // not UTF-8: no line to answer; the front says why
+  }
+}
+
+/** The longest line decoded by {@linkcode utf8}'s ASCII path (one call's arguments). */
+const ASCII_FAST = 16 * 1024;
+
+function isByteSource(
+  source: ReadableStream<Uint8Array> | ByteSource,
+): source is ByteSource {
+  return typeof (source as Partial<ByteSource>).readSync === "function";
+}
+
+/** How much one direct read of a {@linkcode ByteSource} takes at most. */
+const READ_BYTES = 64 * 1024;
+
+/**
+ * Reads `source` up to its first newline, at most `maxBytes`. Never loses
  * a byte: what was read is the start of the returned stream, then the
  * rest follows as it arrives.
  */
 export async function peekFirstLine(
-  stream: ReadableStream<Uint8Array>,
+  source: ReadableStream<Uint8Array> | ByteSource,
   maxBytes: number,
 ): Promise<PeekedStream> {
-  const reader = stream.getReader();
+  // Not `instanceof ReadableStream`: the first touch of that global loads
+  // Deno's streams, milliseconds before the line could be answered.
+  const direct = isByteSource(source);
+  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  const rest = () => reader ??= (direct ? source.readable : source).getReader();
+  // A source that cannot be read synchronously (a non-blocking pipe) is
+  // read through its stream.
+  let streaming = !direct;
+  const next = async (): Promise<Uint8Array | null> => {
+    if (direct && !streaming) {
+      const buffer = new Uint8Array(READ_BYTES);
+      try {
+        const n = source.readSync(buffer);
+        return n === null ? null : buffer.subarray(0, n);
+      } catch (error) {
+        if (!(error instanceof Deno.errors.WouldBlock)) throw error;
+        streaming = true;
+      }
+    }
+    const { value, done } = await rest().read();
+    return done ? null : value;
+  };
   const chunks: Uint8Array[] = [];
   let size = 0;
   let line: string | null = null;
   let ended = false;
   while (true) {
-    const { value, done } = await reader.read();
-    if (done) {
+    const value = await next();
+    if (value === null) {
       ended = true;
       break;
     }
@@ -47,33 +115,38 @@ export async function peekFirstLine(
         at += chunk.length;
       }
       bytes.set(value.subarray(0, nl), at);
-      try {
-        line = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-      } catch { /* not UTF-8: no line to answer; the front says why */ }
+      line = utf8(bytes);
       break;
     }
     size += value.length;
     if (size > maxBytes) break;
   }
   const read = chunks;
-  return {
-    line,
-    stream: new ReadableStream<Uint8Array>({
+  let stream: ReadableStream<Uint8Array> | undefined;
+  // Made when first asked for, after the line is answered: the first
+  // ReadableStream of a process costs milliseconds (Deno's streams load).
+  const handOn = () =>
+    stream ??= new ReadableStream<Uint8Array>({
       start(controller) {
         for (const chunk of read) controller.enqueue(chunk);
         if (ended) controller.close();
       },
       async pull(controller) {
         if (ended) return;
-        const { value, done } = await reader.read();
+        const { value, done } = await rest().read();
         if (done) {
           ended = true;
           controller.close();
         } else controller.enqueue(value);
       },
       cancel(reason) {
-        return reader.cancel(reason);
+        return rest().cancel(reason);
       },
-    }),
+    });
+  return {
+    line,
+    get stream() {
+      return handOn();
+    },
   };
 }

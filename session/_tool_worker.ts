@@ -131,6 +131,41 @@ function openFile(
   });
 }
 
+/** Buffer requests asked of the main thread, by request number. */
+const buffers = new Map<
+  number,
+  (answer: { text?: string; error?: ToolError }) => void
+>();
+let nextBuffer = 1;
+
+/** Asks the main thread to read (no `text`) or write the editor's buffer of `path` (ToolContext.buffers). */
+function buffer(
+  id: string,
+  signal: AbortSignal,
+  path: string,
+  text?: string,
+): Promise<string> {
+  const request = nextBuffer++;
+  return new Promise<string>((resolve, reject) => {
+    const onAbort = () => {
+      buffers.delete(request);
+      reject(
+        new ToolError("the editor's answer was interrupted", {
+          type: "interrupted",
+        }),
+      );
+    };
+    if (signal.aborted) return onAbort();
+    signal.addEventListener("abort", onAbort, { once: true });
+    buffers.set(request, ({ text, error }) => {
+      signal.removeEventListener("abort", onAbort);
+      if (error) reject(error);
+      else resolve(text ?? "");
+    });
+    post({ type: "buffer", id, request, path, text });
+  });
+}
+
 function post(message: FromWorker): void {
   self.postMessage(message);
 }
@@ -220,6 +255,14 @@ function contextFor(
     outputDir: data.outputDir,
     openWith: data.openWith,
     openFile: (path, timeoutMs) => openFile(id, signal, path, timeoutMs),
+    buffers: data.buffers
+      ? {
+        read: (path) => buffer(id, signal, path),
+        write: async (path, text) => {
+          await buffer(id, signal, path, text);
+        },
+      }
+      : undefined,
   };
 }
 
@@ -297,7 +340,15 @@ self.onmessage = (event: MessageEvent<ToWorker>) => {
     );
   } else if (message.type === "call") runCall(message);
   else if (message.type === "abort") controllers.get(message.id)?.abort();
-  else if (message.type === "opened") {
+  else if (message.type === "buffered") {
+    const waiting = buffers.get(message.request);
+    buffers.delete(message.request);
+    waiting?.({
+      text: message.text,
+      error: message.error &&
+        new ToolError(message.error.message, message.error.structured),
+    });
+  } else if (message.type === "opened") {
     const waiting = opens.get(message.request);
     opens.delete(message.request);
     waiting?.({

@@ -49,6 +49,11 @@ export interface CallContextData {
   outputDir: string;
   /** `--open-with` (`ctx.openWith`). */
   openWith: OpenWith;
+  /**
+   * The call reads and writes the text of the files it named through the
+   * front's editor (`ctx.buffers`, over `buffer` requests); absent or false: the disk.
+   */
+  buffers?: boolean;
 }
 
 /** Main → worker. */
@@ -74,6 +79,17 @@ export type ToWorker =
    */
   | {
     type: "transcript";
+    id: string;
+    request: number;
+    text?: string;
+    error?: { message: string; structured: unknown };
+  }
+  /**
+   * The answer to a `buffer` request: the buffer's text (a read), nothing
+   * (a write done), or the error the tool throws.
+   */
+  | {
+    type: "buffered";
     id: string;
     request: number;
     text?: string;
@@ -146,6 +162,19 @@ export type FromWorker =
     request: number;
     path: string;
     timeoutMs: number;
+  }
+  /**
+   * A tool's `ctx.buffers`: the main thread checks that `path` is one the
+   * call named (for writing, when `text` is given), asks the front's
+   * editor for its text or gives it `text`, and answers `buffered`.
+   */
+  | {
+    type: "buffer";
+    id: string;
+    request: number;
+    path: string;
+    /** The new whole text of the buffer: a write; absent: a read. */
+    text?: string;
   };
 
 /** A file's identity on its file system. */

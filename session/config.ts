@@ -123,9 +123,11 @@ export interface Config {
   /**
    * How the file tools are held to their roots: Landlock where the kernel
    * has it, else path checks (the hidden `--file-boundary paths` forces
-   * the latter, for tests).
+   * the latter, for tests). {@linkcode parseFlags} probes the kernel when
+   * this is first read (Landlock's syscall, through FFI, about a
+   * millisecond), so `wave mcp` and `wave acp` answer `initialize` first.
    */
-  fileBoundary: FileBoundary;
+  readonly fileBoundary: FileBoundary;
   /** Where files made for the user go when no location is given (`--output-dir`), absolute. */
   outputDir: string;
   /** How open_file opens a file (`--open-with`; default: `system` where a display is present, else `none`). */
@@ -527,6 +529,8 @@ export function parseFlags(
     }
   }
 
+  const boundary = flags["file-boundary"] === "paths" ? "paths" : undefined;
+  let probed: FileBoundary | undefined;
   return {
     kind: "run",
     config: {
@@ -558,9 +562,9 @@ export function parseFlags(
         : absolutePath(flags.report, cwd),
       taskListId,
       toolDeadlineMs: flags["tool-deadline"],
-      fileBoundary: flags["file-boundary"] === "paths"
-        ? "paths"
-        : fileBoundary(),
+      get fileBoundary(): FileBoundary {
+        return boundary ?? (probed ??= fileBoundary());
+      },
       outputDir: absolutePath(flags["output-dir"], workspace),
       openWith: flags["open-with"] ??
         (env.get("DISPLAY") || env.get("WAYLAND_DISPLAY") ||

@@ -15,6 +15,7 @@ import { ApprovalGate, type ApprovalParent } from "./approvals.ts";
 import { CommandSandbox } from "./command_sandbox.ts";
 import { type Config, spillDirOf } from "./config.ts";
 import { CurrentTask } from "./current_task.ts";
+import type { EditorBuffers } from "./editor_buffers.ts";
 import { commandEnvironment } from "./environment.ts";
 import { SandboxExecutor } from "./executor.ts";
 import { InFlight } from "./in_flight.ts";
@@ -66,6 +67,13 @@ export interface CoreOptions {
    * result is returned.
    */
   onEvent: ToolEventRenderer;
+  /**
+   * The front's editor, when its client serves the text of files (ACP's
+   * `fs/*`): calls of a tool that declares `buffers` read and write the
+   * files they named through it, after the resolver, the approvals and the
+   * write queue. Absent: every call works on the disk.
+   */
+  buffers?: EditorBuffers;
 }
 
 /** One session's core, opened by {@linkcode openCore}. */
@@ -233,6 +241,7 @@ export async function openCore(
     task,
     parent: options.requests,
     permissions,
+    buffers: options.buffers,
   });
   return {
     config,

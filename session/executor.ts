@@ -79,6 +79,13 @@ export interface ExecRequest {
    * cannot be opened.
    */
   openFile?(path: string, timeoutMs: number): Promise<string>;
+  /**
+   * Reads (no `text`: resolves with the text) or writes the editor's
+   * buffer of `path` (`ctx.buffers`); it checks the path. Rejects with an
+   * error whose `message` the tool throws, with its `structured`. Absent:
+   * the worker is told this call has no editor.
+   */
+  buffer?(path: string, text?: string): Promise<string>;
 }
 
 /** What a call produced. */
@@ -176,7 +183,7 @@ export const FILE_PROGRAMS: readonly string[] = ["rg"];
 interface CallHooks {
   /** The tool starts running. */
   onStarted(): void;
-  /** A transcript was asked for (`true`) or answered (`false`). */
+  /** A transcript or an editor buffer was asked for (`true`) or answered (`false`): the deadline waits meanwhile. */
   onTranscribing(active: boolean): void;
 }
 
@@ -369,6 +376,35 @@ class SandboxWorker {
     this.#postWhilePending(call, answer);
   }
 
+  /** Reads or writes an editor buffer for a call's tool, and answers it (while the call is still pending). */
+  async #buffer(
+    call: PendingCall,
+    request: number,
+    path: string,
+    text?: string,
+  ): Promise<void> {
+    // The editor's time is not the tool's: the deadline waits, as for a transcript.
+    call.hooks.onTranscribing(true);
+    let answer: ToWorker;
+    try {
+      answer = await answerOf(
+        call.request.callId,
+        "buffered",
+        request,
+        "buffer_failed",
+        () => {
+          if (!call.request.buffer) {
+            throw new Error("this call has no editor to ask for its buffers");
+          }
+          return call.request.buffer(path, text);
+        },
+      );
+    } finally {
+      call.hooks.onTranscribing(false);
+    }
+    this.#postWhilePending(call, answer);
+  }
+
   /** Posts `answer` to the worker, unless the call ended meanwhile. */
   #postWhilePending(call: PendingCall, answer: ToWorker): void {
     if (!this.dead && this.pending.get(call.request.callId) === call) {
@@ -407,6 +443,11 @@ class SandboxWorker {
       case "transcribe":
         if (call) {
           this.#transcribe(call, message.request, message.path, message.file);
+        }
+        return;
+      case "buffer":
+        if (call) {
+          this.#buffer(call, message.request, message.path, message.text);
         }
         return;
       case "open_file":
@@ -769,7 +810,7 @@ export class SandboxExecutor {
  */
 async function answerOf(
   id: string,
-  type: "transcript" | "opened",
+  type: "transcript" | "opened" | "buffered",
   request: number,
   fallback: string,
   work: () => Promise<string>,

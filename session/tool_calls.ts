@@ -37,6 +37,7 @@ import type { ToolPermissions } from "./permissions.ts";
 import type { CurrentTask } from "./current_task.ts";
 import type { ParentRequests } from "./parent_requests.ts";
 import { openWithSystem } from "./system_opener.ts";
+import { callBuffers, type EditorBuffers } from "./editor_buffers.ts";
 import {
   type ResolvedPath,
   resolveInWorkspace,
@@ -86,6 +87,11 @@ export interface ToolCallsDeps {
   parent: ParentRequests;
   /** The tool-level permissions (Claude Code's rules and permission mode), when the session has them. */
   permissions?: ToolPermissions;
+  /**
+   * The front's editor, when it serves its buffers: calls of a tool that
+   * declares `buffers` read and write the files they named through it.
+   */
+  buffers?: EditorBuffers;
   /**
    * Each event a call's tool emits, in order. A promise it returns is
    * awaited before the call's result is returned, so whatever it writes
@@ -502,6 +508,7 @@ export class ToolCalls {
       let rendering: Promise<void>[] | undefined;
       const named = new Set(uses.map(({ resolved }) => resolved.real));
       const transcriber = deps.transcriber;
+      const editor = def.buffers ? deps.buffers?.(toolUseId) : undefined;
       let shellSandbox: CommandConfinement = { kind: "none" };
       if (def.scopes.run?.length) {
         const sandbox = CommandSandbox.for(config);
@@ -561,6 +568,16 @@ export class ToolCalls {
             }
             return await transcriber.transcribe(path, signal, file);
           }),
+        buffer: editor && callBuffers(
+          editor,
+          named,
+          new Set(
+            uses.filter(({ use }) => use.access === "write").map((
+              { resolved },
+            ) => resolved.real),
+          ),
+          signal,
+        ),
         openFile: async (path, timeoutMs) => {
           if (!named.has(path)) {
             throw new ToolError(
@@ -603,6 +620,7 @@ export class ToolCalls {
           historyLimits: config.historyLimits,
           outputDir: config.outputDir,
           openWith: config.openWith,
+          buffers: editor !== undefined,
         },
       });
       deps.readState.apply(outcome.readState);

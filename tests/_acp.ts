@@ -29,6 +29,13 @@ export interface AcpOptions {
   env?: Record<string, string>;
   /** Answers permission requests (default: reject). */
   permission?: PermissionAnswer;
+  /**
+   * The editor's open buffers, by absolute path: the client answers
+   * `fs/read_text_file` from them (else from the disk, as an editor
+   * does) and `fs/write_text_file` into them, never touching the disk.
+   * The client must still offer `fs` in its `initialize`.
+   */
+  buffers?: Map<string, string>;
   /** The command (default: the CLI through `deno run`). */
   command?: { command: string; args: string[]; cwd?: string };
 }
@@ -43,6 +50,13 @@ export interface AcpSession {
   updates: acp.SessionNotification[];
   /** Every permission request received, in order. */
   permissions: acp.RequestPermissionRequest[];
+  /** Every `terminal/create` received (each refused: the test client runs nothing). */
+  terminalCreates: acp.CreateTerminalRequest[];
+  /** Every `fs/*` request received, in order. */
+  fsRequests: (
+    | { method: "read"; params: acp.ReadTextFileRequest }
+    | { method: "write"; params: acp.WriteTextFileRequest }
+  )[];
   stderr(): string;
   /** Waits for an update matching `match` (20 s). */
   waitForUpdate(
@@ -91,7 +105,26 @@ export async function startAcp(options: AcpOptions = {}): Promise<AcpSession> {
   const updates: acp.SessionNotification[] = [];
   const permissions: acp.RequestPermissionRequest[] = [];
   const answer = options.permission ?? (() => "reject_once");
+  const fsRequests: AcpSession["fsRequests"] = [];
+  const buffers = options.buffers ?? new Map<string, string>();
+  const terminalCreates: acp.CreateTerminalRequest[] = [];
   const connection = acp.client({ name: "wave-test" })
+    .onRequest(acp.methods.client.terminal.create, ({ params }) => {
+      terminalCreates.push(params);
+      throw new acp.RequestError(-32603, "the test client runs no commands");
+    })
+    .onRequest(acp.methods.client.fs.readTextFile, async ({ params }) => {
+      fsRequests.push({ method: "read", params });
+      return {
+        content: buffers.get(params.path) ??
+          await Deno.readTextFile(params.path),
+      };
+    })
+    .onRequest(acp.methods.client.fs.writeTextFile, ({ params }) => {
+      fsRequests.push({ method: "write", params });
+      buffers.set(params.path, params.content);
+      return {};
+    })
     .onNotification(acp.methods.client.session.update, ({ params }) => {
       updates.push(params);
     })
@@ -110,6 +143,8 @@ export async function startAcp(options: AcpOptions = {}): Promise<AcpSession> {
     waveHome,
     updates,
     permissions,
+    fsRequests,
+    terminalCreates,
     stderr: () => stderr,
     waitForUpdate: (match, what) =>
       waitUntil(

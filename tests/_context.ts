@@ -12,6 +12,7 @@ import { resolvePrograms } from "../tools/kernel/programs.ts";
 import { TaskStore } from "../tools/kernel/tasks.ts";
 import { noSttModelError } from "../tools/kernel/transcripts.ts";
 import type {
+  EditorBuffers,
   ToolContext,
   ToolDefinition,
   ToolEvent,
@@ -47,6 +48,9 @@ export class TestSession {
   /** What `ctx.openFile` does (default: opened at once). */
   openFile: (path: string, timeoutMs: number) => Promise<string> = () =>
     Promise.resolve("opened");
+
+  /** The editor's buffers (`ctx.buffers`); absent: the disk. */
+  buffers?: EditorBuffers;
 
   controller = new AbortController();
   /** What `ctx.transcribe` does (default: no speech-to-text model). */
@@ -117,6 +121,7 @@ export class TestSession {
       outputDir: `${this.workspace}/output`,
       openWith: this.openWith,
       openFile: (path, timeoutMs) => this.openFile(path, timeoutMs),
+      buffers: this.buffers,
     };
   }
 

@@ -37,6 +37,13 @@ import {
   toolCallOf,
 } from "./_render.ts";
 import { initializeResult } from "./early.ts";
+import { clientBuffers, offersBuffers } from "./_client_fs.ts";
+import {
+  offersTerminalOutput,
+  terminalExitOf,
+  terminalOf,
+  terminalOutputOf,
+} from "./_terminal.ts";
 
 const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 /** JSON-RPC's codes for bad parameters and for a failure inside the agent. */
@@ -66,12 +73,16 @@ interface RunningCall {
   name: string;
   input: unknown;
   output: string;
+  /** The call's command is shown in an editor terminal (`_terminal.ts`). */
+  terminal?: boolean;
 }
 
 /** The `wave acp` agent: its handlers, sessions and cores. */
 export class AcpFront {
   #config: Config;
   #client: acp.AgentContext | undefined;
+  /** What the client said it offers, in `initialize`. */
+  #capabilities: acp.ClientCapabilities | undefined;
   #cores = new Map<string, Promise<Core>>();
   #modules: readonly string[];
   #sessions = new Map<string, AcpSession>();
@@ -87,8 +98,9 @@ export class AcpFront {
   app(): acp.AgentApp {
     const { methods } = acp;
     return acp.agent({ name: "wave" })
-      .onRequest(methods.agent.initialize, ({ client }) => {
+      .onRequest(methods.agent.initialize, ({ params, client }) => {
         this.#client = client;
+        this.#capabilities = params.clientCapabilities;
         return initializeResult();
       })
       .onRequest(methods.agent.session.new, async ({ params, client }) => {
@@ -240,6 +252,12 @@ export class AcpFront {
         parent: this.parent,
         requests: noParentRequests("wave acp"),
         onEvent: (toolUseId, event) => this.#onEvent(toolUseId, event),
+        buffers: offersBuffers(this.#capabilities)
+          ? clientBuffers(
+            () => this.#client,
+            (toolUseId) => this.#calls.get(toolUseId)?.session.id,
+          )
+          : undefined,
       });
       this.#cores.set(workspace, core);
       core.then(async (opened) => {
@@ -388,21 +406,28 @@ export class AcpFront {
                   content: { type: "text", text: block.text },
                 });
               } else if (block.type === "tool_use") {
+                const call = toolCallOf(
+                  block.id,
+                  block.name,
+                  block.input,
+                  this.#definitionOf(session.registry),
+                  core.config.workspace,
+                );
+                const terminal = call.kind === "execute" &&
+                  offersTerminalOutput(this.#capabilities);
                 this.#calls.set(block.id, {
                   session,
                   name: block.name,
                   input: block.input,
                   output: "",
+                  terminal,
                 });
                 this.#update(session, {
                   sessionUpdate: "tool_call",
-                  ...toolCallOf(
-                    block.id,
-                    block.name,
-                    block.input,
-                    this.#definitionOf(session.registry),
-                    core.config.workspace,
-                  ),
+                  ...call,
+                  ...terminal
+                    ? terminalOf(block.id, core.config.workspace)
+                    : {},
                 });
               }
             }
@@ -413,15 +438,20 @@ export class AcpFront {
               if (typeof block === "string" || block.type !== "tool_result") {
                 continue;
               }
+              const terminal = this.#calls.get(block.tool_use_id)?.terminal;
               this.#calls.delete(block.tool_use_id);
+              const structured = message.tool_use_result ?? null;
               this.#update(session, {
                 sessionUpdate: "tool_call_update",
                 toolCallId: block.tool_use_id,
                 ...finishedCall({
                   content: block.content,
                   is_error: !!block.is_error,
-                  structured: message.tool_use_result ?? null,
+                  structured,
                 }),
+                ...terminal
+                  ? terminalExitOf(block.tool_use_id, structured)
+                  : {},
               });
             }
             return;
@@ -470,6 +500,13 @@ export class AcpFront {
     switch (event.type) {
       case "output": {
         if (!call) return;
+        if (call.terminal) {
+          this.#update(call.session, {
+            sessionUpdate: "tool_call_update",
+            ...terminalOutputOf(toolUseId, event.text),
+          });
+          return;
+        }
         call.output = (call.output + event.text).slice(-SHOWN_OUTPUT_CHARS);
         this.#update(call.session, {
           sessionUpdate: "tool_call_update",

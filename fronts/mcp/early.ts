@@ -11,7 +11,7 @@
  */
 
 import type { Config } from "../../session/config.ts";
-import { peekFirstLine } from "../../session/_first_line.ts";
+import { type ByteSource, peekFirstLine } from "../../session/_first_line.ts";
 import { VERSION } from "../../session/version.ts";
 
 /** The server's name and version. */
@@ -92,12 +92,13 @@ export function initializeAnswer(
  */
 export async function answerEarly(
   config: Config,
-  stdin: ReadableStream<Uint8Array>,
+  stdin: ReadableStream<Uint8Array> | ByteSource,
   write: (text: string) => void,
 ): Promise<{ stdin: ReadableStream<Uint8Array>; answered?: string | number }> {
-  const { line, stream } = await peekFirstLine(stdin, config.maxLineBytes);
+  const peeked = await peekFirstLine(stdin, config.maxLineBytes);
+  const line = peeked.line;
   const early = line === null ? null : initializeAnswer(line, config);
-  if (!early) return { stdin: stream };
+  if (!early) return { stdin: peeked.stream };
   write(early.answer + "\n");
-  return { stdin: stream, answered: early.id };
+  return { stdin: peeked.stream, answered: early.id };
 }

@@ -388,7 +388,15 @@ Deno.test("wave acp: session/load replays the transcript as updates, and the ses
       mcpServers: [],
     });
     assert.equal(loaded.modes?.currentModeId, "agent");
-    // Replayed before the answer.
+    // Replayed before the answer. The SDK's client hands a notification to
+    // its handler a few ticks after it reads it, and resolves a response at
+    // once: the last update can reach the test just after the answer did.
+    await wave.waitForUpdate(
+      (u) =>
+        u.sessionUpdate === "agent_message_chunk" &&
+        u.content.type === "text" && u.content.text === "It says first.",
+      "the replay's last update",
+    );
     assert.deepEqual(
       wave.updates.map((n) => [n.sessionId, n.update.sessionUpdate]),
       [

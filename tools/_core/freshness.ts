@@ -10,12 +10,18 @@ import type { ReadRecord } from "../kernel/read_state.ts";
 import { type ToolContext, ToolError } from "../kernel/tool.ts";
 import { sha256 } from "./text.ts";
 import { readFileBytes } from "../kernel/read_file.ts";
+import { type BufferText, freshBuffer } from "./buffers.ts";
 
 /** What a fresh file looks like now. */
 export interface FreshFile {
   info: Deno.FileInfo;
   /** The file's bytes, when the check had to read them (the hash fallback). */
   bytes?: Uint8Array;
+  /**
+   * The editor's buffer, when the file was last read from it
+   * (`ctx.buffers`): its text is what a change starts from and goes back to.
+   */
+  buffer?: BufferText;
 }
 
 /** The rule of one check, and its words: what the caller was about to do, and the dialect's read tool. */
@@ -37,7 +43,9 @@ export interface FreshnessRule {
  * whole and the content hash still matches (a checkout, an editor's save or
  * a sync tool touched it). After a partial read a newer mtime is stale.
  * Throws a {@linkcode ToolError} telling the model to read the file first
- * (`not_read`), or again (`stale`).
+ * (`not_read`), or again (`stale`). A file last read from the editor's
+ * buffer is fresh when the buffer's text still hashes as recorded,
+ * whatever the disk holds.
  */
 export async function checkFresh(
   ctx: ToolContext,
@@ -53,6 +61,10 @@ export async function checkFresh(
       `${shown} has not been read in this session. Call ${rule.readTool} on it first, then ${rule.action} it.`,
       { type: "not_read" },
     );
+  }
+  if (record.buffer) {
+    const buffer = await freshBuffer(ctx, real, shown, record, rule);
+    return { info, bytes: buffer.bytes, buffer };
   }
   const mtime = info.mtime?.getTime() ?? 0;
   if (mtime <= record.mtimeMs && info.size === record.size) return { info };

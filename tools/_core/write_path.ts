@@ -31,6 +31,7 @@ import { decodeText, type FileRef, kindOf, statFile } from "./reader.ts";
 import { formatBytes, plural, sha256 } from "./text.ts";
 import { diffable, diffForModel, diffTexts, type FileDiff } from "./diff.ts";
 import { readFileBytes } from "../kernel/read_file.ts";
+import { writeBuffer } from "./buffers.ts";
 
 /**
  * What a dialect's spec asks of a change to a file, and its words for the
@@ -71,6 +72,11 @@ export interface WriteTarget extends FileRef {
    * file again.
    */
   hash?: string;
+  /**
+   * The file was last read from the editor's buffer (`ctx.buffers`): its
+   * bytes are the buffer's text, and the change goes back to the editor.
+   */
+  buffer?: boolean;
 }
 
 /** What a tool is about to do, for {@linkcode openForWrite}. */
@@ -107,6 +113,15 @@ export async function openForWrite(
     action: intent.action,
     readTool: rules.readTool,
   });
+  if (fresh.buffer) {
+    return {
+      ...file,
+      info,
+      bytes: fresh.buffer.bytes,
+      hash: fresh.buffer.hash,
+      buffer: true,
+    };
+  }
   const record = ctx.readState.get(file.real);
   const known = record?.whole && record.hash &&
       (fresh.bytes || sameFile(info, record))
@@ -149,6 +164,11 @@ export async function currentText(
   target: WriteTarget,
 ): Promise<string | undefined> {
   if (!target.info) return undefined;
+  if (target.buffer) {
+    return new TextDecoder("utf-8", { ignoreBOM: true }).decode(
+      await currentBytes(target),
+    );
+  }
   const kind = await kindOf(target.real);
   if (kind.kind !== "text" && kind.kind !== "notebook") return undefined;
   return decodeText(
@@ -179,7 +199,9 @@ export interface CommitOptions {
  * content into file history first when the dialect keeps one, then through
  * the atomic writer; the new content is recorded as read, so the model can
  * change the file again without reading it. Throws a {@linkcode ToolError}
- * that says why a write failed; the file then keeps its old bytes.
+ * that says why a write failed; the file then keeps its old bytes. A
+ * target read from the editor's buffer is written to the editor instead
+ * ({@linkcode commitToBuffer}).
  */
 export async function commitWrite(
   ctx: ToolContext,
@@ -188,6 +210,9 @@ export async function commitWrite(
   content: Uint8Array | readonly Uint8Array[],
   options: CommitOptions,
 ): Promise<WriteOutcome> {
+  if (target.buffer) {
+    return await commitToBuffer(ctx, rules, target, content, options);
+  }
   // The old content goes into history after the new bytes are flushed and
   // before they replace it: hashed while the disk flushes, its inode
   // linked as the blob where it can be (the rename leaves it untouched).
@@ -239,6 +264,64 @@ export async function commitWrite(
     previousSize: result.previousSize,
     bytesWritten: chunksLength(chunks),
   };
+}
+
+/**
+ * A change to a file last read from the editor's buffer: its old text into
+ * file history when the dialect keeps one, then the new text to the editor
+ * (the disk is the editor's business), recorded as read from the buffer.
+ * Throws a {@linkcode ToolError} when the editor refuses; the buffer then
+ * holds what it held.
+ */
+async function commitToBuffer(
+  ctx: ToolContext,
+  rules: WriteRules,
+  target: WriteTarget,
+  content: Uint8Array | readonly Uint8Array[],
+  options: CommitOptions,
+): Promise<WriteOutcome> {
+  const old = await currentBytes(target);
+  const bytes = content instanceof Uint8Array ? content : concat(content);
+  if (rules.history) {
+    await recordVersion(ctx, target.real, options.tool, old, {
+      hash: target.hash,
+    });
+  }
+  options.whileFlushing?.();
+  let record;
+  try {
+    record = await writeBuffer(
+      ctx,
+      target.real,
+      bytes,
+      options.tool,
+      target.info,
+    );
+  } catch (error) {
+    if (error instanceof ToolError) throw error;
+    throw new ToolError(
+      `Could not write ${target.shown}: ${
+        error instanceof Error ? error.message : String(error)
+      }.`,
+      { type: "write_failed" },
+    );
+  }
+  ctx.readState.record(target.real, record);
+  return {
+    created: false,
+    previousSize: old.length,
+    bytesWritten: bytes.length,
+  };
+}
+
+function concat(chunks: readonly Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(chunksLength(chunks));
+  let at = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, at);
+    at += chunk.length;
+  }
+  return out;
 }
 
 /** Options of {@linkcode writeWhole}. */

@@ -23,6 +23,12 @@ export interface ReadRecord {
   range?: { offset: number; limit: number };
   /** Which dialect's read made the record (ranges are only compared within one). */
   reader?: string;
+  /**
+   * The content came from the editor's buffer (`ctx.buffers`), not the
+   * disk: `hash` is of its text (UTF-8), the whole buffer, and only that
+   * hash says whether it changed since (the disk's mtime and size do not).
+   */
+  buffer?: boolean;
 }
 
 /** Read-state as a tool sees it during one call: the session's records for its paths, and its changes. */

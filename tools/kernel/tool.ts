@@ -226,6 +226,34 @@ export interface ToolContext {
    * model; rejects with a {@linkcode ToolError} saying what failed.
    */
   openFile(path: string, timeoutMs: number): Promise<string>;
+  /**
+   * The editor's buffers of the files this call named, when the session's
+   * front has an editor that serves them (ACP's `fs/read_text_file` and
+   * `fs/write_text_file`) and the tool declares `buffers`; else
+   * `undefined`, and the tool works on the disk.
+   */
+  readonly buffers?: EditorBuffers;
+}
+
+/**
+ * The text of files as the person's editor holds it, unsaved changes
+ * included (`ctx.buffers`). The main thread asks the editor; only paths
+ * the call named, after the resolver and approvals, are served.
+ */
+export interface EditorBuffers {
+  /**
+   * The editor's text of `path` (a real path this call's input named).
+   * Rejects with a {@linkcode ToolError} saying why the editor could not
+   * answer; stops when the call's signal aborts.
+   */
+  read(path: string): Promise<string>;
+  /**
+   * Replaces the editor's text of `path` (a real path this call named for
+   * writing) with exactly `text`; the disk is the editor's business.
+   * Rejects with a {@linkcode ToolError} saying why; the buffer then
+   * holds what the editor says it holds.
+   */
+  write(path: string, text: string): Promise<void>;
 }
 
 /**
@@ -272,6 +300,12 @@ export interface ToolSpec<S extends InputSchema> {
    * read_files); paths outside the workspace still follow the policy.
    */
   sensitive?: "policy" | "always_ask";
+  /**
+   * Whether the text of the files it names may come from, and go to, the
+   * person's editor instead of the disk (`ctx.buffers`), when the front
+   * has an editor that offers it. Default `false`: the disk.
+   */
+  buffers?: boolean;
   /** The paths the input names; each is resolved and approved before the tool runs. */
   paths?(input: InputOf<S>): PathUse[];
   /** Does the work. May throw {@linkcode ToolError} for an expected failure. */

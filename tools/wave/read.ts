@@ -15,6 +15,7 @@ import {
 import { displayPath, type ResolvedPath } from "../kernel/workspace.ts";
 import type { FileKind } from "../_core/file_type.ts";
 import { partialRecord, wholeRecord } from "../_core/freshness.ts";
+import { bufferRecord, type BufferText, bufferText } from "../_core/buffers.ts";
 import { imageBlock } from "../_core/image.ts";
 import { renderNotebook } from "../_core/notebook.ts";
 import {
@@ -71,6 +72,7 @@ export default defineTool({
   description,
   input,
   scopes: { read: true },
+  buffers: true,
   paths: (i) => [{ path: i.file_path, access: "read" }],
   async run(i, ctx) {
     const file = ctx.path(i.file_path);
@@ -85,16 +87,13 @@ export default defineTool({
 
     const last = ctx.readState.get(file.real);
     if (
+      !last?.buffer &&
       last?.reader === "Read" && last.range?.offset === range.offset &&
       last.range?.limit === range.limit &&
       last.mtimeMs === (info.mtime?.getTime() ?? 0) &&
       last.size === info.size
     ) {
-      return {
-        content:
-          `File unchanged since your last Read of ${shown} (lines from ${range.offset}, limit ${range.limit}): that result is still current; refer to it instead of reading again.`,
-        structured: { type: "file_unchanged", path: file.abs },
-      };
+      return unchanged(shown, range, file.abs);
     }
 
     const kind = await kindOf(file.real);
@@ -109,11 +108,35 @@ export default defineTool({
         return await readImage(file, shown, kind.mediaType, info, range, ctx);
       case "notebook":
         return await readNotebook(file, shown, info, range, ctx);
-      case "text":
-        return await readText(file, shown, kind, info, i, range, ctx);
+      case "text": {
+        // An editor that serves its buffers has the text (unsaved changes
+        // included); images and notebooks are read from the disk.
+        const buffer = await bufferText(ctx, file.real);
+        if (!buffer) {
+          return await readText(file, shown, kind, info, i, range, ctx);
+        }
+        if (
+          last?.buffer && last.reader === "Read" && last.hash === buffer.hash &&
+          last.range?.offset === range.offset &&
+          last.range?.limit === range.limit
+        ) return unchanged(shown, range, file.abs);
+        return await readText(file, shown, kind, info, i, range, ctx, buffer);
+      }
     }
   },
 });
+
+function unchanged(
+  shown: string,
+  range: { offset: number; limit: number },
+  abs: string,
+): ToolResult {
+  return {
+    content:
+      `File unchanged since your last Read of ${shown} (lines from ${range.offset}, limit ${range.limit}): that result is still current; refer to it instead of reading again.`,
+    structured: { type: "file_unchanged", path: abs },
+  };
+}
 
 async function readImage(
   file: ResolvedPath,
@@ -203,14 +226,16 @@ async function readText(
   i: Input,
   range: { offset: number; limit: number },
   ctx: ToolContext,
+  buffer?: BufferText,
 ): Promise<ToolResult> {
   const ranged = i.offset !== undefined || i.limit !== undefined;
-  if (i.limit === undefined && info.size > MAX_WHOLE_READ_BYTES) {
+  const size = buffer?.bytes.length ?? info.size;
+  if (i.limit === undefined && size > MAX_WHOLE_READ_BYTES) {
     throw new ToolError(
-      `${shown} is ${formatBytes(info.size)} (${info.size} bytes), over the ${
+      `${shown} is ${formatBytes(size)} (${size} bytes), over the ${
         formatBytes(MAX_WHOLE_READ_BYTES)
       } that Read takes without a limit. Read it in parts with offset and limit (e.g. offset 1, limit 500), or use Grep to find the lines you need.`,
-      { type: "file_too_large", bytes: info.size, max: MAX_WHOLE_READ_BYTES },
+      { type: "file_too_large", bytes: size, max: MAX_WHOLE_READ_BYTES },
     );
   }
   const start = range.offset - 1;
@@ -218,7 +243,11 @@ async function readText(
   let omitted: number[] = [];
   let totalLines: number;
   let bytes: Uint8Array | undefined;
-  if (info.size > MAX_WHOLE_READ_BYTES && kind.encoding === "utf-8") {
+  if (buffer) {
+    const all = textLines(buffer.text);
+    totalLines = all.length;
+    lines = all.slice(start, start + range.limit);
+  } else if (info.size > MAX_WHOLE_READ_BYTES && kind.encoding === "utf-8") {
     // Only with an explicit limit: stream the window, memory stays flat
     // (a long line keeps only the head that is shown).
     ({ lines, omitted, totalLines } = await readLineWindow(
@@ -234,24 +263,28 @@ async function readText(
     lines = all.slice(start, start + range.limit);
   }
 
+  // What the model saw came from the editor: the whole buffer's hash is
+  // what a later change is checked against, however much of it was shown.
+  const record = () =>
+    buffer ? { ...bufferRecord(buffer, "Read", info), range } : undefined;
   if (totalLines === 0) {
-    if (bytes) {
+    const fromBuffer = record();
+    if (fromBuffer) ctx.readState.record(file.real, fromBuffer);
+    else if (bytes) {
       ctx.readState.record(file.real, {
         ...await wholeRecord(file.real, bytes, "Read", info),
         range,
       });
     }
     return {
-      content: `${shown} exists but is empty (0 lines, ${
-        formatBytes(info.size)
-      }).`,
+      content: `${shown} exists but is empty (0 lines, ${formatBytes(size)}).`,
       structured: {
         type: "text",
         path: file.abs,
         totalLines: 0,
         startLine: 1,
         numLines: 0,
-        bytes: info.size,
+        bytes: size,
         truncated: false,
       },
     };
@@ -282,14 +315,15 @@ async function readText(
   }
   const tokens = estimateTokens(text);
   if (tokens > ctx.limits.maxReadTokens) {
-    throw overBudget(shown, tokens, ctx.limits.maxReadTokens, info.size);
+    throw overBudget(shown, tokens, ctx.limits.maxReadTokens, size);
   }
 
   ctx.readState.record(
     file.real,
-    ranged || !bytes
-      ? { ...partialRecord(info, "Read"), range }
-      : { ...await wholeRecord(file.real, bytes, "Read", info), range },
+    record() ??
+      (ranged || !bytes
+        ? { ...partialRecord(info, "Read"), range }
+        : { ...await wholeRecord(file.real, bytes, "Read", info), range }),
   );
   return {
     content: text,
@@ -299,7 +333,7 @@ async function readText(
       totalLines,
       startLine: range.offset,
       numLines: lines.length,
-      bytes: info.size,
+      bytes: size,
       truncated: more || cutCount > 0,
       linesCut: cutCount,
     },

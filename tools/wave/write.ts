@@ -31,6 +31,7 @@ export default defineTool({
   description,
   input,
   scopes: { read: true, write: true },
+  buffers: true,
   paths: (i) => [{ path: i.file_path, access: "write" }],
   async run(i, ctx) {
     const file = fileRef(ctx, i.file_path);
