@@ -13,7 +13,6 @@ import { parseFlags } from "./session/config.ts";
 import { initMessage } from "./session/init.ts";
 import { builtinRef, TOOLSET_NAMES, TOOLSETS } from "./tools/toolsets.ts";
 import { boundIn } from "./tools/kernel/modes.ts";
-import { isOffered, parseToolRule } from "./session/tool_rules.ts";
 // Small, and needed before the first answer of wave mcp and wave acp.
 import { answerEarly as mcpEarly } from "./fronts/mcp/early.ts";
 import { answerEarly as acpEarly } from "./fronts/acp/early.ts";
@@ -79,6 +78,7 @@ if (Deno.args[0] === "report") {
   Deno.exit(done.code);
 }
 
+const TOOL_RULES = new URL("./session/tool_rules.ts", import.meta.url).href;
 const outcome = parseFlags(Deno.args, Deno.env, TOOLSET_NAMES);
 if (outcome.kind === "exit") {
   if (outcome.stdout) writeSync(Deno.stdout, outcome.stdout);
@@ -96,9 +96,18 @@ const streamJson = config.front === "stream-json";
 const initSent = streamJson && config.toolModules.length === 0 &&
   Object.keys(config.mcpServers).length === 0;
 if (initSent) {
-  const deny = config.toolRules.deny.map(parseToolRule);
+  let offered = (_name: string) => true;
+  // --tools and bare --disallowedTools names shape the list; their module
+  // loads only then.
+  if (config.tools || config.toolRules.deny.length > 0) {
+    const { isOffered, parseToolRule } = await import(
+      TOOL_RULES
+    ) as typeof import("./session/tool_rules.ts");
+    const deny = config.toolRules.deny.map(parseToolRule);
+    offered = (name) => isOffered(name, config.tools, deny);
+  }
   const names = entries.filter((e) =>
-    boundIn(e.mode, config.mode) && isOffered(e.name, config.tools, deny)
+    boundIn(e.mode, config.mode) && offered(e.name)
   ).map((e) => e.name);
   writeSync(
     Deno.stdout,

@@ -21,13 +21,15 @@ import {
   FLAGS,
   type Front,
   FRONTS,
+  type PermissionMode,
   SHELL_SANDBOXES,
   type ShellSandbox,
+  splitToolRules,
   unhonouredFlagWarnings,
   usage,
+  WAVE_MODE_OF,
 } from "./flags.ts";
-import { type PermissionMode, permissionSettings } from "./permission_modes.ts";
-import { parseToolRule, splitToolRules } from "./tool_rules.ts";
+
 import { type ApiKey, readApiKey } from "./models/api_key.ts";
 import { parseModelId, parseSttModelId } from "./models/model_id.ts";
 import { VERSION } from "./version.ts";
@@ -279,9 +281,7 @@ export function parseFlags(
       "--mode and --permission-mode both set the mode; give one of them",
     );
   }
-  const mode = permissionMode
-    ? permissionSettings(permissionMode).mode
-    : flags.mode;
+  const mode = permissionMode ? WAVE_MODE_OF[permissionMode] : flags.mode;
   const warnings = unhonouredFlagWarnings(texts);
   if (permissionPrompt !== undefined && permissionPrompt !== "stdio") {
     warnings.push(
@@ -521,7 +521,7 @@ export function parseFlags(
       ["--disallowedTools", toolRules.deny],
     ] as const
   ) {
-    const broken = rules.find((rule) => /[()]/.test(parseToolRule(rule).tool));
+    const broken = rules.find((rule) => !/^[^()]+(\(.*\))?$/s.test(rule));
     if (broken !== undefined) {
       return fail(
         `${flag}: "${broken}" is not a rule; write Tool or Tool(specifier), with its parentheses closed`,

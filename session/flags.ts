@@ -7,9 +7,8 @@
  */
 
 import { type FlagTable, helpLines } from "./_flag_parser.ts";
-import { MODES } from "../tools/kernel/modes.ts";
+import { type Mode, MODES } from "../tools/kernel/modes.ts";
 import { VERSION } from "./version.ts";
-import { PERMISSION_MODES } from "./permission_modes.ts";
 
 /**
  * Who approves a call that needs an approval (docs/protocol.md "Approvals"):
@@ -39,6 +38,69 @@ export const SHELL_SANDBOXES = ["none", "bwrap", "auto"] as const;
 
 /** One of {@linkcode SHELL_SANDBOXES}. */
 export type ShellSandbox = typeof SHELL_SANDBOXES[number];
+
+/**
+ * Claude Code's permission modes (`--permission-mode`, `set_permission_mode`).
+ *
+ * @example
+ * ```ts
+ * import { PERMISSION_MODES } from "@wave/wave";
+ * console.assert(PERMISSION_MODES.includes("acceptEdits"));
+ * ```
+ */
+export const PERMISSION_MODES = [
+  "default",
+  "acceptEdits",
+  "plan",
+  "bypassPermissions",
+  "dontAsk",
+  "auto",
+] as const;
+
+/** One of {@linkcode PERMISSION_MODES}. */
+export type PermissionMode = typeof PERMISSION_MODES[number];
+
+/** The wave mode each of Claude Code's permission modes binds (permission_modes.ts says what else each one means). */
+export const WAVE_MODE_OF: Readonly<Record<PermissionMode, Mode>> = {
+  default: "agent",
+  acceptEdits: "agent",
+  plan: "plan",
+  bypassPermissions: "agent",
+  dontAsk: "agent",
+  auto: "agent",
+};
+
+/**
+ * The Claude Code permission mode a wave mode is reported as (in
+ * `system/init`'s `permissionMode` when none was given): `plan` is plan,
+ * and the others are `default`.
+ */
+export function permissionModeOf(mode: Mode): PermissionMode {
+  return mode === "plan" ? "plan" : "default";
+}
+
+/**
+ * Splits rule lists as Claude Code's flags take them: each text holds
+ * rules separated by commas or spaces, except inside parentheses
+ * (`Bash(git log:*)` is one rule).
+ */
+export function splitToolRules(texts: readonly string[]): string[] {
+  const rules: string[] = [];
+  for (const text of texts) {
+    let depth = 0;
+    let current = "";
+    for (const ch of text) {
+      if (ch === "(") depth++;
+      if (ch === ")") depth = Math.max(0, depth - 1);
+      if (depth === 0 && (ch === "," || /\s/.test(ch))) {
+        if (current) rules.push(current);
+        current = "";
+      } else current += ch;
+    }
+    if (current) rules.push(current);
+  }
+  return rules;
+}
 
 /** How open_file opens a file for the person: `--open-with`'s values. */
 export const OPEN_WITH = ["parent", "system", "none"] as const;

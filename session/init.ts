@@ -8,7 +8,7 @@
 import { CommandSandbox } from "./command_sandbox.ts";
 import type { Config } from "./config.ts";
 import { PROTOCOL_VERSION, VERSION } from "./version.ts";
-import { permissionModeOf } from "./permission_modes.ts";
+import { permissionModeOf } from "./flags.ts";
 
 /**
  * The first line wave writes: who it is, what it serves (its tools, and

@@ -13,33 +13,22 @@
  * | `dontAsk`           | agent     | refused instead of asked         | refused                        |
  * | `auto`              | agent     | as `default` (wave has no classifier) | the parent                |
  *
- * Imports nothing: the flags read it before `system/init`.
+ * Its vocabulary (the modes' names, the wave mode each binds) is in
+ * `flags.ts`, which runs before `system/init`; this module does not.
  *
  * @module
  */
 
 import type { Mode } from "../tools/kernel/modes.ts";
+import {
+  PERMISSION_MODES,
+  type PermissionMode,
+  permissionModeOf,
+  WAVE_MODE_OF,
+} from "./flags.ts";
 
-/**
- * Claude Code's permission modes (`--permission-mode`, `set_permission_mode`).
- *
- * @example
- * ```ts
- * import { PERMISSION_MODES } from "@wave/wave";
- * console.assert(PERMISSION_MODES.includes("acceptEdits"));
- * ```
- */
-export const PERMISSION_MODES = [
-  "default",
-  "acceptEdits",
-  "plan",
-  "bypassPermissions",
-  "dontAsk",
-  "auto",
-] as const;
-
-/** One of {@linkcode PERMISSION_MODES}. */
-export type PermissionMode = typeof PERMISSION_MODES[number];
+export { PERMISSION_MODES };
+export type { PermissionMode };
 
 /**
  * Which calls inside the workspace are put to the parent before they run:
@@ -59,17 +48,18 @@ export interface PermissionSettings {
 
 /** The settings of Claude Code's permission mode `mode` (the table above). */
 export function permissionSettings(mode: PermissionMode): PermissionSettings {
+  const bound = WAVE_MODE_OF[mode];
   switch (mode) {
     case "acceptEdits":
-      return { mode: "agent", askBefore: "commands", decide: "ask" };
+      return { mode: bound, askBefore: "commands", decide: "ask" };
     case "plan":
-      return { mode: "plan", askBefore: "nothing", decide: "ask" };
+      return { mode: bound, askBefore: "nothing", decide: "ask" };
     case "bypassPermissions":
-      return { mode: "agent", askBefore: "nothing", decide: "allow" };
+      return { mode: bound, askBefore: "nothing", decide: "allow" };
     case "dontAsk":
-      return { mode: "agent", askBefore: "changes", decide: "refuse" };
+      return { mode: bound, askBefore: "changes", decide: "refuse" };
     default:
-      return { mode: "agent", askBefore: "changes", decide: "ask" };
+      return { mode: bound, askBefore: "changes", decide: "ask" };
   }
 }
 
@@ -78,11 +68,4 @@ export function isPermissionMode(text: string): text is PermissionMode {
   return (PERMISSION_MODES as readonly string[]).includes(text);
 }
 
-/**
- * The Claude Code permission mode a wave mode is reported as (in
- * `system/init`'s `permissionMode` when none was given): `plan` is plan,
- * and the others are `default`.
- */
-export function permissionModeOf(mode: Mode): PermissionMode {
-  return mode === "plan" ? "plan" : "default";
-}
+export { permissionModeOf };

@@ -7,10 +7,14 @@
  * that start with `git`), `Edit(src/**)` (paths matching the glob, relative
  * to the workspace), `Read(/etc/hosts)`.
  *
- * Imports nothing: the flags read it before `system/init`.
+ * Loaded after `system/init` (the CLI imports it only when `--tools` or
+ * `--disallowedTools` must shape init's tool list); the lists' splitting,
+ * which the flags need, is in `flags.ts`.
  *
  * @module
  */
+
+import { splitToolRules } from "./flags.ts";
 
 /** One parsed rule. */
 export interface ToolRule {
@@ -20,28 +24,7 @@ export interface ToolRule {
   specifier: string | null;
 }
 
-/**
- * Splits rule lists as Claude Code's flags take them: each text holds
- * rules separated by commas or spaces, except inside parentheses
- * (`Bash(git log:*)` is one rule).
- */
-export function splitToolRules(texts: readonly string[]): string[] {
-  const rules: string[] = [];
-  for (const text of texts) {
-    let depth = 0;
-    let current = "";
-    for (const ch of text) {
-      if (ch === "(") depth++;
-      if (ch === ")") depth = Math.max(0, depth - 1);
-      if (depth === 0 && (ch === "," || /\s/.test(ch))) {
-        if (current) rules.push(current);
-        current = "";
-      } else current += ch;
-    }
-    if (current) rules.push(current);
-  }
-  return rules;
-}
+export { splitToolRules };
 
 /** Parses one rule text (`Bash(git:*)`); a text with no parentheses is a bare name. */
 export function parseToolRule(text: string): ToolRule {

@@ -70,8 +70,6 @@ Deno.test("start-up: the modules run before system/init are exactly these, and t
     "session/init.ts",
     "session/models/api_key.ts",
     "session/models/model_id.ts",
-    "session/permission_modes.ts",
-    "session/tool_rules.ts",
     "session/version.ts",
     "tools/kernel/_libc.ts",
     "tools/kernel/bwrap.ts",
