@@ -13,9 +13,13 @@
  * - `index.jsonl`: one {@linkcode Version} a line, appended. A line cut
  *   short by a crash is skipped when read, and the next append starts on
  *   a line of its own.
- * - `blobs/<sha256>`: a version's bytes, stored once by content hash (two
+ * - `blobs/<hash>`: a version's bytes, stored once by content hash (two
  *   versions with the same bytes share one blob), written atomically
- *   before the index line that names it.
+ *   before the index line that names it. `hash` is the content hash
+ *   (`content_hash.ts`, XXH3-128; `sha256` in history recorded before
+ *   it); a blob is shared only after its bytes are compared, and bytes
+ *   that differ from the blob of their hash (a collision) go to
+ *   `<hash>-1`, `<hash>-2`, ….
  * - `rollbacks/<id>.json`: the journal of a multi-file restore in
  *   progress; one left by a crash is undone by {@linkcode recoverRollbacks}.
  * - `lock`: a shared `flock` while a version is recorded, an exclusive one
@@ -28,9 +32,11 @@
  * @module
  */
 
+import { Buffer } from "node:buffer";
 import { join } from "node:path";
 import { atomicWrite } from "../kernel/atomic_write.ts";
 import type { ToolContext } from "../kernel/tool.ts";
+import { contentHash } from "./content_hash.ts";
 import { sha256 } from "./text.ts";
 
 /** The task a change happened in: a user turn, or what a parent named with `set_task`. */
@@ -73,7 +79,11 @@ export interface Version {
   existed: boolean;
   /** Its size in bytes (0 when it did not exist). */
   size: number;
-  /** The SHA-256 of its bytes, the name of its blob; `null` when it did not exist. */
+  /**
+   * The name of its blob: the content hash of its bytes (with `-N` after
+   * it in the case of a collision, see the module's doc); `null` when it
+   * did not exist.
+   */
   hash: string | null;
 }
 
@@ -153,7 +163,7 @@ async function withLock<T>(
 
 /** Options of {@linkcode recordVersion}. */
 export interface RecordOptions {
-  /** The SHA-256 of `bytes`, when the caller knows it already. */
+  /** The content hash of `bytes` (`content_hash.ts`), when the caller knows it already. */
   hash?: string;
   /**
    * The file that holds `bytes` now and is about to be replaced by a
@@ -196,7 +206,7 @@ export async function recordLinked(
   options: RecordOptions = {},
 ): Promise<Recorded> {
   const dir = historyDir(ctx);
-  const hash = bytes === null ? null : options.hash ?? sha256(bytes);
+  const hash = bytes === null ? null : options.hash ?? contentHash(bytes);
   const version: Version = {
     id: `${Date.now().toString(36)}-${crypto.randomUUID().slice(0, 8)}`,
     path: real,
@@ -211,11 +221,9 @@ export async function recordLinked(
   let linked = false;
   await withLock(dir, false, async () => {
     if (bytes !== null && hash !== null) {
-      const blob = blobPath(dir, hash);
-      let had = false;
-      try {
-        had = Deno.statSync(blob).size === bytes.length;
-      } catch { /* not stored yet */ }
+      const { name, had } = blobFor(dir, hash, bytes);
+      version.hash = name;
+      const blob = blobPath(dir, name);
       if (!had && options.linkFrom) {
         Deno.mkdirSync(join(dir, "blobs"), { recursive: true });
         try {
@@ -233,6 +241,32 @@ export async function recordLinked(
     await prune(ctx).catch(() => {}); // retention never fails a change
   }
   return { version, linked };
+}
+
+/**
+ * The blob `bytes` go to: the first of `hash`, `hash-1`, `hash-2`, … that
+ * holds exactly these bytes (`had`: stored already) or does not exist. A
+ * blob of another size, or of the same size and other bytes, is a
+ * collision of the content hash, and is left to its versions.
+ */
+function blobFor(
+  dir: string,
+  hash: string,
+  bytes: Uint8Array,
+): { name: string; had: boolean } {
+  for (let n = 0;; n++) {
+    const name = n === 0 ? hash : `${hash}-${n}`;
+    let size: number;
+    try {
+      size = Deno.statSync(blobPath(dir, name)).size;
+    } catch {
+      return { name, had: false }; // not stored yet
+    }
+    if (
+      size === bytes.length &&
+      Buffer.compare(Deno.readFileSync(blobPath(dir, name)), bytes) === 0
+    ) return { name, had: true };
+  }
 }
 
 /** How often retention runs at most, per workspace and thread, unless much was recorded. */

@@ -28,7 +28,8 @@ import {
   type Version,
 } from "./history.ts";
 import { decodeText, type FileRef, kindOf, statFile } from "./reader.ts";
-import { formatBytes, plural, sha256 } from "./text.ts";
+import { formatBytes, plural } from "./text.ts";
+import { contentHash } from "./content_hash.ts";
 import { diffable, diffForModel, diffTexts, type FileDiff } from "./diff.ts";
 import { readFileBytes } from "../kernel/read_file.ts";
 
@@ -65,7 +66,7 @@ export interface WriteTarget extends FileRef {
   /** Its bytes now, once read (by the freshness check or {@linkcode currentBytes}). */
   bytes?: Uint8Array;
   /**
-   * The SHA-256 of its bytes when this session's read-state already has
+   * The content hash of its bytes when this session's read-state already has
    * it: the last whole read or write of the file, with the same mtime and
    * size now (or its hash just checked), so history need not hash a large
    * file again.
@@ -202,8 +203,8 @@ export async function commitWrite(
       createParents: options.createParents,
       // Hashing and diffing a large file cost about what its fsync does: overlap them.
       whileFlushing: () => {
-        hash = sha256(chunks);
-        if (old) oldHash = target.hash ?? sha256(old);
+        hash = contentHash(chunks);
+        if (old) oldHash = target.hash ?? contentHash(old);
         options.whileFlushing?.();
       },
       beforeRename: rules.history
@@ -230,7 +231,7 @@ export async function commitWrite(
   ctx.readState.record(target.real, {
     mtimeMs: info.mtime?.getTime() ?? 0,
     size: info.size,
-    hash: hash ?? sha256(chunks),
+    hash: hash ?? contentHash(chunks),
     whole: true,
     reader: options.tool,
   });

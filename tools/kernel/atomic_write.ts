@@ -18,7 +18,7 @@ import { basename, dirname, join } from "node:path";
 
 /** The steps a test can make fail. The default is the real file system. */
 export interface AtomicFs {
-  /** Default: `file.write(chunk)`. */
+  /** Default: `file.writeSync(chunk)` (see {@linkcode atomicWrite}). */
   write(file: Deno.FsFile, chunk: Uint8Array): Promise<number>;
   /** Default: `Deno.renameSync`. */
   rename(from: string, to: string): Promise<void>;
@@ -27,7 +27,10 @@ export interface AtomicFs {
 }
 
 const realFs: AtomicFs = {
-  write: (file, chunk) => file.write(chunk),
+  // Synchronous: an asynchronous write hops to Deno's blocking pool and
+  // back once per chunk, and the calling thread waits for it all the same
+  // (a 10 MB patch's 101 chunks took 8–9 ms that way, 3 ms like this).
+  write: (file, chunk) => Promise.resolve(file.writeSync(chunk)),
   rename: (from, to) => Promise.resolve(Deno.renameSync(from, to)),
 };
 
@@ -413,6 +416,12 @@ async function boundedReadOnlyOpen(
 
 /** Runs of small chunks are gathered into writes of up to this size, not one write per chunk. */
 const GATHER_BYTES = 1 << 20;
+/**
+ * Chunks from this size are written as they are: copying one costs more
+ * than the write call it would save (a fresh buffer's pages are faulted in
+ * as it is filled).
+ */
+const WRITE_AS_IS_BYTES = 64 * 1024;
 
 /**
  * The chunks to write, in order, with runs of small ones copied together
@@ -437,7 +446,7 @@ function* coalesce(chunks: readonly Uint8Array[]): Generator<Uint8Array> {
     size = 0;
   }
   for (const chunk of chunks) {
-    if (chunk.length >= GATHER_BYTES / 4) {
+    if (chunk.length >= WRITE_AS_IS_BYTES) {
       yield* flush();
       yield chunk;
       continue;
