@@ -157,7 +157,9 @@ async function withLock<T>(
   try {
     return await work();
   } finally {
-    await lock.unlock().catch(() => {});
+    try {
+      lock.unlockSync();
+    } catch { /* closed with the file below all the same */ }
   }
 }
 
@@ -235,7 +237,7 @@ export async function recordLinked(
         await atomicWrite(blob, bytes, { createParents: true });
       }
     }
-    await appendLine(join(dir, "index.jsonl"), version);
+    appendLine(join(dir, "index.jsonl"), version);
   });
   if (pruneDue(ctx, dir, version.size)) {
     await prune(ctx).catch(() => {}); // retention never fails a change
@@ -312,23 +314,22 @@ export async function detachBlob(
 }
 
 /** Appends one line, on a line of its own even after a torn one. */
-async function appendLine(path: string, version: Version): Promise<void> {
+function appendLine(path: string, version: Version): void {
   using index = Deno.openSync(path, {
     read: true,
     append: true,
     create: true,
   });
-  const size = (await index.stat()).size;
+  const size = index.statSync().size;
   let lead = "";
   if (size > 0) {
     const last = new Uint8Array(1);
-    await index.seek(size - 1, Deno.SeekMode.Start);
-    await index.read(last);
+    index.seekSync(size - 1, Deno.SeekMode.Start);
+    index.readSync(last);
     if (last[0] !== 0x0a) lead = "\n";
   }
-  await index.write(
-    new TextEncoder().encode(lead + JSON.stringify(version) + "\n"),
-  );
+  const line = new TextEncoder().encode(lead + JSON.stringify(version) + "\n");
+  for (let at = 0; at < line.length;) at += index.writeSync(line.subarray(at));
 }
 
 /**

@@ -227,7 +227,7 @@ export async function commitWrite(
       { type: "write_failed" },
     );
   }
-  const info = await Deno.stat(target.real);
+  const info = Deno.statSync(target.real);
   ctx.readState.record(target.real, {
     mtimeMs: info.mtime?.getTime() ?? 0,
     size: info.size,

@@ -115,9 +115,12 @@ export async function atomicWrite(
     }
   }
 
+  // The file system calls of a write are synchronous: on a confined
+  // worker they run on the thread Landlock holds, and each asynchronous
+  // one would cost a hop to Deno's pool and back.
   let previous: Deno.FileInfo | undefined;
   try {
-    previous = await Deno.stat(path);
+    previous = Deno.statSync(path);
   } catch (error) {
     if (!(error instanceof Deno.errors.NotFound)) throw error;
   }
@@ -153,7 +156,7 @@ export async function atomicWrite(
       await flushed;
     }
     // open()'s mode is narrowed by the umask; an existing file's mode is kept exactly.
-    if (mode !== undefined) await Deno.chmod(temp, mode);
+    if (mode !== undefined) Deno.chmodSync(temp, mode);
     await options.beforeRename?.();
     const keeper = previous && previous.size >= RELEASE_IN_BACKGROUND
       ? await keepAlive(path, secondName(path, suffix, OLD_SUFFIX), fs)
@@ -238,11 +241,12 @@ async function createTemp(
     const temp = secondName(path, suffix, TEMP_SUFFIX);
     const file = Deno.openSync(temp, { write: true, createNew: true, mode });
     try {
-      await file.lock(true);
+      // A new name: only a sweep's momentary tryLock can hold it.
+      file.lockSync(true);
     } catch {
       return { file, temp, suffix };
     }
-    if (attempt >= 8 || !(await sweptAway(file, temp))) {
+    if (attempt >= 8 || !sweptAway(file, temp)) {
       return { file, temp, suffix };
     }
     file.close();
@@ -255,9 +259,10 @@ async function createTemp(
  * (the call was granted the target, not its directory) is taken as still
  * the file's: the writer goes on with it rather than leave it behind.
  */
-async function sweptAway(file: Deno.FsFile, path: string): Promise<boolean> {
+function sweptAway(file: Deno.FsFile, path: string): boolean {
   try {
-    const [opened, named] = await Promise.all([file.stat(), Deno.lstat(path)]);
+    const opened = file.statSync();
+    const named = Deno.lstatSync(path);
     return opened.ino !== named.ino || opened.dev !== named.dev;
   } catch (error) {
     return error instanceof Deno.errors.NotFound;
