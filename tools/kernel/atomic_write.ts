@@ -158,7 +158,10 @@ export async function atomicWrite(
     // open()'s mode is narrowed by the umask; an existing file's mode is kept exactly.
     if (mode !== undefined) Deno.chmodSync(temp, mode);
     await options.beforeRename?.();
-    const keeper = previous && previous.size >= RELEASE_IN_BACKGROUND
+    // A file with another name (file history's blob of it) is not freed
+    // by the rename: nothing to keep.
+    const keeper = previous && previous.size >= RELEASE_IN_BACKGROUND &&
+        onlyName(path)
       ? await keepAlive(path, secondName(path, suffix, OLD_SUFFIX), fs)
       : undefined;
     try {
@@ -470,6 +473,15 @@ function* coalesce(chunks: readonly Uint8Array[]): Generator<Uint8Array> {
  * caller's.
  */
 export const RELEASE_IN_BACKGROUND = 1 << 20;
+
+/** Whether the file at `path` has no other name (a hard link); true when it cannot be told. */
+function onlyName(path: string): boolean {
+  try {
+    return (Deno.statSync(path).nlink ?? 1) <= 1;
+  } catch {
+    return true;
+  }
+}
 
 /**
  * Gives the file at `path` a second name, `keeper`, so the rename that
