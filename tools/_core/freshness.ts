@@ -81,7 +81,7 @@ export async function wholeRecord(
   reader: string,
   info?: Deno.FileInfo,
 ): Promise<ReadRecord> {
-  info ??= await Deno.stat(real);
+  info ??= Deno.statSync(real);
   return {
     mtimeMs: info.mtime?.getTime() ?? 0,
     size: info.size,

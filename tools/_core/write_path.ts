@@ -132,7 +132,10 @@ export async function currentBytes(target: WriteTarget): Promise<Uint8Array> {
   target.bytes = await readFileBytes(target.real);
   // A change since the checks' stat: the known hash may not be of these bytes.
   if (target.hash !== undefined) {
-    const now = await Deno.stat(target.real).catch(() => undefined);
+    let now: Deno.FileInfo | undefined;
+    try {
+      now = Deno.statSync(target.real);
+    } catch { /* gone: the hash is not known */ }
     const info = target.info;
     if (
       !now || (now.mtime?.getTime() ?? 0) !== (info.mtime?.getTime() ?? 0) ||
