@@ -153,7 +153,9 @@ async function withLock<T>(
     write: true,
     create: true,
   });
-  await lock.lock(exclusive);
+  // Taken at once when free (nearly always: only retention takes it
+  // exclusively, briefly); otherwise waited for off this thread.
+  if (!lock.tryLockSync(exclusive)) await lock.lock(exclusive);
   try {
     return await work();
   } finally {
