@@ -20,6 +20,8 @@ export async function compileByteSearch(): Promise<Uint8Array> {
   const module = wabt.parseWat(
     "byte_search.wat",
     await Deno.readTextFile(SOURCE),
+    // find_candidates' table lookups are relaxed swizzles (see the .wat).
+    { relaxed_simd: true },
   );
   try {
     module.validate();

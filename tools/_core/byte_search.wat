@@ -118,6 +118,8 @@
   ;; A position passes when some bucket's bit survives the AND over the
   ;; three bytes; a table that all needles skip holds 0xff everywhere.
   ;; Every real match passes; the caller compares the candidates whole.
+  ;; The lookups are relaxed swizzles (one pshufb on x86): their indices,
+  ;; nibbles, are below 16, where they give exactly what swizzle gives.
   (func (export "find_candidates")
     (param $len i32) (param $from i32) (param $to i32) (param $tables i32)
     (param $out i32) (param $max i32) (result i32)
@@ -141,16 +143,16 @@
         (br_if $blocks_done (i32.gt_s (i32.add (local.get $i) (i32.const 18)) (local.get $len)))
         (local.set $v (v128.load (local.get $i)))
         (local.set $m (v128.and
-          (i8x16.swizzle (local.get $lo0) (v128.and (local.get $v) (local.get $nibble)))
-          (i8x16.swizzle (local.get $hi0) (i8x16.shr_u (local.get $v) (i32.const 4)))))
+          (i8x16.relaxed_swizzle (local.get $lo0) (v128.and (local.get $v) (local.get $nibble)))
+          (i8x16.relaxed_swizzle (local.get $hi0) (i8x16.shr_u (local.get $v) (i32.const 4)))))
         (local.set $v (v128.load offset=1 (local.get $i)))
         (local.set $m (v128.and (local.get $m) (v128.and
-          (i8x16.swizzle (local.get $lo1) (v128.and (local.get $v) (local.get $nibble)))
-          (i8x16.swizzle (local.get $hi1) (i8x16.shr_u (local.get $v) (i32.const 4))))))
+          (i8x16.relaxed_swizzle (local.get $lo1) (v128.and (local.get $v) (local.get $nibble)))
+          (i8x16.relaxed_swizzle (local.get $hi1) (i8x16.shr_u (local.get $v) (i32.const 4))))))
         (local.set $v (v128.load offset=2 (local.get $i)))
         (local.set $m (v128.and (local.get $m) (v128.and
-          (i8x16.swizzle (local.get $lo2) (v128.and (local.get $v) (local.get $nibble)))
-          (i8x16.swizzle (local.get $hi2) (i8x16.shr_u (local.get $v) (i32.const 4))))))
+          (i8x16.relaxed_swizzle (local.get $lo2) (v128.and (local.get $v) (local.get $nibble)))
+          (i8x16.relaxed_swizzle (local.get $hi2) (i8x16.shr_u (local.get $v) (i32.const 4))))))
         (if (v128.any_true (local.get $m))
           (then
             (local.set $mask (i8x16.bitmask

@@ -8,7 +8,7 @@
 
 import type { ReadRecord } from "../kernel/read_state.ts";
 import { type ToolContext, ToolError } from "../kernel/tool.ts";
-import { sha256 } from "./text.ts";
+import { contentHash } from "./content_hash.ts";
 import { readFileBytes } from "../kernel/read_file.ts";
 import { type BufferText, freshBuffer } from "./buffers.ts";
 
@@ -70,7 +70,7 @@ export async function checkFresh(
   if (mtime <= record.mtimeMs && info.size === record.size) return { info };
   if (record.whole && record.hash) {
     const bytes = await readFileBytes(real);
-    if (sha256(bytes) === record.hash) return { info, bytes };
+    if (contentHash(bytes) === record.hash) return { info, bytes };
   }
   throw new ToolError(
     `${shown} has changed on disk since it was last read (by the user, a formatter or another process)` +
@@ -93,11 +93,11 @@ export async function wholeRecord(
   reader: string,
   info?: Deno.FileInfo,
 ): Promise<ReadRecord> {
-  info ??= await Deno.stat(real);
+  info ??= Deno.statSync(real);
   return {
     mtimeMs: info.mtime?.getTime() ?? 0,
     size: info.size,
-    hash: sha256(bytes),
+    hash: contentHash(bytes),
     whole: true,
     reader,
   };

@@ -13,9 +13,13 @@
  * - `index.jsonl`: one {@linkcode Version} a line, appended. A line cut
  *   short by a crash is skipped when read, and the next append starts on
  *   a line of its own.
- * - `blobs/<sha256>`: a version's bytes, stored once by content hash (two
+ * - `blobs/<hash>`: a version's bytes, stored once by content hash (two
  *   versions with the same bytes share one blob), written atomically
- *   before the index line that names it.
+ *   before the index line that names it. `hash` is the content hash
+ *   (`content_hash.ts`, XXH3-128; `sha256` in history recorded before
+ *   it); a blob is shared only after its bytes are compared, and bytes
+ *   that differ from the blob of their hash (a collision) go to
+ *   `<hash>-1`, `<hash>-2`, ….
  * - `rollbacks/<id>.json`: the journal of a multi-file restore in
  *   progress; one left by a crash is undone by {@linkcode recoverRollbacks}.
  * - `lock`: a shared `flock` while a version is recorded, an exclusive one
@@ -28,9 +32,11 @@
  * @module
  */
 
+import { Buffer } from "node:buffer";
 import { join } from "node:path";
 import { atomicWrite } from "../kernel/atomic_write.ts";
 import type { ToolContext } from "../kernel/tool.ts";
+import { contentHash } from "./content_hash.ts";
 import { sha256 } from "./text.ts";
 
 /** The task a change happened in: a user turn, or what a parent named with `set_task`. */
@@ -73,7 +79,11 @@ export interface Version {
   existed: boolean;
   /** Its size in bytes (0 when it did not exist). */
   size: number;
-  /** The SHA-256 of its bytes, the name of its blob; `null` when it did not exist. */
+  /**
+   * The name of its blob: the content hash of its bytes (with `-N` after
+   * it in the case of a collision, see the module's doc); `null` when it
+   * did not exist.
+   */
   hash: string | null;
 }
 
@@ -143,17 +153,21 @@ async function withLock<T>(
     write: true,
     create: true,
   });
-  await lock.lock(exclusive);
+  // Taken at once when free (nearly always: only retention takes it
+  // exclusively, briefly); otherwise waited for off this thread.
+  if (!lock.tryLockSync(exclusive)) await lock.lock(exclusive);
   try {
     return await work();
   } finally {
-    await lock.unlock().catch(() => {});
+    try {
+      lock.unlockSync();
+    } catch { /* closed with the file below all the same */ }
   }
 }
 
 /** Options of {@linkcode recordVersion}. */
 export interface RecordOptions {
-  /** The SHA-256 of `bytes`, when the caller knows it already. */
+  /** The content hash of `bytes` (`content_hash.ts`), when the caller knows it already. */
   hash?: string;
   /**
    * The file that holds `bytes` now and is about to be replaced by a
@@ -196,7 +210,7 @@ export async function recordLinked(
   options: RecordOptions = {},
 ): Promise<Recorded> {
   const dir = historyDir(ctx);
-  const hash = bytes === null ? null : options.hash ?? sha256(bytes);
+  const hash = bytes === null ? null : options.hash ?? contentHash(bytes);
   const version: Version = {
     id: `${Date.now().toString(36)}-${crypto.randomUUID().slice(0, 8)}`,
     path: real,
@@ -211,11 +225,9 @@ export async function recordLinked(
   let linked = false;
   await withLock(dir, false, async () => {
     if (bytes !== null && hash !== null) {
-      const blob = blobPath(dir, hash);
-      let had = false;
-      try {
-        had = Deno.statSync(blob).size === bytes.length;
-      } catch { /* not stored yet */ }
+      const { name, had } = blobFor(dir, hash, bytes);
+      version.hash = name;
+      const blob = blobPath(dir, name);
       if (!had && options.linkFrom) {
         Deno.mkdirSync(join(dir, "blobs"), { recursive: true });
         try {
@@ -227,12 +239,38 @@ export async function recordLinked(
         await atomicWrite(blob, bytes, { createParents: true });
       }
     }
-    await appendLine(join(dir, "index.jsonl"), version);
+    appendLine(join(dir, "index.jsonl"), version);
   });
   if (pruneDue(ctx, dir, version.size)) {
     await prune(ctx).catch(() => {}); // retention never fails a change
   }
   return { version, linked };
+}
+
+/**
+ * The blob `bytes` go to: the first of `hash`, `hash-1`, `hash-2`, … that
+ * holds exactly these bytes (`had`: stored already) or does not exist. A
+ * blob of another size, or of the same size and other bytes, is a
+ * collision of the content hash, and is left to its versions.
+ */
+function blobFor(
+  dir: string,
+  hash: string,
+  bytes: Uint8Array,
+): { name: string; had: boolean } {
+  for (let n = 0;; n++) {
+    const name = n === 0 ? hash : `${hash}-${n}`;
+    let size: number;
+    try {
+      size = Deno.statSync(blobPath(dir, name)).size;
+    } catch {
+      return { name, had: false }; // not stored yet
+    }
+    if (
+      size === bytes.length &&
+      Buffer.compare(Deno.readFileSync(blobPath(dir, name)), bytes) === 0
+    ) return { name, had: true };
+  }
 }
 
 /** How often retention runs at most, per workspace and thread, unless much was recorded. */
@@ -278,23 +316,22 @@ export async function detachBlob(
 }
 
 /** Appends one line, on a line of its own even after a torn one. */
-async function appendLine(path: string, version: Version): Promise<void> {
+function appendLine(path: string, version: Version): void {
   using index = Deno.openSync(path, {
     read: true,
     append: true,
     create: true,
   });
-  const size = (await index.stat()).size;
+  const size = index.statSync().size;
   let lead = "";
   if (size > 0) {
     const last = new Uint8Array(1);
-    await index.seek(size - 1, Deno.SeekMode.Start);
-    await index.read(last);
+    index.seekSync(size - 1, Deno.SeekMode.Start);
+    index.readSync(last);
     if (last[0] !== 0x0a) lead = "\n";
   }
-  await index.write(
-    new TextEncoder().encode(lead + JSON.stringify(version) + "\n"),
-  );
+  const line = new TextEncoder().encode(lead + JSON.stringify(version) + "\n");
+  for (let at = 0; at < line.length;) at += index.writeSync(line.subarray(at));
 }
 
 /**

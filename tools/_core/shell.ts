@@ -280,8 +280,11 @@ async function takePrepared(
   ctx.processes.adopted(spare.child.pid);
   const writer = spare.child.stdin.getWriter();
   try {
-    await writer.write(new TextEncoder().encode(`${script}\n`));
-    await writer.close();
+    // Queued together: the close follows the write without a turn of its own.
+    await Promise.all([
+      writer.write(new TextEncoder().encode(`${script}\n`)),
+      writer.close(),
+    ]);
   } catch {
     discard(ctx, spare);
     return undefined;

@@ -28,7 +28,8 @@ import {
   type Version,
 } from "./history.ts";
 import { decodeText, type FileRef, kindOf, statFile } from "./reader.ts";
-import { formatBytes, plural, sha256 } from "./text.ts";
+import { formatBytes, plural } from "./text.ts";
+import { contentHash } from "./content_hash.ts";
 import { diffable, diffForModel, diffTexts, type FileDiff } from "./diff.ts";
 import { readFileBytes } from "../kernel/read_file.ts";
 import { writeBuffer } from "./buffers.ts";
@@ -66,7 +67,7 @@ export interface WriteTarget extends FileRef {
   /** Its bytes now, once read (by the freshness check or {@linkcode currentBytes}). */
   bytes?: Uint8Array;
   /**
-   * The SHA-256 of its bytes when this session's read-state already has
+   * The content hash of its bytes when this session's read-state already has
    * it: the last whole read or write of the file, with the same mtime and
    * size now (or its hash just checked), so history need not hash a large
    * file again.
@@ -146,7 +147,10 @@ export async function currentBytes(target: WriteTarget): Promise<Uint8Array> {
   target.bytes = await readFileBytes(target.real);
   // A change since the checks' stat: the known hash may not be of these bytes.
   if (target.hash !== undefined) {
-    const now = await Deno.stat(target.real).catch(() => undefined);
+    let now: Deno.FileInfo | undefined;
+    try {
+      now = Deno.statSync(target.real);
+    } catch { /* gone: the hash is not known */ }
     const info = target.info;
     if (
       !now || (now.mtime?.getTime() ?? 0) !== (info.mtime?.getTime() ?? 0) ||
@@ -227,8 +231,8 @@ export async function commitWrite(
       createParents: options.createParents,
       // Hashing and diffing a large file cost about what its fsync does: overlap them.
       whileFlushing: () => {
-        hash = sha256(chunks);
-        if (old) oldHash = target.hash ?? sha256(old);
+        hash = contentHash(chunks);
+        if (old) oldHash = target.hash ?? contentHash(old);
         options.whileFlushing?.();
       },
       beforeRename: rules.history
@@ -251,11 +255,11 @@ export async function commitWrite(
       { type: "write_failed" },
     );
   }
-  const info = await Deno.stat(target.real);
+  const info = Deno.statSync(target.real);
   ctx.readState.record(target.real, {
     mtimeMs: info.mtime?.getTime() ?? 0,
     size: info.size,
-    hash: hash ?? sha256(chunks),
+    hash: hash ?? contentHash(chunks),
     whole: true,
     reader: options.tool,
   });

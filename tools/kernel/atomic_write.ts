@@ -18,7 +18,7 @@ import { basename, dirname, join } from "node:path";
 
 /** The steps a test can make fail. The default is the real file system. */
 export interface AtomicFs {
-  /** Default: `file.write(chunk)`. */
+  /** Default: `file.writeSync(chunk)` (see {@linkcode atomicWrite}). */
   write(file: Deno.FsFile, chunk: Uint8Array): Promise<number>;
   /** Default: `Deno.renameSync`. */
   rename(from: string, to: string): Promise<void>;
@@ -27,7 +27,10 @@ export interface AtomicFs {
 }
 
 const realFs: AtomicFs = {
-  write: (file, chunk) => file.write(chunk),
+  // Synchronous: an asynchronous write hops to Deno's blocking pool and
+  // back once per chunk, and the calling thread waits for it all the same
+  // (a 10 MB patch's 101 chunks took 8–9 ms that way, 3 ms like this).
+  write: (file, chunk) => Promise.resolve(file.writeSync(chunk)),
   rename: (from, to) => Promise.resolve(Deno.renameSync(from, to)),
 };
 
@@ -112,9 +115,12 @@ export async function atomicWrite(
     }
   }
 
+  // The file system calls of a write are synchronous: on a confined
+  // worker they run on the thread Landlock holds, and each asynchronous
+  // one would cost a hop to Deno's pool and back.
   let previous: Deno.FileInfo | undefined;
   try {
-    previous = await Deno.stat(path);
+    previous = Deno.statSync(path);
   } catch (error) {
     if (!(error instanceof Deno.errors.NotFound)) throw error;
   }
@@ -150,9 +156,12 @@ export async function atomicWrite(
       await flushed;
     }
     // open()'s mode is narrowed by the umask; an existing file's mode is kept exactly.
-    if (mode !== undefined) await Deno.chmod(temp, mode);
+    if (mode !== undefined) Deno.chmodSync(temp, mode);
     await options.beforeRename?.();
-    const keeper = previous && previous.size >= RELEASE_IN_BACKGROUND
+    // A file with another name (file history's blob of it) is not freed
+    // by the rename: nothing to keep.
+    const keeper = previous && previous.size >= RELEASE_IN_BACKGROUND &&
+        onlyName(path)
       ? await keepAlive(path, secondName(path, suffix, OLD_SUFFIX), fs)
       : undefined;
     try {
@@ -235,11 +244,12 @@ async function createTemp(
     const temp = secondName(path, suffix, TEMP_SUFFIX);
     const file = Deno.openSync(temp, { write: true, createNew: true, mode });
     try {
-      await file.lock(true);
+      // A new name: only a sweep's momentary tryLock can hold it.
+      file.lockSync(true);
     } catch {
       return { file, temp, suffix };
     }
-    if (attempt >= 8 || !(await sweptAway(file, temp))) {
+    if (attempt >= 8 || !sweptAway(file, temp)) {
       return { file, temp, suffix };
     }
     file.close();
@@ -252,9 +262,10 @@ async function createTemp(
  * (the call was granted the target, not its directory) is taken as still
  * the file's: the writer goes on with it rather than leave it behind.
  */
-async function sweptAway(file: Deno.FsFile, path: string): Promise<boolean> {
+function sweptAway(file: Deno.FsFile, path: string): boolean {
   try {
-    const [opened, named] = await Promise.all([file.stat(), Deno.lstat(path)]);
+    const opened = file.statSync();
+    const named = Deno.lstatSync(path);
     return opened.ino !== named.ino || opened.dev !== named.dev;
   } catch (error) {
     return error instanceof Deno.errors.NotFound;
@@ -413,6 +424,12 @@ async function boundedReadOnlyOpen(
 
 /** Runs of small chunks are gathered into writes of up to this size, not one write per chunk. */
 const GATHER_BYTES = 1 << 20;
+/**
+ * Chunks from this size are written as they are: copying one costs more
+ * than the write call it would save (a fresh buffer's pages are faulted in
+ * as it is filled).
+ */
+const WRITE_AS_IS_BYTES = 64 * 1024;
 
 /**
  * The chunks to write, in order, with runs of small ones copied together
@@ -437,7 +454,7 @@ function* coalesce(chunks: readonly Uint8Array[]): Generator<Uint8Array> {
     size = 0;
   }
   for (const chunk of chunks) {
-    if (chunk.length >= GATHER_BYTES / 4) {
+    if (chunk.length >= WRITE_AS_IS_BYTES) {
       yield* flush();
       yield chunk;
       continue;
@@ -456,6 +473,15 @@ function* coalesce(chunks: readonly Uint8Array[]): Generator<Uint8Array> {
  * caller's.
  */
 export const RELEASE_IN_BACKGROUND = 1 << 20;
+
+/** Whether the file at `path` has no other name (a hard link); true when it cannot be told. */
+function onlyName(path: string): boolean {
+  try {
+    return (Deno.statSync(path).nlink ?? 1) <= 1;
+  } catch {
+    return true;
+  }
+}
 
 /**
  * Gives the file at `path` a second name, `keeper`, so the rename that

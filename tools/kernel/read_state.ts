@@ -15,7 +15,7 @@ export interface ReadRecord {
   mtimeMs: number;
   /** Its size in bytes. */
   size: number;
-  /** SHA-256 of its bytes, hex; whole reads only (partial reads never compare content). */
+  /** The content hash of its bytes (XXH3-128, hex: tools/_core/content_hash.ts); whole reads only (partial reads never compare content). */
   hash?: string;
   /** The whole file was read (no offset or limit); a ranged read is partial. */
   whole: boolean;

@@ -13,7 +13,7 @@ import {
   taskStart,
   versionBytes,
 } from "../../../tools/_core/history.ts";
-import { sha256 } from "../../../tools/_core/text.ts";
+import { contentHash } from "../../../tools/_core/content_hash.ts";
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -64,7 +64,7 @@ Deno.test("history: a version records id, real path, time, tool, task, session, 
   assert.deepEqual(v1.task, { id: "t1", goal: "fix the bug" });
   assert.equal(v1.session, "s1");
   assert.equal(v1.size, 5);
-  assert.equal(v1.hash, sha256(enc.encode("same\n")));
+  assert.equal(v1.hash, contentHash(enc.encode("same\n")));
   assert.ok(!Number.isNaN(Date.parse(v1.at)));
   assert.notEqual(v1.id, v2.id);
   assert.deepEqual(await blobs(ctx), [v1.hash]);
@@ -77,6 +77,29 @@ Deno.test("history: a version records id, real path, time, tool, task, session, 
     v2.id,
     v3.id,
   ]);
+});
+
+Deno.test("history: a blob is shared only by equal bytes: bytes whose hash names a blob holding other bytes (a collision) go to <hash>-1, and the blob there is left as it was", async () => {
+  const ctx = await setup();
+  const path = join(ctx.workspace, "a.txt");
+  const mine = enc.encode("mine\n");
+  const hash = contentHash(mine);
+  // What a collision would leave: the blob of this hash holds other bytes,
+  // of the same size and of another.
+  await Deno.mkdir(join(historyDir(ctx), "blobs"), { recursive: true });
+  await Deno.writeTextFile(join(historyDir(ctx), "blobs", hash), "them\n");
+  await Deno.writeTextFile(join(historyDir(ctx), "blobs", `${hash}-1`), "x");
+  const v1 = await recordVersion(ctx, path, "Edit", mine);
+  assert.equal(v1.hash, `${hash}-2`);
+  assert.deepEqual(await versionBytes(ctx, v1), mine);
+  assert.equal(
+    await Deno.readTextFile(join(historyDir(ctx), "blobs", hash)),
+    "them\n",
+  );
+  // The same bytes again share the blob they are in.
+  const v2 = await recordVersion(ctx, path, "Edit", mine);
+  assert.equal(v2.hash, `${hash}-2`);
+  assert.deepEqual(await blobs(ctx), [hash, `${hash}-1`, `${hash}-2`]);
 });
 
 Deno.test("history: kept per workspace, so two sessions on one workspace share it and another workspace has its own", async () => {

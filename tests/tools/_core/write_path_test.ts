@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { listVersions, versionBytes } from "../../../tools/_core/history.ts";
 import { fileRef } from "../../../tools/_core/reader.ts";
-import { sha256 } from "../../../tools/_core/text.ts";
+import { contentHash } from "../../../tools/_core/content_hash.ts";
 import {
   commitWrite,
   currentBytes,
@@ -45,7 +45,7 @@ async function readWhole(s: TestSession, path: string): Promise<void> {
   s.records.set(real, {
     mtimeMs: info.mtime!.getTime(),
     size: info.size,
-    hash: sha256(await Deno.readFile(real)),
+    hash: contentHash(await Deno.readFile(real)),
     whole: true,
     reader: "look",
   });
@@ -193,7 +193,7 @@ Deno.test("write path: a commit writes atomically and records the new content as
   assert.deepEqual(s.records.get(real), {
     mtimeMs: info.mtime!.getTime(),
     size: 6,
-    hash: sha256(new TextEncoder().encode("newer\n")),
+    hash: contentHash(new TextEncoder().encode("newer\n")),
     whole: true,
     reader: "w",
   });
@@ -274,13 +274,13 @@ Deno.test("write path: history names the old content by the hash the read-state 
   const first = await openForWrite(ctx, keep, fileRef(ctx, "k.txt"), {
     action: "edit",
   });
-  assert.equal(first.hash, sha256(enc.encode("one\n")));
+  assert.equal(first.hash, contentHash(enc.encode("one\n")));
   await commitWrite(ctx, keep, first, enc.encode("two\n"), { tool: "e" });
   // The commit's own record: the next change reuses its hash.
   const second = await openForWrite(ctx, keep, fileRef(ctx, "k.txt"), {
     action: "edit",
   });
-  assert.equal(second.hash, sha256(enc.encode("two\n")));
+  assert.equal(second.hash, contentHash(enc.encode("two\n")));
   await commitWrite(ctx, keep, second, enc.encode("three\n"), { tool: "e" });
   // Changed (same size, later mtime) between the checks and the read of its
   // bytes: the known hash is dropped and the bytes are hashed.
@@ -306,7 +306,7 @@ Deno.test("write path: history names the old content by the hash the read-state 
   );
   assert.deepEqual(
     versions.map((v) => v.hash),
-    ["one\n", "two\n", "THREE\n"].map((t) => sha256(enc.encode(t))),
+    ["one\n", "two\n", "THREE\n"].map((t) => contentHash(enc.encode(t))),
   );
   // A record whose mtime differs (the hash fallback proved the content) or a
   // partial one: no known hash unless the content was checked.
@@ -314,6 +314,6 @@ Deno.test("write path: history names the old content by the hash the read-state 
   const touched = await openForWrite(ctx, keep, fileRef(ctx, "k.txt"), {
     action: "edit",
   });
-  assert.equal(touched.hash, sha256(enc.encode("four\n")));
+  assert.equal(touched.hash, contentHash(enc.encode("four\n")));
   assert.ok(touched.bytes);
 });
