@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { acp, type AcpOptions, type AcpSession, startAcp } from "../_acp.ts";
 import { MockModel, type MockStep } from "../_mock_model.ts";
 import { historyDir } from "../../tools/_core/history.ts";
-import { sha256 } from "../../tools/_core/text.ts";
+import { contentHash } from "../../tools/_core/content_hash.ts";
 
 const KEY = "sk-test-secret-key-0123456789";
 
@@ -171,7 +171,7 @@ Deno.test("wave acp with fs: Read sees the editor's buffer, Edit and Write go to
       historyDir({ workspace, waveHome: await Deno.realPath(wave.waveHome) })
     }/blobs`;
     const old = new TextEncoder().encode("hello buffer\r\nsecond line\r\n");
-    assert.deepEqual(await Deno.readFile(`${blobs}/${sha256(old)}`), old);
+    assert.deepEqual(await Deno.readFile(`${blobs}/${contentHash(old)}`), old);
 
     // A path outside the workspace is still asked (and refused here),
     // and the editor is never asked for it.

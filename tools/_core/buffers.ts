@@ -12,9 +12,9 @@
 
 import type { ReadRecord } from "../kernel/read_state.ts";
 import { type ToolContext, ToolError } from "../kernel/tool.ts";
-import { sha256 } from "./text.ts";
+import { contentHash } from "./content_hash.ts";
 
-/** A buffer's text as the editor gave it, its UTF-8 bytes and their SHA-256. */
+/** A buffer's text as the editor gave it, its UTF-8 bytes and their content hash (`content_hash.ts`). */
 export interface BufferText {
   text: string;
   bytes: Uint8Array;
@@ -33,7 +33,7 @@ export async function bufferText(
   if (!ctx.buffers) return undefined;
   const text = await ctx.buffers.read(real);
   const bytes = new TextEncoder().encode(text);
-  return { text, bytes, hash: sha256([bytes]) };
+  return { text, bytes, hash: contentHash(bytes) };
 }
 
 /**
@@ -99,7 +99,7 @@ export async function writeBuffer(
     .decode(content);
   await ctx.buffers.write(real, text);
   return bufferRecord(
-    { bytes: content, hash: sha256([content]) },
+    { bytes: content, hash: contentHash(content) },
     reader,
     info,
   );

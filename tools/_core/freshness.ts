@@ -87,12 +87,12 @@ export async function checkFresh(
  * whole read or its own write). `info` is the stat taken before the bytes
  * were read; without it the file is stat'ed now (after a write).
  */
-export async function wholeRecord(
+export function wholeRecord(
   real: string,
   bytes: Uint8Array,
   reader: string,
   info?: Deno.FileInfo,
-): Promise<ReadRecord> {
+): ReadRecord {
   info ??= Deno.statSync(real);
   return {
     mtimeMs: info.mtime?.getTime() ?? 0,

@@ -350,7 +350,7 @@ async function restore(i: Input, ctx: ToolContext) {
     else {
       ctx.readState.record(
         step.real,
-        await wholeRecord(step.real, step.bytes, FILES_READER),
+        wholeRecord(step.real, step.bytes, FILES_READER),
       );
     }
   }

@@ -214,7 +214,7 @@ async function readOne(
       records,
       real,
       whole && !ranged
-        ? await wholeRecord(real, await readFileBytes(real), FILES_READER, info)
+        ? wholeRecord(real, await readFileBytes(real), FILES_READER, info)
         : partialRecord(info, FILES_READER),
     );
     return {
@@ -263,7 +263,7 @@ async function readOne(
       keep(
         records,
         real,
-        await wholeRecord(real, bytes, FILES_READER, info),
+        wholeRecord(real, bytes, FILES_READER, info),
       );
       return {
         blocks: [
@@ -361,7 +361,7 @@ async function readWindow(
       text: "(empty file: 0 lines)",
       structured: { type: "text", totalLines: 0, startLine: 1, numLines: 0 },
       record: bytes
-        ? await wholeRecord(real, bytes, FILES_READER, info)
+        ? wholeRecord(real, bytes, FILES_READER, info)
         : partialRecord(info, FILES_READER),
     };
   }
@@ -393,7 +393,7 @@ async function readWindow(
       nextOffset: end < total ? end + 1 : null,
     },
     record: whole
-      ? await wholeRecord(real, bytes!, FILES_READER, info)
+      ? wholeRecord(real, bytes!, FILES_READER, info)
       : partialRecord(info, FILES_READER),
   };
 }
@@ -469,7 +469,7 @@ async function readTranscript(
       nextOffset: end < total ? end + 1 : null,
     },
     record: whole
-      ? await wholeRecord(real, await readFileBytes(real), FILES_READER, info)
+      ? wholeRecord(real, await readFileBytes(real), FILES_READER, info)
       : partialRecord(info, FILES_READER),
   };
 }

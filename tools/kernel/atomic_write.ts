@@ -137,7 +137,7 @@ export async function atomicWrite(
       : undefined);
 
   await sweepNow(dir);
-  const { file, temp, suffix } = await createTemp(path, mode ?? 0o666);
+  const { file, temp, suffix } = createTemp(path, mode ?? 0o666);
   let open = true;
   let released = Promise.resolve();
   try {
@@ -235,10 +235,10 @@ function secondName(path: string, suffix: string, end: string): string {
  * name is tried. Where the file system has no locks the file is used
  * unlocked (a sweep there cannot take the lock either, so leaves it).
  */
-async function createTemp(
+function createTemp(
   path: string,
   mode: number,
-): Promise<{ file: Deno.FsFile; temp: string; suffix: string }> {
+): { file: Deno.FsFile; temp: string; suffix: string } {
   for (let attempt = 0;; attempt++) {
     const suffix = crypto.randomUUID().slice(0, 8);
     const temp = secondName(path, suffix, TEMP_SUFFIX);

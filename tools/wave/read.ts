@@ -149,7 +149,7 @@ async function readImage(
   const bytes = await readFileBytes(file.real);
   const image = await imageBlock(bytes, mediaType, shown);
   ctx.readState.record(file.real, {
-    ...await wholeRecord(file.real, bytes, "Read", info),
+    ...wholeRecord(file.real, bytes, "Read", info),
     range,
   });
   return {
@@ -188,7 +188,7 @@ async function readNotebook(
     throw overBudget(shown, tokens, ctx.limits.maxReadTokens, info.size);
   }
   ctx.readState.record(file.real, {
-    ...await wholeRecord(file.real, bytes, "Read", info),
+    ...wholeRecord(file.real, bytes, "Read", info),
     range,
   });
   return {
@@ -272,7 +272,7 @@ async function readText(
     if (fromBuffer) ctx.readState.record(file.real, fromBuffer);
     else if (bytes) {
       ctx.readState.record(file.real, {
-        ...await wholeRecord(file.real, bytes, "Read", info),
+        ...wholeRecord(file.real, bytes, "Read", info),
         range,
       });
     }
@@ -323,7 +323,7 @@ async function readText(
     record() ??
       (ranged || !bytes
         ? { ...partialRecord(info, "Read"), range }
-        : { ...await wholeRecord(file.real, bytes, "Read", info), range }),
+        : { ...wholeRecord(file.real, bytes, "Read", info), range }),
   );
   return {
     content: text,
