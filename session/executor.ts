@@ -323,84 +323,32 @@ class SandboxWorker {
     this.onDead(this);
   }
 
-  /** Makes a transcript for a call's tool, and answers it (while the call is still pending). */
-  async #transcribe(
+  /**
+   * Answers one of a pending call's requests to the main thread (a
+   * transcript, an opened file, an editor buffer) with what `work` makes;
+   * with `outsideDeadline` the call's deadline waits meanwhile (the
+   * speech-to-text model's time, or the editor's, is not the tool's).
+   */
+  async #answer(
     call: PendingCall,
     request: number,
-    path: string,
-    file: FileIdentity,
+    kind: "transcript" | "opened" | "buffered",
+    failure: string,
+    work: () => Promise<string>,
+    outsideDeadline: boolean,
   ): Promise<void> {
-    call.hooks.onTranscribing(true);
+    if (outsideDeadline) call.hooks.onTranscribing(true);
     let answer: ToWorker;
     try {
       answer = await answerOf(
         call.request.callId,
-        "transcript",
+        kind,
         request,
-        "transcription_failed",
-        () => {
-          if (!call.request.transcribe) {
-            throw Object.assign(
-              new Error("no speech-to-text model is configured"),
-              { structured: { type: "no_stt_model" } },
-            );
-          }
-          return call.request.transcribe(path, file);
-        },
+        failure,
+        work,
       );
     } finally {
-      call.hooks.onTranscribing(false);
-    }
-    this.#postWhilePending(call, answer);
-  }
-
-  /** Opens a file for a call's tool, and answers it (while the call is still pending). */
-  async #openFile(
-    call: PendingCall,
-    request: number,
-    path: string,
-    timeoutMs: number,
-  ): Promise<void> {
-    const answer = await answerOf(
-      call.request.callId,
-      "opened",
-      request,
-      "open_failed",
-      () => {
-        if (!call.request.openFile) {
-          throw new Error("this session cannot open files");
-        }
-        return call.request.openFile(path, timeoutMs);
-      },
-    );
-    this.#postWhilePending(call, answer);
-  }
-
-  /** Reads or writes an editor buffer for a call's tool, and answers it (while the call is still pending). */
-  async #buffer(
-    call: PendingCall,
-    request: number,
-    path: string,
-    text?: string,
-  ): Promise<void> {
-    // The editor's time is not the tool's: the deadline waits, as for a transcript.
-    call.hooks.onTranscribing(true);
-    let answer: ToWorker;
-    try {
-      answer = await answerOf(
-        call.request.callId,
-        "buffered",
-        request,
-        "buffer_failed",
-        () => {
-          if (!call.request.buffer) {
-            throw new Error("this call has no editor to ask for its buffers");
-          }
-          return call.request.buffer(path, text);
-        },
-      );
-    } finally {
-      call.hooks.onTranscribing(false);
+      if (outsideDeadline) call.hooks.onTranscribing(false);
     }
     this.#postWhilePending(call, answer);
   }
@@ -440,26 +388,59 @@ class SandboxWorker {
       case "started":
         call?.hooks.onStarted();
         return;
-      case "transcribe":
+      case "transcribe": {
+        const { transcribe } = call?.request ?? {};
         if (call) {
-          this.#transcribe(call, message.request, message.path, message.file);
-        }
-        return;
-      case "buffer":
-        if (call) {
-          this.#buffer(call, message.request, message.path, message.text);
-        }
-        return;
-      case "open_file":
-        if (call) {
-          this.#openFile(
+          this.#answer(
             call,
             message.request,
-            message.path,
-            message.timeoutMs,
+            "transcript",
+            "transcription_failed",
+            () => {
+              if (!transcribe) {
+                throw Object.assign(
+                  new Error("no speech-to-text model is configured"),
+                  { structured: { type: "no_stt_model" } },
+                );
+              }
+              return transcribe(message.path, message.file);
+            },
+            true,
           );
         }
         return;
+      }
+      case "buffer": {
+        const { buffer } = call?.request ?? {};
+        if (call) {
+          this.#answer(
+            call,
+            message.request,
+            "buffered",
+            "buffer_failed",
+            () => {
+              if (!buffer) {
+                throw new Error(
+                  "this call has no editor to ask for its buffers",
+                );
+              }
+              return buffer(message.path, message.text);
+            },
+            true,
+          );
+        }
+        return;
+      }
+      case "open_file": {
+        const { openFile } = call?.request ?? {};
+        if (call) {
+          this.#answer(call, message.request, "opened", "open_failed", () => {
+            if (!openFile) throw new Error("this session cannot open files");
+            return openFile(message.path, message.timeoutMs);
+          }, false);
+        }
+        return;
+      }
       case "event":
         call?.request.onEvent(message.event);
         return;

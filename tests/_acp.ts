@@ -165,3 +165,22 @@ export async function startAcp(options: AcpOptions = {}): Promise<AcpSession> {
     },
   };
 }
+
+/** The updates of one kind a session received, in order. */
+export function updatesOf<K extends acp.SessionUpdate["sessionUpdate"]>(
+  wave: AcpSession,
+  kind: K,
+): Extract<acp.SessionUpdate, { sessionUpdate: K }>[] {
+  return wave.updates.map((n) => n.update).filter((
+    u,
+  ): u is Extract<acp.SessionUpdate, { sessionUpdate: K }> =>
+    u.sessionUpdate === kind
+  );
+}
+
+/** The update that ended tool call `id` (completed or failed), if one came. */
+export function finished(wave: AcpSession, id: string) {
+  return updatesOf(wave, "tool_call_update").find((u) =>
+    u.toolCallId === id && (u.status === "completed" || u.status === "failed")
+  );
+}

@@ -15,6 +15,8 @@ import {
   type SDKUserMessage,
 } from "@anthropic-ai/claude-agent-sdk";
 import { MockModel, type MockStep } from "./_mock_model.ts";
+
+export { callStep, textStep } from "./_mock_model.ts";
 import { DENO_DIR, ROOT } from "./_wave.ts";
 
 /** wave's launcher, the executable a Claude Agent SDK parent starts. */
@@ -155,16 +157,6 @@ export function initOf(messages: SDKMessage[]): SDKSystemMessage {
 /** The results, in order. */
 export function resultsOf(messages: SDKMessage[]): SDKResultMessage[] {
   return messages.filter((m) => m.type === "result") as SDKResultMessage[];
-}
-
-/** A scripted reply that calls one tool. */
-export function callStep(id: string, name: string, input: unknown): MockStep {
-  return { reply: [{ type: "tool_use", id, name, input }] };
-}
-
-/** A scripted reply of text alone (the turn ends). */
-export function textStep(text: string): MockStep {
-  return { reply: [{ type: "text", text }] };
 }
 
 /** The tool results the SDK yielded, in order: each user message's first block. */

@@ -27,6 +27,16 @@ export type MockStep =
   /** Streams the first `events` events of `reply`, then waits (for interrupts). */
   | { hang: MockBlock[]; events: number };
 
+/** A scripted reply that calls one tool. */
+export function callStep(id: string, name: string, input: unknown): MockStep {
+  return { reply: [{ type: "tool_use", id, name, input }] };
+}
+
+/** A scripted reply of text alone (the turn ends). */
+export function textStep(text: string): MockStep {
+  return { reply: [{ type: "text", text }] };
+}
+
 /** A running mock server. */
 export class MockModel {
   readonly requests: {

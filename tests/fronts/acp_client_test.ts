@@ -7,8 +7,15 @@
  */
 
 import assert from "node:assert/strict";
-import { acp, type AcpOptions, type AcpSession, startAcp } from "../_acp.ts";
-import { MockModel, type MockStep } from "../_mock_model.ts";
+import {
+  acp,
+  type AcpOptions,
+  type AcpSession,
+  finished,
+  startAcp,
+  updatesOf,
+} from "../_acp.ts";
+import { callStep, MockModel, textStep } from "../_mock_model.ts";
 import { historyDir } from "../../tools/_core/history.ts";
 import { contentHash } from "../../tools/_core/content_hash.ts";
 
@@ -57,27 +64,12 @@ async function prompt(wave: AcpSession, sessionId: string, text: string) {
   );
 }
 
-function call(id: string, name: string, input: unknown): MockStep {
-  return { reply: [{ type: "tool_use", id, name, input }] };
-}
+const call = callStep;
+const done = textStep("Done.");
 
-const done: MockStep = { reply: [{ type: "text", text: "Done." }] };
-
-function updatesOf<K extends acp.SessionUpdate["sessionUpdate"]>(
-  wave: AcpSession,
-  kind: K,
-): Extract<acp.SessionUpdate, { sessionUpdate: K }>[] {
-  return wave.updates.map((n) => n.update).filter((
-    u,
-  ): u is Extract<acp.SessionUpdate, { sessionUpdate: K }> =>
-    u.sessionUpdate === kind
-  );
-}
-
-function finished(wave: AcpSession, id: string) {
-  const update = updatesOf(wave, "tool_call_update").find((u) =>
-    u.toolCallId === id && (u.status === "completed" || u.status === "failed")
-  );
+/** The update that ended call `id`, which must have come. */
+function ended(wave: AcpSession, id: string) {
+  const update = finished(wave, id);
   assert.ok(update, `${id} finished`);
   return update;
 }
@@ -137,10 +129,10 @@ Deno.test("wave acp with fs: Read sees the editor's buffer, Edit and Write go to
     await prompt(wave, sessionId, "fix the greeting");
 
     assert.equal(
-      textOf(finished(wave, "read_a")),
+      textOf(ended(wave, "read_a")),
       "     1\thello buffer\n     2\tsecond line",
     );
-    const edit = finished(wave, "edit_a");
+    const edit = ended(wave, "edit_a");
     assert.equal(edit.status, "completed");
     assert.deepEqual(edit.content![0], {
       type: "diff",
@@ -148,8 +140,8 @@ Deno.test("wave acp with fs: Read sees the editor's buffer, Edit and Write go to
       oldText: "hello buffer\nsecond line",
       newText: "hello there\nsecond line",
     });
-    assert.equal(textOf(finished(wave, "read_b")), "     1\told b");
-    assert.equal(finished(wave, "write_b").status, "completed");
+    assert.equal(textOf(ended(wave, "read_b")), "     1\told b");
+    assert.equal(ended(wave, "write_b").status, "completed");
     // The editor got exactly the new text; the disk kept its own.
     assert.deepEqual(
       wave.fsRequests.filter((r) => r.method === "write").map((r) => r.params),
@@ -179,20 +171,20 @@ Deno.test("wave acp with fs: Read sees the editor's buffer, Edit and Write go to
       wave.permissions.map((p) => p.toolCall.toolCallId),
       ["read_out"],
     );
-    assert.equal(finished(wave, "read_out").status, "failed");
+    assert.equal(ended(wave, "read_out").status, "failed");
     assert.ok(!wave.fsRequests.some((r) => r.params.path === outside));
 
     // The person types in the buffer: Edit is refused as stale until the
     // buffer is read again, whatever the disk says.
     buffers.set(a, "hello there\r\ntyped\r\n");
     await prompt(wave, sessionId, "again");
-    const stale = finished(wave, "edit_stale");
+    const stale = ended(wave, "edit_stale");
     assert.equal(stale.status, "failed");
     assert.equal(
       textOf(stale),
       "a.txt has changed in the editor since it was last read (the person typed, or another tool changed the buffer). Call Read on it again, then edit it.",
     );
-    assert.equal(finished(wave, "edit_fresh").status, "completed");
+    assert.equal(ended(wave, "edit_fresh").status, "completed");
     assert.equal(buffers.get(a), "hello there\r\nTYPED\r\n");
     assert.equal(await Deno.readTextFile(a), "hello disk\n");
     assert.deepEqual(wave.terminalCreates, []);
@@ -221,8 +213,8 @@ Deno.test("wave acp without fs (or with only one half): the disk is the truth an
       );
       const sessionId = await newSession(wave, capabilities);
       await prompt(wave, sessionId, "fix the greeting");
-      assert.equal(textOf(finished(wave, "read_a")), "     1\thello disk");
-      assert.equal(finished(wave, "edit_a").status, "completed");
+      assert.equal(textOf(ended(wave, "read_a")), "     1\thello disk");
+      assert.equal(ended(wave, "edit_a").status, "completed");
       assert.equal(await Deno.readTextFile(a), "hello there\n");
       assert.deepEqual(wave.fsRequests, []);
       assert.equal(buffers.get(a), "hello buffer\n");
@@ -265,7 +257,7 @@ Deno.test("wave acp terminals: a client that renders agent-run terminals sees th
       data.map((d) => d.data).join("").split("\n").sort(),
       ["", "one", "two"],
     );
-    const end = finished(wave, "bash_1");
+    const end = ended(wave, "bash_1");
     assert.equal(end.status, "failed");
     assert.deepEqual(end.content, [{ type: "terminal", terminalId: "bash_1" }]);
     assert.deepEqual(end._meta, {
@@ -289,7 +281,7 @@ Deno.test("wave acp terminals: a client offering only terminal/* gets the output
     );
     assert.ok(running.length >= 1);
     assert.equal(textOf(running.at(-1)!), "hi\n");
-    const end = finished(wave, "bash_1");
+    const end = ended(wave, "bash_1");
     assert.equal(end.status, "completed");
     assert.equal(textOf(end), "hi");
     assert.deepEqual(wave.terminalCreates, []);

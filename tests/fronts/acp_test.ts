@@ -4,7 +4,14 @@
  */
 
 import assert from "node:assert/strict";
-import { acp, type AcpOptions, type AcpSession, startAcp } from "../_acp.ts";
+import {
+  acp,
+  type AcpOptions,
+  type AcpSession,
+  finished,
+  startAcp,
+  updatesOf,
+} from "../_acp.ts";
 import { MockModel } from "../_mock_model.ts";
 import { processesLeft, processesStarted } from "../_processes.ts";
 import { within } from "../_waiting.ts";
@@ -62,24 +69,6 @@ function prompt(
     sessionId,
     prompt: [{ type: "text", text }],
   });
-}
-
-/** The updates of one kind, in order. */
-function updatesOf<K extends acp.SessionUpdate["sessionUpdate"]>(
-  wave: AcpSession,
-  kind: K,
-): Extract<acp.SessionUpdate, { sessionUpdate: K }>[] {
-  return wave.updates.map((n) => n.update).filter((
-    u,
-  ): u is Extract<acp.SessionUpdate, { sessionUpdate: K }> =>
-    u.sessionUpdate === kind
-  );
-}
-
-function finished(wave: AcpSession, id: string) {
-  return updatesOf(wave, "tool_call_update").find((u) =>
-    u.toolCallId === id && (u.status === "completed" || u.status === "failed")
-  );
 }
 
 Deno.test("wave acp: initialize, and a session announces wave's modes", async () => {
