@@ -32,6 +32,12 @@ export interface InitializeTarget {
   warn(text: string): void;
   /** The session's MCP servers, made on first use. */
   openMcp(): Promise<McpServers>;
+  /**
+   * Writes `system/init` again, with the tools and MCP servers the session
+   * has now (Claude Code writes it at each turn; wave once more when
+   * initialize brought servers the first one could not list).
+   */
+  announce(): void;
 }
 
 /**
@@ -93,6 +99,8 @@ export async function initializeSession(
       servers.connect(serverEntries),
       servers.connectHosted(hosted),
     ]);
+    // Their tools and statuses, as the first system/init could not say.
+    if (config.claudeCompat) target.announce();
   }
   const keySource = config.apiKey ? "ANTHROPIC_API_KEY" : "none";
   return {

@@ -302,6 +302,14 @@ function openSession(
         setTurnHooks: (hooks) => turnHooks = hooks,
         warn,
         openMcp: () => core.mcpServers(),
+        announce: () =>
+          writer.send(
+            initMessage(
+              config,
+              registry.bound(mode.current).map((t) => t.def.name),
+              core.openedMcpServers()?.list(),
+            ) as SystemInit,
+          ),
       }),
     setModel: (model) => turns.setModel(model),
     setThinkingBudget: (tokens) => config.maxThinkingTokens = tokens,

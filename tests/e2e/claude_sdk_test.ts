@@ -908,6 +908,14 @@ Deno.test("claude sdk: an in-process SDK MCP server (createSdkMcpServer) is reac
         },
       },
     });
+    // The init written once initialize connected them lists them.
+    const inits = ofType(viaInitialize, "system", "init") as ReturnType<
+      typeof initOf
+    >[];
+    assert.deepEqual(inits.at(-1)!.mcp_servers, [
+      { name: "echo", status: "connected" },
+    ]);
+    assert.ok(inits.at(-1)!.tools.includes("mcp__echo__echo"));
     const [echoed] = toolResults(viaInitialize);
     assert.match(JSON.stringify(echoed.content), /echo: via initialize/);
     const [added] = toolResults(messages);
