@@ -136,6 +136,12 @@ if (!streamJson && !config.listen) {
 // the model SDKs) would double the time to system/init. scripts/compile.ts
 // --includes it.
 const SERVER = new URL("./session/server.ts", import.meta.url).href;
+// bubblewrap's probe starts now and runs while the session loads (its
+// module is in the session's graph, so it loads no sooner than needed).
+const SANDBOX = new URL("./session/command_sandbox.ts", import.meta.url).href;
+import(SANDBOX).then((
+  { CommandSandbox }: typeof import("./session/command_sandbox.ts"),
+) => CommandSandbox.for(config)).catch(() => {});
 const FRONT = new URL(`./fronts/${config.front}/main.ts`, import.meta.url).href;
 const { serve } = await import(
   streamJson ? SERVER : FRONT

@@ -15,29 +15,18 @@ import {
   checkBwrap,
   type CommandConfinement,
 } from "../tools/kernel/bwrap.ts";
-import type { ShellSandbox } from "./flags.ts";
+import {
+  commandCgroupParent,
+  isWithin,
+  noneReport,
+  planSandbox,
+  readText,
+  type SandboxReport,
+  type SandboxSettings,
+} from "./_sandbox_plan.ts";
 
-/** What `system/init` says about commands (docs/protocol.md "Startup"). */
-export interface SandboxReport {
-  /** `bwrap`: commands run confined by bubblewrap; `none`: unconfined. */
-  commands: "bwrap" | "none";
-  /** How wave makes sure nothing a command starts outlives it. */
-  orphans: "pid_namespace" | "cgroup" | "marker";
-  /** Whether commands can reach the network. */
-  network: boolean;
-}
-
-/** The settings the choice depends on. */
-export interface SandboxSettings {
-  shellSandbox: ShellSandbox;
-  allowNet: boolean;
-  /** The workspace (its real path), to warn of a key file inside it. */
-  workspace?: string;
-  /** The model's key, and the file it came from (hidden from commands). */
-  apiKey?: { readonly source?: string };
-  /** The speech-to-text model's key, likewise. */
-  sttApiKey?: { readonly source?: string };
-}
+export { commandCgroupParent };
+export type { SandboxReport, SandboxSettings };
 
 /** The confirmed choice, and what a parent should be told about it. */
 export interface SandboxDecision {
@@ -106,54 +95,6 @@ const HOME_SECRETS = [
   ".pypirc",
 ];
 
-function onPath(name: string, path: string): string | undefined {
-  for (const dir of path.split(":")) {
-    if (!dir) continue;
-    const candidate = `${dir.replace(/\/+$/, "")}/${name}`;
-    try {
-      const info = Deno.statSync(candidate);
-      if (info.isFile && ((info.mode ?? 0o755) & 0o111) !== 0) {
-        return candidate;
-      }
-    } catch { /* not here */ }
-  }
-  return undefined;
-}
-
-function readText(path: string): string | undefined {
-  try {
-    return Deno.readTextFileSync(path).trim();
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * Whether bubblewrap can probably make its sandbox, without running it:
- * as root, or with a setuid bwrap, or where the kernel lets this user make
- * user namespaces. A container's seccomp filter can still refuse; the
- * probe ({@linkcode checkBwrap}) has the last word.
- */
-function namespacesLikely(bwrap: string): boolean {
-  try {
-    if (Deno.uid() === 0) return true;
-    if (((Deno.statSync(bwrap).mode ?? 0) & 0o4000) !== 0) return true;
-  } catch { /* no uid here: judge by the sysctls */ }
-  if (readText("/proc/sys/kernel/unprivileged_userns_clone") === "0") {
-    return false;
-  }
-  return readText("/proc/sys/user/max_user_namespaces") !== "0";
-}
-
-/** What `system/init` says of unconfined commands, by how their orphans are found. */
-function noneReport(cgroupParent: string | undefined): SandboxReport {
-  return {
-    commands: "none",
-    orphans: cgroupParent ? "cgroup" : "marker",
-    network: true,
-  };
-}
-
 /** What a command can reach when it is not confined. */
 function unconfinedReach(cgroupParent: string | undefined): string {
   return `commands run unconfined, as wave's user: they can read and write every file that user can (its home directory, WAVE_HOME with other sessions' transcripts), reach the network, and reach wave's own process (its environment, model API keys included, and its stdin); ${
@@ -161,58 +102,6 @@ function unconfinedReach(cgroupParent: string | undefined): string {
       ? "everything a command starts is killed when the command ends (each command runs in a cgroup of its own)"
       : "a process a command starts is killed when the command ends only while it keeps the WAVE_COMMAND marker in its environment"
   }`;
-}
-
-/**
- * The cgroup v2 directory wave may make command cgroups under: its own
- * cgroup, when the unified hierarchy is mounted and this user may make a
- * cgroup there and move processes into it (root, or a delegated subtree).
- * Checked without starting a process: a probe cgroup is made and removed.
- * `undefined` where it cannot be (no cgroup v2, not writable, not Linux).
- */
-export function commandCgroupParent(): string | undefined {
-  if (Deno.build.os !== "linux") return undefined;
-  const own = readText("/proc/self/cgroup")?.split("\n")
-    .find((line) => line.startsWith("0::"))?.slice(3);
-  if (own === undefined || !own.startsWith("/")) return undefined;
-  // mountinfo: id parent major:minor root mountpoint options - type source …
-  const mount = (readText("/proc/self/mountinfo") ?? "").split("\n")
-    .map((line) => {
-      const [left, right] = line.split(" - ");
-      const fields = left?.split(" ") ?? [];
-      return { root: fields[3], point: fields[4], type: right?.split(" ")[0] };
-    })
-    .find((m) =>
-      m.type === "cgroup2" && m.root !== undefined && m.point !== undefined &&
-      isWithin(own, m.root)
-    );
-  if (!mount) return undefined;
-  const rest = own.slice(mount.root === "/" ? 0 : mount.root!.length);
-  const dir = `${mount.point}${rest === "/" ? "" : rest}`.replace(
-    /\\040/g,
-    " ",
-  );
-  const probe = `${dir}/wave-probe-${Deno.pid}-${crypto.randomUUID()}`;
-  try {
-    Deno.mkdirSync(probe);
-  } catch {
-    return undefined;
-  }
-  try {
-    // Moving a process needs the new cgroup's procs file and that of the
-    // common ancestor (wave's own) writable; cgroup.kill ends it whole.
-    for (const file of [`${probe}/cgroup.procs`, `${dir}/cgroup.procs`]) {
-      Deno.openSync(file, { write: true }).close();
-    }
-    Deno.statSync(`${probe}/cgroup.kill`);
-    return dir;
-  } catch {
-    return undefined;
-  } finally {
-    try {
-      Deno.removeSync(probe);
-    } catch { /* gone, or busy: nothing was moved in */ }
-  }
 }
 
 const planned = new Map<string, CommandSandbox>();
@@ -234,25 +123,12 @@ export class CommandSandbox {
 
   private constructor(settings: SandboxSettings, path: string) {
     this.#settings = settings;
-    const bwrap = settings.shellSandbox === "none"
-      ? undefined
-      : onPath("bwrap", path);
-    this.#bwrap = bwrap;
-    const confined = settings.shellSandbox === "bwrap" ||
-      (settings.shellSandbox === "auto" && bwrap !== undefined &&
-        namespacesLikely(bwrap));
-    // Unconfined commands are each put in a cgroup, where wave may make
-    // one (looked for again should bubblewrap fail under auto).
-    if (!confined) this.#cgroupParent = commandCgroupParent();
-    this.planned = confined
-      ? {
-        commands: "bwrap",
-        orphans: "pid_namespace",
-        network: settings.allowNet,
-      }
-      : noneReport(this.#cgroupParent);
+    const plan = planSandbox(settings, path);
+    this.#bwrap = plan.bwrap;
+    this.#cgroupParent = plan.cgroupParent;
+    this.planned = plan.report;
     // The probe runs while the session loads.
-    if (confined && bwrap) this.#decided = this.#probe(bwrap);
+    if (plan.confined && plan.bwrap) this.#decided = this.#probe(plan.bwrap);
   }
 
   /**
@@ -551,11 +427,6 @@ function keyFiles(settings: SandboxSettings): string[] {
       ),
     ),
   ];
-}
-
-/** Whether `path` is `dir` or inside it. */
-function isWithin(path: string, dir: string): boolean {
-  return path === dir || path.startsWith(dir === "/" ? "/" : `${dir}/`);
 }
 
 /** The SSH server's private host keys. */

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { CommandSandbox } from "./command_sandbox.ts";
+import { planSandbox } from "./_sandbox_plan.ts";
 import type { Config } from "./config.ts";
 import { PROTOCOL_VERSION, VERSION } from "./version.ts";
 import { permissionModeOf } from "./flags.ts";
@@ -14,8 +14,8 @@ import { permissionModeOf } from "./flags.ts";
  * The first line wave writes: who it is, what it serves (its tools, and
  * its MCP servers' states: none unless `--mcp-config` named some, when it
  * is written once they connected or failed), and how its commands are
- * confined (planned without starting a process; bubblewrap's
- * probe starts here and runs while the session loads).
+ * confined (planned without starting a process; bubblewrap's probe
+ * starts once the CLI wrote this, and runs while the session loads).
  */
 export function initMessage(
   config: Config,
@@ -33,7 +33,7 @@ export function initMessage(
     mode: config.mode,
     model: config.model,
     sandbox: {
-      ...CommandSandbox.for(config).planned,
+      ...planSandbox(config).report,
       files: config.fileBoundary,
     },
     wave_version: VERSION,
