@@ -34,8 +34,13 @@ export class LineTransport implements Transport {
   #writing: Promise<void> = Promise.resolve();
   #encoder = new TextEncoder();
   #closed = false;
+  #closing: Promise<void> | undefined;
   #ended: Promise<void> | undefined;
   #answered: string | number | undefined;
+  /** The ids of the requests read and not yet answered. */
+  #unanswered = new Set<string | number>();
+  /** Who waits for the last unanswered request's answer. */
+  #waiting: (() => void)[] = [];
 
   /**
    * Reads and writes `io`; input lines longer than `maxLineBytes` are
@@ -52,17 +57,34 @@ export class LineTransport implements Transport {
     this.#answered = answered;
   }
 
+  /**
+   * Resolves once every request read so far has its answer (at once when
+   * none waits), or the transport closed.
+   */
+  get answered(): Promise<void> {
+    if (this.#unanswered.size === 0 || this.#closed) return Promise.resolve();
+    return new Promise((resolve) => this.#waiting.push(resolve));
+  }
+
   /** Resolves once the input ended (EOF) or the transport was closed. */
   get ended(): Promise<void> {
     return this.#ended ?? Promise.resolve();
   }
 
   start(): Promise<void> {
-    this.#ended = this.#read();
+    const ended = Promise.withResolvers<void>();
+    this.#ended = ended.promise;
+    this.#read(ended.resolve);
     return Promise.resolve();
   }
 
-  async #read(): Promise<void> {
+  /**
+   * Reads every line; at the end of the input (`inputEnded` is called
+   * then) the transport closes once each request read has its answer:
+   * a client that writes its requests and closes its end gets every
+   * answer.
+   */
+  async #read(inputEnded: () => void): Promise<void> {
     try {
       for await (const item of readLines(this.#io.stdin, this.#maxLineBytes)) {
         if (this.#closed) break;
@@ -88,12 +110,30 @@ export class LineTransport implements Transport {
           );
           continue;
         }
+        const message = parsed.data as Record<string, unknown>;
+        if ("method" in message && "id" in message) {
+          this.#unanswered.add(message.id as string | number);
+        } else if (message.method === "notifications/cancelled") {
+          // A cancelled request gets no answer.
+          this.#answer(
+            (message.params as { requestId?: string | number })?.requestId,
+          );
+        }
         this.onmessage?.(parsed.data);
       }
     } catch (error) {
       this.onerror?.(error as Error);
     }
+    inputEnded();
+    await this.answered;
     await this.close();
+  }
+
+  /** Notes that request `id` was answered (or needs no answer now). */
+  #answer(id: string | number | null | undefined): void {
+    if (id === null || id === undefined) return;
+    this.#unanswered.delete(id);
+    if (this.#unanswered.size === 0) this.#wake();
   }
 
   #reject(code: number, message: string): void {
@@ -101,8 +141,13 @@ export class LineTransport implements Transport {
       .catch(() => {});
   }
 
+  #wake(): void {
+    for (const resolve of this.#waiting.splice(0)) resolve();
+  }
+
   /** Writes `message` as one line, after every line sent before it. */
   send(message: JSONRPCMessage): Promise<void> {
+    if ("id" in message && !("method" in message)) this.#answer(message.id);
     if (
       this.#answered !== undefined && "id" in message &&
       message.id === this.#answered && !("method" in message)
@@ -120,11 +165,18 @@ export class LineTransport implements Transport {
     return this.#writing;
   }
 
-  /** Stops reading; lines already sent are still written. */
-  async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
-    await this.#writing.catch(() => {});
-    this.onclose?.();
+  /**
+   * Stops reading; lines already sent are still written, and every call
+   * (also a second one, while the first still writes) resolves only once
+   * they are: whoever closes may exit the process next.
+   */
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      this.#closed = true;
+      this.#wake();
+      await this.#writing.catch(() => {});
+      this.onclose?.();
+    })();
+    return this.#closing;
   }
 }

@@ -75,8 +75,11 @@ export async function serve(
     core.approvals.close(
       "the MCP client closed its input, so no approval can arrive",
     );
+    // Every request read gets its answer (the SDK's own, such as a late
+    // initialize's, too) before the transport closes.
     const finished = await Promise.race([
-      core.inFlight.settle().then(() => "settled" as const),
+      core.inFlight.settle().then(() => transport!.answered)
+        .then(() => "settled" as const),
       stop,
     ]);
     if (finished === "signal") how = "signal";
