@@ -9,6 +9,7 @@ import * as acp from "@agentclientprotocol/sdk";
 import { waveArgs } from "../scripts/flags.ts";
 import { waitUntil } from "./_waiting.ts";
 import { DENO_DIR } from "./_wave.ts";
+import { MockModel } from "./_mock_model.ts";
 
 export { acp };
 
@@ -183,4 +184,51 @@ export function finished(wave: AcpSession, id: string) {
   return updatesOf(wave, "tool_call_update").find((u) =>
     u.toolCallId === id && (u.status === "completed" || u.status === "failed")
   );
+}
+
+/** The model key the ACP tests give wave (a secret it must not leak). */
+export const ACP_TEST_KEY = "sk-test-secret-key-0123456789";
+
+/**
+ * Runs `fn` with `wave acp` whose model is a fresh mock Anthropic server,
+ * and ends both after it.
+ */
+export async function withAcp(
+  options: AcpOptions,
+  fn: (wave: AcpSession, mock: MockModel) => Promise<void>,
+): Promise<void> {
+  const mock = new MockModel();
+  const wave = await startAcp({
+    ...options,
+    args: [
+      "--model",
+      "anthropic:test-model",
+      "--base-url",
+      mock.url,
+      ...options.args ?? [],
+    ],
+    env: { ANTHROPIC_API_KEY: ACP_TEST_KEY, ...options.env },
+  });
+  try {
+    await fn(wave, mock);
+  } finally {
+    await wave.close();
+    await mock.close();
+  }
+}
+
+/** Initializes the client with `clientCapabilities` and opens a session in the workspace; its id. */
+export async function newSession(
+  wave: AcpSession,
+  clientCapabilities: acp.ClientCapabilities = {},
+): Promise<string> {
+  await wave.agent.request(acp.methods.agent.initialize, {
+    protocolVersion: acp.PROTOCOL_VERSION,
+    clientCapabilities,
+  });
+  const { sessionId } = await wave.agent.request(
+    acp.methods.agent.session.new,
+    { cwd: wave.workspace, mcpServers: [] },
+  );
+  return sessionId;
 }

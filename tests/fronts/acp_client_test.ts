@@ -9,50 +9,15 @@
 import assert from "node:assert/strict";
 import {
   acp,
-  type AcpOptions,
   type AcpSession,
   finished,
-  startAcp,
+  newSession,
   updatesOf,
+  withAcp,
 } from "../_acp.ts";
-import { callStep, MockModel, textStep } from "../_mock_model.ts";
+import { callStep, textStep } from "../_mock_model.ts";
 import { historyDir } from "../../tools/_core/history.ts";
 import { contentHash } from "../../tools/_core/content_hash.ts";
-
-const KEY = "sk-test-secret-key-0123456789";
-
-async function withAcp(
-  options: AcpOptions,
-  fn: (wave: AcpSession, mock: MockModel) => Promise<void>,
-): Promise<void> {
-  const mock = new MockModel();
-  const wave = await startAcp({
-    ...options,
-    args: ["--model", "anthropic:test-model", "--base-url", mock.url],
-    env: { ANTHROPIC_API_KEY: KEY },
-  });
-  try {
-    await fn(wave, mock);
-  } finally {
-    await wave.close();
-    await mock.close();
-  }
-}
-
-async function newSession(
-  wave: AcpSession,
-  clientCapabilities: acp.ClientCapabilities,
-): Promise<string> {
-  await wave.agent.request(acp.methods.agent.initialize, {
-    protocolVersion: acp.PROTOCOL_VERSION,
-    clientCapabilities,
-  });
-  const { sessionId } = await wave.agent.request(
-    acp.methods.agent.session.new,
-    { cwd: wave.workspace, mcpServers: [] },
-  );
-  return sessionId;
-}
 
 async function prompt(wave: AcpSession, sessionId: string, text: string) {
   assert.deepEqual(

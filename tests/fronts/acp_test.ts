@@ -6,13 +6,12 @@
 import assert from "node:assert/strict";
 import {
   acp,
-  type AcpOptions,
   type AcpSession,
   finished,
-  startAcp,
+  newSession,
   updatesOf,
+  withAcp,
 } from "../_acp.ts";
-import { MockModel } from "../_mock_model.ts";
 import { processesLeft, processesStarted } from "../_processes.ts";
 import { within } from "../_waiting.ts";
 import { waveArgs } from "../../scripts/flags.ts";
@@ -21,44 +20,6 @@ import { DENO_DIR, ROOT } from "../_wave.ts";
 // @ts-types="@modelcontextprotocol/sdk/server/webStandardStreamableHttp"
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { echoServer } from "../fixtures/mcp_echo_server.ts";
-
-const KEY = "sk-test-secret-key-0123456789";
-
-async function withAcp(
-  options: AcpOptions,
-  fn: (wave: AcpSession, mock: MockModel) => Promise<void>,
-): Promise<void> {
-  const mock = new MockModel();
-  const wave = await startAcp({
-    ...options,
-    args: [
-      "--model",
-      "anthropic:test-model",
-      "--base-url",
-      mock.url,
-      ...options.args ?? [],
-    ],
-    env: { ANTHROPIC_API_KEY: KEY, ...options.env },
-  });
-  try {
-    await fn(wave, mock);
-  } finally {
-    await wave.close();
-    await mock.close();
-  }
-}
-
-async function newSession(wave: AcpSession): Promise<string> {
-  await wave.agent.request(acp.methods.agent.initialize, {
-    protocolVersion: acp.PROTOCOL_VERSION,
-    clientCapabilities: {},
-  });
-  const { sessionId } = await wave.agent.request(
-    acp.methods.agent.session.new,
-    { cwd: wave.workspace, mcpServers: [] },
-  );
-  return sessionId;
-}
 
 function prompt(
   wave: AcpSession,
