@@ -14,7 +14,11 @@ import type { Block } from "../../session/messages.ts";
 import type { CallResult } from "../../session/tool_calls.ts";
 import type { TranscriptEntry } from "../../session/transcript.ts";
 import { type Mode, MODES } from "../../tools/kernel/modes.ts";
-import type { ToolContent, ToolDefinition } from "../../tools/kernel/tool.ts";
+import {
+  base64Image,
+  type ToolContent,
+  type ToolDefinition,
+} from "../../tools/kernel/tool.ts";
 import type { TaskListView } from "../../tools/kernel/tasks.ts";
 
 /** The longest command output a running tool call shows (its end). */
@@ -186,14 +190,7 @@ export function promptBlocks(prompt: acp.ContentBlock[]): Block[] {
         blocks.push({ type: "text", text: block.text });
         break;
       case "image":
-        blocks.push({
-          type: "image",
-          source: {
-            type: "base64",
-            media_type: block.mimeType,
-            data: block.data,
-          },
-        });
+        blocks.push(base64Image(block.mimeType, block.data));
         break;
       case "resource": {
         const resource = block.resource as { uri: string; text?: string };

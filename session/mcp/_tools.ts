@@ -16,6 +16,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client";
 import type { CallToolResult, Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { RegisteredTool } from "../registry.ts";
 import {
+  base64Image,
   type ContentBlock,
   type InputSchema,
   ToolError,
@@ -125,14 +126,7 @@ export function resultOf(result: CallToolResult): ToolResult {
         blocks.push({ type: "text", text: item.text });
         break;
       case "image":
-        blocks.push({
-          type: "image",
-          source: {
-            type: "base64",
-            media_type: item.mimeType,
-            data: item.data,
-          },
-        });
+        blocks.push(base64Image(item.mimeType, item.data));
         break;
       case "audio":
         blocks.push({

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { type ContentBlock, ToolError } from "../kernel/tool.ts";
+import { base64Image, type ContentBlock, ToolError } from "../kernel/tool.ts";
 import type { ImageMediaType } from "./file_type.ts";
 import { formatBytes } from "./text.ts";
 
@@ -69,10 +69,7 @@ export async function imageBlock(
     );
   }
   return {
-    block: {
-      type: "image",
-      source: { type: "base64", media_type: mediaType, data: toBase64(bytes) },
-    },
+    block: base64Image(mediaType, toBase64(bytes)),
     width,
     height,
     bytes: bytes.length,

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { type ContentBlock, ToolError } from "../kernel/tool.ts";
+import { base64Image, type ContentBlock, ToolError } from "../kernel/tool.ts";
 import type { ImageMediaType } from "./file_type.ts";
 import { cutLine } from "./text.ts";
 
@@ -117,14 +117,9 @@ export function renderNotebook(json: string, shown: string): NotebookView {
         }
         if (image) {
           flush();
-          blocks.push({
-            type: "image",
-            source: {
-              type: "base64",
-              media_type: image,
-              data: joined(data[image]).replace(/\s+/g, ""),
-            },
-          });
+          blocks.push(
+            base64Image(image, joined(data[image]).replace(/\s+/g, "")),
+          );
           images++;
         }
       }

@@ -72,6 +72,14 @@ export type ContentBlock =
     source: { type: "base64"; media_type: string; data: string };
   };
 
+/** An image block of base64 `data` (Anthropic's shape, which every provider adapter translates). */
+export function base64Image(mediaType: string, data: string): ContentBlock {
+  return {
+    type: "image",
+    source: { type: "base64", media_type: mediaType, data },
+  };
+}
+
 /** What the model sees: plain text, or content blocks (text and images). */
 export type ToolContent = string | ContentBlock[];
 
