@@ -416,8 +416,14 @@ function unbornPath(path: string): string | undefined {
   return undefined;
 }
 
-/** The files the model API keys were read from. */
-function keyFiles(settings: SandboxSettings): string[] {
+/**
+ * The files the model API keys were read from (not a pipe such as
+ * `/dev/fd/3`): hidden from commands, and asked about before a file tool
+ * reads them (tool_calls.ts).
+ */
+export function keyFiles(
+  settings: Pick<SandboxSettings, "apiKey" | "sttApiKey">,
+): string[] {
   return [
     ...new Set(
       [settings.apiKey?.source, settings.sttApiKey?.source].filter(

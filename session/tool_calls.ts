@@ -8,7 +8,7 @@
 
 import { dirname } from "node:path";
 import type { ApprovalGate } from "./approvals.ts";
-import { CommandSandbox } from "./command_sandbox.ts";
+import { CommandSandbox, keyFiles } from "./command_sandbox.ts";
 import { type Config, type Mode, spillDirOf } from "./config.ts";
 import {
   FILE_PROGRAMS,
@@ -132,7 +132,19 @@ export class ToolCalls {
 
   constructor(deps: ToolCallsDeps) {
     this.#deps = deps;
+    this.#keyFiles = new Set(
+      keyFiles(deps.config).flatMap((file) => {
+        try {
+          return [Deno.realPathSync(file)];
+        } catch {
+          return []; // gone
+        }
+      }),
+    );
   }
+
+  /** The real paths of the files the model keys came from, found once: a call that names one is asked about. */
+  #keyFiles: Set<string>;
 
   /**
    * The same calls over another registry (one with tools this one does
@@ -289,10 +301,14 @@ export class ToolCalls {
     let toolAsked = false;
     // The model's own API key files: asked about wherever they lie (in
     // the workspace, in another root), and never allowed by a mode alone.
-    const keyFiles = modelKeyFiles(config);
+    const keyFiles = this.#keyFiles;
     const holdsKey = (dir: string) =>
       [...keyFiles].some((file) =>
         file.startsWith(dir === "/" ? "/" : `${dir}/`)
+      );
+    const underRoot = (real: string) =>
+      (deps.permissions?.roots ?? []).some((root) =>
+        real === root || real.startsWith(`${root}/`)
       );
     for (let round = 0;; round++) {
       // Layer 1: every declared path through the resolver.
@@ -322,9 +338,6 @@ export class ToolCalls {
         if (error instanceof ToolError) return fail(error.message);
         throw error;
       }
-      const roots = deps.permissions?.roots ?? [];
-      const underRoot = (real: string) =>
-        roots.some((root) => real === root || real.startsWith(`${root}/`));
       // Paths in another root (--add-dir) are the workspace's equals.
       const needing = uses.filter(({ resolved }) =>
         (resolved.outside && !underRoot(resolved.real)) || resolved.sensitive
@@ -647,20 +660,6 @@ export class ToolCalls {
 const MODEL_KEY_FILE = "the model's API key file";
 /** Why a directory holding one is asked about. */
 const MODEL_KEY_DIR = "a directory holding the model's API key file";
-
-/** The real paths of the files the session's model keys came from. */
-function modelKeyFiles(config: Config): Set<string> {
-  const files = new Set<string>();
-  for (const source of [config.apiKey?.source, config.sttApiKey?.source]) {
-    if (!source || source.startsWith("/dev/") || source.startsWith("/proc/")) {
-      continue;
-    }
-    try {
-      files.add(Deno.realPathSync(source));
-    } catch { /* gone */ }
-  }
-  return files;
-}
 
 /** An error result of call `toolUseId`. */
 function errorResult(
