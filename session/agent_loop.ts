@@ -98,7 +98,7 @@ export interface LoopDeps {
 }
 
 /** The end of a turn. */
-interface Ending {
+export interface Ending {
   subtype: ResultSubtype;
   text: string;
   /** Claude Code's word for why it ended (`result`'s `terminal_reason`). */
@@ -196,32 +196,13 @@ export class AgentLoop {
         text: `internal error: ${(error as Error).message}`,
       };
     }
-    const { config } = this.#deps;
-    if (ending.subtype === "error_interrupted" && config.claudeCompat) {
-      // Claude Code ends an interrupted turn as an execution error.
-      ending = { ...ending, subtype: "error_during_execution" };
-    }
-    const isError = ending.subtype !== "success";
-    const result: TurnResult = {
-      type: "result",
-      subtype: ending.subtype,
-      is_error: isError,
-      num_turns: turns,
-      duration_ms: Math.round(performance.now() - started),
-      usage: fullUsage(tally.turnUsage),
-      result: ending.text,
-      duration_api_ms: Math.round(tally.apiMs),
-      total_cost_usd: this.#totalCost(),
+    const result = turnResult(ending, this.#deps.config.claudeCompat, {
+      turns,
+      durationMs: Math.round(performance.now() - started),
+      tally,
+      totalCostUsd: this.#totalCost(),
       modelUsage: Object.fromEntries(this.#spent),
-      permission_denials: tally.denials,
-      stop_reason: tally.stopReason,
-      errors: isError ? [ending.text] : [],
-      ...(ending.terminal ? { terminal_reason: ending.terminal } : {}),
-      ...(tally.structured !== undefined
-        ? { structured_output: tally.structured }
-        : {}),
-      uuid: crypto.randomUUID(),
-    };
+    });
     // On disk first: a parent that has read `result` finds it in the transcript.
     await this.#deps.transcript.append(result);
     this.#deps.writer.send(result);
@@ -666,6 +647,49 @@ function interrupted(lastText: string, terminal: string): Ending {
       ? `${lastText}\n[Request interrupted by user]`
       : "[Request interrupted by user]",
     terminal,
+  };
+}
+
+/**
+ * The `result` of a turn that ended as `ending`, with what it spent (none
+ * for a turn that could not run). Under Claude Code's vocabulary an
+ * interrupted turn ends as an execution error, as Claude Code's do.
+ */
+export function turnResult(
+  ending: Ending,
+  claudeCompat: boolean,
+  spent?: {
+    turns: number;
+    durationMs: number;
+    tally: Tally;
+    totalCostUsd: number;
+    modelUsage: Record<string, ModelUsage>;
+  },
+): TurnResult {
+  const subtype = ending.subtype === "error_interrupted" && claudeCompat
+    ? "error_during_execution"
+    : ending.subtype;
+  const isError = subtype !== "success";
+  const tally = spent?.tally;
+  return {
+    type: "result",
+    subtype,
+    is_error: isError,
+    num_turns: spent?.turns ?? 0,
+    duration_ms: spent?.durationMs ?? 0,
+    usage: fullUsage(tally?.turnUsage ?? { input_tokens: 0, output_tokens: 0 }),
+    result: ending.text,
+    duration_api_ms: Math.round(tally?.apiMs ?? 0),
+    total_cost_usd: spent?.totalCostUsd ?? 0,
+    modelUsage: spent?.modelUsage ?? {},
+    permission_denials: tally?.denials ?? [],
+    stop_reason: tally?.stopReason ?? null,
+    errors: isError ? [ending.text] : [],
+    ...(ending.terminal ? { terminal_reason: ending.terminal } : {}),
+    ...(tally?.structured !== undefined
+      ? { structured_output: tally.structured }
+      : {}),
+    uuid: crypto.randomUUID(),
   };
 }
 

@@ -7,7 +7,12 @@
  * @module
  */
 
-import { AgentLoop, repairHistory, type TurnHooks } from "./agent_loop.ts";
+import {
+  AgentLoop,
+  repairHistory,
+  type TurnHooks,
+  turnResult,
+} from "./agent_loop.ts";
 import { parseModelId } from "./models/model_id.ts";
 import type { Config } from "./config.ts";
 import type { CurrentTask } from "./current_task.ts";
@@ -147,29 +152,9 @@ export class UserTurns {
   }
 
   #failed(subtype: ResultSubtype, message: string): void {
-    this.#deps.writer.send({
-      type: "result",
-      subtype: this.#deps.config.claudeCompat && subtype === "error_interrupted"
-        ? "error_during_execution"
-        : subtype,
-      is_error: true,
-      num_turns: 0,
-      duration_ms: 0,
-      usage: {
-        input_tokens: 0,
-        output_tokens: 0,
-        cache_creation_input_tokens: 0,
-        cache_read_input_tokens: 0,
-      },
-      result: message,
-      duration_api_ms: 0,
-      total_cost_usd: 0,
-      modelUsage: {},
-      permission_denials: [],
-      stop_reason: null,
-      errors: [message],
-      uuid: crypto.randomUUID(),
-    });
+    this.#deps.writer.send(
+      turnResult({ subtype, text: message }, this.#deps.config.claudeCompat),
+    );
   }
 
   /** The agent loop, made on the first turn: the provider and any resumed history load then. */
