@@ -150,3 +150,27 @@ export async function peekFirstLine(
     },
   };
 }
+
+/** The input handed on after {@linkcode answerFirstLine}, and the id of the request it answered, if it did. */
+export interface EarlyAnswered {
+  stdin: ReadableStream<Uint8Array>;
+  answered?: string | number;
+}
+
+/**
+ * Reads the first line of `source` and, when `answer` makes an answer of
+ * it (a client's `initialize`), writes that at once; hands on the whole
+ * input, that line included, with the id it answered.
+ */
+export async function answerFirstLine(
+  source: ReadableStream<Uint8Array> | ByteSource,
+  maxBytes: number,
+  answer: (line: string) => { id: string | number; answer: string } | null,
+  write: (text: string) => void,
+): Promise<EarlyAnswered> {
+  const peeked = await peekFirstLine(source, maxBytes);
+  const early = peeked.line === null ? null : answer(peeked.line);
+  if (!early) return { stdin: peeked.stream };
+  write(early.answer + "\n");
+  return { stdin: peeked.stream, answered: early.id };
+}

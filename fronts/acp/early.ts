@@ -11,7 +11,11 @@
  */
 
 import type { Config } from "../../session/config.ts";
-import { type ByteSource, peekFirstLine } from "../../session/_first_line.ts";
+import {
+  answerFirstLine,
+  type ByteSource,
+  type EarlyAnswered,
+} from "../../session/_first_line.ts";
 import { VERSION } from "../../session/version.ts";
 
 /** The ACP protocol version wave speaks (the SDK's `PROTOCOL_VERSION`; tests/fronts/acp_test.ts checks they agree). */
@@ -63,18 +67,18 @@ export function initializeAnswer(
 }
 
 /**
- * Answers the client's first line at once when it is `initialize`, and
- * hands on the whole input (that line included) with the id it answered.
+ * Answers the client's first line at once when it is `initialize`
+ * (`answerFirstLine`), and hands on the whole input with the id it answered.
  */
-export async function answerEarly(
+export function answerEarly(
   config: Config,
   stdin: ReadableStream<Uint8Array> | ByteSource,
   write: (text: string) => void,
-): Promise<{ stdin: ReadableStream<Uint8Array>; answered?: string | number }> {
-  const peeked = await peekFirstLine(stdin, config.maxLineBytes);
-  const line = peeked.line;
-  const early = line === null ? null : initializeAnswer(line);
-  if (!early) return { stdin: peeked.stream };
-  write(early.answer + "\n");
-  return { stdin: peeked.stream, answered: early.id };
+): Promise<EarlyAnswered> {
+  return answerFirstLine(
+    stdin,
+    config.maxLineBytes,
+    (line) => initializeAnswer(line),
+    write,
+  );
 }
