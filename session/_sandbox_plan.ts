@@ -82,7 +82,8 @@ export function planSandbox(
   return plan;
 }
 
-function onPath(name: string, path: string): string | undefined {
+/** The first executable file `name` in `path`'s directories, if any. */
+export function onPath(name: string, path: string): string | undefined {
   for (const dir of path.split(":")) {
     if (!dir) continue;
     const candidate = `${dir.replace(/\/+$/, "")}/${name}`;

@@ -17,6 +17,8 @@ import {
   JSONRPCMessageSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { readLines } from "../line_reader.ts";
+import { onPath } from "../_sandbox_plan.ts";
+import { basename, dirname, resolve } from "node:path";
 import {
   COMMAND_MARKER,
   type ProcessGroups,
@@ -38,6 +40,9 @@ export interface StdioLaunch {
   cwd: string;
   processes: ProcessGroups;
 }
+
+/** util-linux's setpriv, found on the first start (null: not on PATH, then a killed wave leaves its servers running). */
+let setpriv: string | null | undefined;
 
 /**
  * A transport to a server it starts on {@linkcode start}. The server's
@@ -84,9 +89,27 @@ export class StdioServerTransport implements Transport {
     const { server, command, args, env, cwd, processes } = this.#launch;
     const marker = `mcp-${server}-${crypto.randomUUID()}`;
     let child: Deno.ChildProcess;
+    // A server dies with wave, also when wave is killed and can clean up
+    // nothing: setpriv gives it that parent-death signal. Deno spawns from
+    // the main thread, which lives as long as wave (the signal follows the
+    // thread that spawned).
+    setpriv ??= onPath("setpriv", Deno.env.get("PATH") ?? "") ?? null;
+    // Found first, so that a missing command still fails the start (setpriv
+    // would start, and fail only when it runs it).
+    const found = command.includes("/")
+      ? onPath(basename(command), resolve(cwd, dirname(command)))
+      : onPath(command, env.PATH ?? "");
+    if (setpriv && !found) {
+      return Promise.reject(
+        new Error(`cannot start ${command}: no such command`),
+      );
+    }
+    const [program, programArgs] = setpriv && found
+      ? [setpriv, ["--pdeathsig", "KILL", "--", found, ...args]]
+      : [command, args];
     try {
-      child = new Deno.Command(command, {
-        args,
+      child = new Deno.Command(program, {
+        args: programArgs,
         cwd,
         env: { ...env, [COMMAND_MARKER]: marker },
         clearEnv: true,

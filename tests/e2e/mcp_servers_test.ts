@@ -364,7 +364,7 @@ Deno.test("mcp: an interrupt cancels a slow MCP tool call (the server sees the c
   }
 });
 
-for (const how of ["stdin closed", "SIGTERM"] as const) {
+for (const how of ["stdin closed", "SIGTERM", "SIGKILL"] as const) {
   Deno.test(`mcp: after wave exits (${how}) no server process is left`, async () => {
     const name = tag();
     const wave = await startWave({
@@ -374,12 +374,15 @@ for (const how of ["stdin closed", "SIGTERM"] as const) {
     try {
       const pids = await processesStarted(cmdlineOf(name));
       assert.equal(pids.length, 1);
-      if (how === "SIGTERM") wave.child.kill("SIGTERM");
-      const status = how === "SIGTERM"
-        ? await wave.wait()
-        : await wave.finish();
+      if (how !== "stdin closed") wave.child.kill(how);
+      const status = how === "stdin closed"
+        ? await wave.finish()
+        : await wave.wait();
       exited = true;
-      assert.equal(status.code, how === "SIGTERM" ? 143 : 0);
+      assert.equal(
+        status.code,
+        { "stdin closed": 0, SIGTERM: 143, SIGKILL: 137 }[how],
+      );
       assert.deepEqual(await processesLeft(cmdlineOf(name)), []);
     } finally {
       if (!exited) await wave.kill();
