@@ -12,6 +12,7 @@
 
 import { type MockBlock, MockModel } from "../../tests/_mock_model.ts";
 import { BenchWave, type Figure, time } from "./measure.ts";
+import { sample } from "./soak.ts";
 
 const TURNS = 50;
 
@@ -63,11 +64,20 @@ export async function workspace(): Promise<string> {
   return dir;
 }
 
-/** wave's wall time for the whole session, and the requests it made. */
+/** What one scripted session cost wave. */
+interface SessionCost {
+  /** Wall time from the user line to the result. */
+  ms: number;
+  /** wave's RSS (MB) and threads once the result has arrived. */
+  rssMb: number;
+  threads: number;
+}
+
+/** wave's wall time for the whole session, and its memory at the end. */
 async function waveSession(
   provider: "anthropic" | "openai",
   mock: MockModel,
-): Promise<number> {
+): Promise<SessionCost> {
   const dir = await workspace();
   script(mock);
   const wave = new BenchWave([
@@ -101,9 +111,10 @@ async function waveSession(
     const result = await done;
     if (result.is_error) throw new Error(JSON.stringify(result));
   });
+  const { rssMb, threads } = await sample(wave.child.pid);
   await wave.close();
   await Deno.remove(dir, { recursive: true });
-  return ms;
+  return { ms, rssMb, threads };
 }
 
 /** The floor: the same exchanges by a bare client, and the same calls through call_tool. */
@@ -145,14 +156,14 @@ export async function floor(
   return http + tools;
 }
 
-/** wave's session ÷ its floor, for each provider. */
+/** wave's session ÷ its floor, and its RSS after it, for each provider. */
 export async function session(): Promise<Figure[]> {
   const figures: Figure[] = [];
   for (const provider of ["anthropic", "openai"] as const) {
     const mock = new MockModel();
     await waveSession(provider, mock); // warm-up: caches, page cache
     mock.requests.length = 0;
-    const wall = await waveSession(provider, mock);
+    const { ms: wall, rssMb, threads } = await waveSession(provider, mock);
     const requests = [...mock.requests];
     const base = await floor(mock, requests);
     await mock.close();
@@ -165,6 +176,13 @@ export async function session(): Promise<Figure[]> {
       detail: `${wall.toFixed(0)} ms vs ${
         base.toFixed(0)
       } ms (${requests.length} requests)`,
+    }, {
+      name: `RSS of wave after the ${TURNS}-turn session (${provider})`,
+      value: rssMb,
+      unit: "MB",
+      target: "≤ 90",
+      ok: rssMb <= 90,
+      detail: `${threads} threads`,
     });
   }
   return figures;
