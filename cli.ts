@@ -59,6 +59,21 @@ function logToo(
   console.error(`wave: session ${config.sessionId} in ${config.workspace}`);
 }
 
+/** How long the session's import waits for a first line to send early. */
+const EARLY_LINE_WAIT_MS = 20;
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/**
+ * Rounds of the event loop after an early request was sent: its bytes
+ * reach the socket in them, before the session's import holds the thread.
+ */
+async function afterSend(): Promise<void> {
+  for (let i = 0; i < 2; i++) await delay(0);
+}
+
 function writeSync(out: typeof Deno.stdout, text: string): void {
   const bytes = encoder.encode(text);
   let offset = 0;
@@ -95,6 +110,8 @@ const streamJson = config.front === "stream-json";
 // With MCP servers, init says how each fared: serve writes it once they have.
 const initSent = streamJson && config.toolModules.length === 0 &&
   Object.keys(config.mcpServers).length === 0;
+/** The tools system/init named, when the CLI wrote it. */
+let announced: string[] = [];
 if (initSent) {
   let offered = (_name: string) => true;
   // --tools and bare --disallowedTools names shape the list; their module
@@ -106,12 +123,12 @@ if (initSent) {
     const deny = config.toolRules.deny.map(parseToolRule);
     offered = (name) => isOffered(name, config.tools, deny);
   }
-  const names = entries.filter((e) =>
+  announced = entries.filter((e) =>
     boundIn(e.mode, config.mode) && offered(e.name)
   ).map((e) => e.name);
   writeSync(
     Deno.stdout,
-    JSON.stringify(initMessage(config, names)) + "\n",
+    JSON.stringify(initMessage(config, announced)) + "\n",
   );
 }
 
@@ -129,6 +146,25 @@ if (!streamJson && !config.listen) {
     Deno.stdin,
     (text) => writeSync(Deno.stdout, text),
   ));
+}
+
+// The first user turn's model request goes out before the session loads
+// (session/early_request.ts), where it is fully known now. The session's
+// import holds the thread for tens of milliseconds: a first line that
+// comes at once, as parents send it, is read and its request on its way
+// first; a parent that waits longer does not make the session wait.
+const EARLY = new URL("./session/early_request.ts", import.meta.url).href;
+type EarlyModule = typeof import("./session/early_request.ts");
+let early: ReturnType<EarlyModule["startEarly"]> | undefined;
+if (initSent && config.model && !config.listen) {
+  const { earlyRequestBlocker, startEarly } = await import(
+    EARLY
+  ) as EarlyModule;
+  if (earlyRequestBlocker(config, Deno.env) === null) {
+    early = startEarly(config, announced, Deno.stdin);
+    const sent = early.lineRead.then(() => early!.request).then(afterSend);
+    await Promise.race([sent, delay(EARLY_LINE_WAIT_MS)]);
+  }
 }
 
 // A computed specifier: Deno prepares every module a literal import() can
@@ -181,11 +217,15 @@ let code: number;
 try {
   const result = await serve(
     config,
-    { stdin: stdin ?? Deno.stdin.readable, stdout: Deno.stdout },
+    {
+      stdin: stdin ?? early?.stdin ?? Deno.stdin.readable,
+      stdout: Deno.stdout,
+    },
     {
       modules: [...entries.map(builtinRef), ...config.toolModules],
       initSent,
       answered,
+      early: early?.request,
     },
     shutdown.signal,
   );
