@@ -13,6 +13,7 @@ import { parseFlags } from "./session/config.ts";
 import { initMessage } from "./session/init.ts";
 import { builtinRef, TOOLSET_NAMES, TOOLSETS } from "./tools/toolsets.ts";
 import { boundIn } from "./tools/kernel/modes.ts";
+import { peekFirstLine } from "./session/_first_line.ts";
 // Small, and needed before the first answer of wave mcp and wave acp.
 import { answerEarly as mcpEarly } from "./fronts/mcp/early.ts";
 import { answerEarly as acpEarly } from "./fronts/acp/early.ts";
@@ -155,14 +156,21 @@ if (!streamJson && !config.listen) {
 // first; a parent that waits longer does not make the session wait.
 const EARLY = new URL("./session/early_request.ts", import.meta.url).href;
 type EarlyModule = typeof import("./session/early_request.ts");
-let early: ReturnType<EarlyModule["startEarly"]> | undefined;
+let earlyStdin: ReadableStream<Uint8Array> | undefined;
+let early: ReturnType<EarlyModule["sendEarly"]> | undefined;
 if (initSent && config.model && !config.listen) {
-  const { earlyRequestBlocker, startEarly } = await import(
+  // The read starts first: Deno's first asynchronous read of stdin takes
+  // milliseconds (a thread starts), which the module's loading overlaps.
+  const peeked = peekFirstLine(Deno.stdin, config.maxLineBytes, "yield");
+  const { earlyRequestBlocker, sendEarly, streamOf, warmFetch } = await import(
     EARLY
   ) as EarlyModule;
+  earlyStdin = streamOf(peeked);
   if (earlyRequestBlocker(config, Deno.env) === null) {
-    early = startEarly(config, announced, Deno.stdin);
-    const sent = early.lineRead.then(() => early!.request).then(afterSend);
+    warmFetch();
+    const sending = sendEarly(config, announced, peeked);
+    early = sending;
+    const sent = sending.lineRead.then(() => sending.request).then(afterSend);
     await Promise.race([sent, delay(EARLY_LINE_WAIT_MS)]);
   }
 }
@@ -218,7 +226,7 @@ try {
   const result = await serve(
     config,
     {
-      stdin: stdin ?? early?.stdin ?? Deno.stdin.readable,
+      stdin: stdin ?? earlyStdin ?? Deno.stdin.readable,
       stdout: Deno.stdout,
     },
     {

@@ -21,7 +21,7 @@
 
 import SCHEMAS from "../tools/schemas.json" with { type: "json" };
 import type { Config } from "./config.ts";
-import { type ByteSource, peekFirstLine } from "./_first_line.ts";
+import type { PeekedStream } from "./_first_line.ts";
 import type { Block } from "./messages.ts";
 import { modelRequest } from "./model_request.ts";
 import { messagesParams } from "./models/anthropic.ts";
@@ -328,10 +328,8 @@ export class EarlyRequest {
   }
 }
 
-/** What {@linkcode startEarly} gives the session. */
-export interface EarlyStart {
-  /** Every byte of stdin, the first line's included. */
-  stdin: ReadableStream<Uint8Array>;
+/** What {@linkcode sendEarly} gives the session. */
+export interface EarlySend {
   /** Settles once the first line was read (or stdin ended, or the line was too long). */
   lineRead: Promise<void>;
   /** The early request, once sent; undefined when the first line was not a user message. */
@@ -339,25 +337,30 @@ export interface EarlyStart {
 }
 
 /**
- * Reads the first line of `source` without holding the thread and, when
- * it is a user message, sends its model request at once. Call only when
- * {@linkcode earlyRequestBlocker} is null; `names` are the tools
- * `system/init` announced.
+ * When the first line `peeked` reads is a user message, sends its model
+ * request at once. Call only when {@linkcode earlyRequestBlocker} is null;
+ * `names` are the tools `system/init` announced.
  */
-export function startEarly(
+export function sendEarly(
   config: Config,
   names: readonly string[],
-  source: ByteSource,
+  peeked: Promise<PeekedStream>,
   send: typeof fetch = fetch,
-): EarlyStart {
-  const peeked = peekFirstLine(source, config.maxLineBytes, "yield");
+): EarlySend {
   const request = peeked.then((p) => {
     const content = p.line === null ? null : userContent(p.line);
     if (content === null) return undefined;
     return new EarlyRequest(firstRequestWire(config, names, content), send);
   }).catch(() => undefined);
+  return { lineRead: peeked.then(() => {}, () => {}), request };
+}
+
+/** Every byte of the stream `peeked` reads, the first line's included, once it has. */
+export function streamOf(
+  peeked: Promise<PeekedStream>,
+): ReadableStream<Uint8Array> {
   let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
-  const stdin = new ReadableStream<Uint8Array>({
+  return new ReadableStream<Uint8Array>({
     async pull(controller) {
       reader ??= (await peeked).stream.getReader();
       const { value, done } = await reader.read();
@@ -368,9 +371,18 @@ export function startEarly(
       await (reader ?? (await peeked).stream).cancel(reason);
     },
   });
-  return {
-    stdin,
-    lineRead: peeked.then(() => {}, () => {}),
-    request,
-  };
+}
+
+/**
+ * Loads what a first `fetch` loads (Deno's request and header classes,
+ * some milliseconds), while the first line is on its way: its request
+ * then goes out that much sooner.
+ */
+export function warmFetch(): void {
+  new Request("http://127.0.0.1/", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: "{}",
+    signal: new AbortController().signal,
+  });
 }
