@@ -49,8 +49,11 @@ interface SchemaEntry {
 
 /** One HTTP request, as the SDK would send it. */
 export interface Wire {
+  /** Where it goes (a POST). */
   url: string;
+  /** Its headers, by lower-case name. */
   headers: Record<string, string>;
+  /** Its body, JSON. */
   body: string;
 }
 
@@ -252,6 +255,7 @@ function headersDiffer(
  * SDK request aborts (an interrupt, the SDK's timeout).
  */
 export class EarlyRequest {
+  /** The request sent. */
   readonly wire: Wire;
   #controller = new AbortController();
   #response: Promise<Response>;
