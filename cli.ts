@@ -63,17 +63,28 @@ function logToo(
 /** How long the session's import waits for a first line to send early. */
 const EARLY_LINE_WAIT_MS = 20;
 
+/**
+ * Resolves after `ms`. Through AbortSignal.timeout, not setTimeout: the
+ * first setTimeout of a process costs about 5 ms (Deno 2.9), which would
+ * stand between a first line and its early request; this costs 0.4 ms.
+ */
 function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
+  return new Promise((resolve) =>
+    AbortSignal.timeout(ms).addEventListener("abort", () => resolve(), {
+      once: true,
+    })
+  );
 }
 
 /**
- * Rounds of the event loop after an early request was sent: its bytes
- * reach the socket in them, before the session's import holds the thread.
+ * How long the session's import waits, after an early request was sent,
+ * for its answer to begin. The import holds the thread, and a request
+ * still connecting (DNS, TCP, TLS) or writing would make no progress
+ * meanwhile; the model then works while the session loads. A local server
+ * answers within milliseconds; a remote API has connected and has the
+ * request long before it answers.
  */
-async function afterSend(): Promise<void> {
-  for (let i = 0; i < 2; i++) await delay(0);
-}
+const EARLY_SEND_WAIT_MS = 150;
 
 function writeSync(out: typeof Deno.stdout, text: string): void {
   const bytes = encoder.encode(text);
@@ -151,16 +162,17 @@ if (!streamJson && !config.listen) {
 
 // The first user turn's model request goes out before the session loads
 // (session/early_request.ts), where it is fully known now. The session's
-// import holds the thread for tens of milliseconds: a first line that
-// comes at once, as parents send it, is read and its request on its way
-// first; a parent that waits longer does not make the session wait.
+// import holds the thread for tens of milliseconds, and no request makes
+// progress meanwhile: a first line that comes at once, as parents send it,
+// is read and its request sent first (until its answer begins, or for
+// EARLY_SEND_WAIT_MS); a parent that waits longer than EARLY_LINE_WAIT_MS
+// does not make the session wait (its line is read by then or later).
 const EARLY = new URL("./session/early_request.ts", import.meta.url).href;
 type EarlyModule = typeof import("./session/early_request.ts");
 let earlyStdin: ReadableStream<Uint8Array> | undefined;
 let early: ReturnType<EarlyModule["sendEarly"]> | undefined;
 if (initSent && config.model && !config.listen) {
-  // The read starts first: Deno's first asynchronous read of stdin takes
-  // milliseconds (a thread starts), which the module's loading overlaps.
+  // The read starts first, and the module loads while the line comes.
   const peeked = peekFirstLine(Deno.stdin, config.maxLineBytes, "yield");
   const { earlyRequestBlocker, sendEarly, streamOf, warmFetch } = await import(
     EARLY
@@ -170,8 +182,13 @@ if (initSent && config.model && !config.listen) {
     warmFetch();
     const sending = sendEarly(config, announced, peeked);
     early = sending;
-    const sent = sending.lineRead.then(() => sending.request).then(afterSend);
-    await Promise.race([sent, delay(EARLY_LINE_WAIT_MS)]);
+    const request = await Promise.race([
+      sending.lineRead.then(() => sending.request),
+      delay(EARLY_LINE_WAIT_MS).then(() => undefined),
+    ]);
+    if (request) {
+      await Promise.race([request.responded, delay(EARLY_SEND_WAIT_MS)]);
+    }
   }
 }
 

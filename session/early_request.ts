@@ -314,6 +314,11 @@ export class EarlyRequest {
     return this.#response;
   }
 
+  /** Settles once the response's headers came, or the request failed. */
+  get responded(): Promise<void> {
+    return this.#response.then(() => {}, () => {});
+  }
+
   /** Whether the SDK took the response over. */
   get claimed(): boolean {
     return this.#settled && !this.#controller.signal.aborted;
