@@ -118,6 +118,12 @@ const CASES: {
     content: "list the files",
   },
   {
+    name: "openai, Claude Code's --permission-mode plan",
+    provider: "openai",
+    args: ["--permission-mode", "plan"],
+    content: "plan it",
+  },
+  {
     name:
       "anthropic, files tools (a description with {{output_dir}}), thinking",
     provider: "anthropic",

@@ -4,11 +4,16 @@ import { parseFlags } from "../../session/config.ts";
 import {
   EarlyRequest,
   earlyRequestBlocker,
+  firstRequestWire,
   userContent,
 } from "../../session/early_request.ts";
+import { modelRequest } from "../../session/model_request.ts";
+import { createProvider } from "../../session/models/mod.ts";
+import { ToolRegistry } from "../../session/registry.ts";
+import { builtinRef, TOOLSETS } from "../../tools/toolsets.ts";
 import { decodeLine } from "../../session/inbound.ts";
-import { TOOLSET_NAMES } from "../../tools/toolsets.ts";
 import { MockModel, textStep } from "../_mock_model.ts";
+import { TOOLSET_NAMES } from "../../tools/toolsets.ts";
 
 Deno.test("userContent: a user turn exactly when inbound.ts decodes the line as one", () => {
   const lines = [
@@ -181,3 +186,57 @@ Deno.test("EarlyRequest: discarded, it is aborted and nothing can take it over; 
     await mock.close();
   }
 });
+
+for (const api of ["anthropic", "openai"] as const) {
+  Deno.test(`EarlyRequest (${api}): the live SDK, sending the loop's first request, takes the early one over: one request reaches the server`, async () => {
+    const mock = new MockModel();
+    mock.script(textStep("hello"));
+    try {
+      const vars = {
+        WAVE_HOME: "/tmp/wave-home-unused",
+        ANTHROPIC_API_KEY: "sk-x",
+        OPENAI_API_KEY: "sk-x",
+      };
+      const parsed = parseFlags(
+        [
+          "--workspace",
+          "/tmp",
+          "--model",
+          `${api}:test-model`,
+          "--base-url",
+          api === "openai" ? `${mock.url}/v1` : mock.url,
+        ],
+        env(vars),
+        TOOLSET_NAMES,
+      );
+      if (parsed.kind !== "run") throw new Error(parsed.stderr);
+      const { config } = parsed;
+      const names = TOOLSETS.wave.map((t) => t.name);
+      const early = new EarlyRequest(firstRequestWire(config, names, "hi"));
+      const provider = await createProvider({
+        model: config.model!,
+        baseUrl: config.baseUrl ?? undefined,
+        apiKey: config.apiKey!,
+        fetch: early.fetchFor(),
+      });
+      // The request the agent loop builds for the same session.
+      const registry = await ToolRegistry.load(TOOLSETS.wave.map(builtinRef));
+      const request = modelRequest({
+        config,
+        mode: config.mode,
+        tools: registry.describe(config.mode),
+        taskTrackers: registry.emitters("task_list_changed", config.mode),
+      }, [{ role: "user", content: "hi" }]);
+      const reply = await provider.complete(
+        request,
+        new AbortController().signal,
+      );
+      assert.deepEqual(reply.content, [{ type: "text", text: "hello" }]);
+      assert.ok(early.claimed);
+      assert.equal(mock.requests.length, 1);
+      assert.equal(mock.requests[0].text, early.wire.body);
+    } finally {
+      await mock.close();
+    }
+  });
+}
