@@ -13,6 +13,7 @@ import { parseFlags } from "./session/config.ts";
 import { initMessage } from "./session/init.ts";
 import { builtinRef, TOOLSET_NAMES, TOOLSETS } from "./tools/toolsets.ts";
 import { boundIn } from "./tools/kernel/modes.ts";
+import { peekFirstLine } from "./session/_first_line.ts";
 // Small, and needed before the first answer of wave mcp and wave acp.
 import { answerEarly as mcpEarly } from "./fronts/mcp/early.ts";
 import { answerEarly as acpEarly } from "./fronts/acp/early.ts";
@@ -59,6 +60,32 @@ function logToo(
   console.error(`wave: session ${config.sessionId} in ${config.workspace}`);
 }
 
+/** How long the session's import waits for a first line to send early. */
+const EARLY_LINE_WAIT_MS = 20;
+
+/**
+ * Resolves after `ms`. Through AbortSignal.timeout, not setTimeout: the
+ * first setTimeout of a process costs about 5 ms (Deno 2.9), which would
+ * stand between a first line and its early request; this costs 0.4 ms.
+ */
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) =>
+    AbortSignal.timeout(ms).addEventListener("abort", () => resolve(), {
+      once: true,
+    })
+  );
+}
+
+/**
+ * How long the session's import waits, after an early request was sent,
+ * for its answer to begin. The import holds the thread, and a request
+ * still connecting (DNS, TCP, TLS) or writing would make no progress
+ * meanwhile; the model then works while the session loads. A local server
+ * answers within milliseconds; a remote API has connected and has the
+ * request long before it answers.
+ */
+const EARLY_SEND_WAIT_MS = 150;
+
 function writeSync(out: typeof Deno.stdout, text: string): void {
   const bytes = encoder.encode(text);
   let offset = 0;
@@ -95,6 +122,8 @@ const streamJson = config.front === "stream-json";
 // With MCP servers, init says how each fared: serve writes it once they have.
 const initSent = streamJson && config.toolModules.length === 0 &&
   Object.keys(config.mcpServers).length === 0;
+/** The tools system/init named, when the CLI wrote it. */
+let announced: string[] = [];
 if (initSent) {
   let offered = (_name: string) => true;
   // --tools and bare --disallowedTools names shape the list; their module
@@ -106,12 +135,12 @@ if (initSent) {
     const deny = config.toolRules.deny.map(parseToolRule);
     offered = (name) => isOffered(name, config.tools, deny);
   }
-  const names = entries.filter((e) =>
+  announced = entries.filter((e) =>
     boundIn(e.mode, config.mode) && offered(e.name)
   ).map((e) => e.name);
   writeSync(
     Deno.stdout,
-    JSON.stringify(initMessage(config, names)) + "\n",
+    JSON.stringify(initMessage(config, announced)) + "\n",
   );
 }
 
@@ -129,6 +158,38 @@ if (!streamJson && !config.listen) {
     Deno.stdin,
     (text) => writeSync(Deno.stdout, text),
   ));
+}
+
+// The first user turn's model request goes out before the session loads
+// (session/early_request.ts), where it is fully known now. The session's
+// import holds the thread for tens of milliseconds, and no request makes
+// progress meanwhile: a first line that comes at once, as parents send it,
+// is read and its request sent first (until its answer begins, or for
+// EARLY_SEND_WAIT_MS); a parent that waits longer than EARLY_LINE_WAIT_MS
+// does not make the session wait (its line is read by then or later).
+const EARLY = new URL("./session/early_request.ts", import.meta.url).href;
+type EarlyModule = typeof import("./session/early_request.ts");
+let earlyStdin: ReadableStream<Uint8Array> | undefined;
+let early: ReturnType<EarlyModule["sendEarly"]> | undefined;
+if (initSent && config.model && !config.listen) {
+  // The read starts first, and the module loads while the line comes.
+  const peeked = peekFirstLine(Deno.stdin, config.maxLineBytes, "yield");
+  const { earlyRequestBlocker, sendEarly, streamOf, warmFetch } = await import(
+    EARLY
+  ) as EarlyModule;
+  earlyStdin = streamOf(peeked);
+  if (earlyRequestBlocker(config, Deno.env) === null) {
+    warmFetch();
+    const sending = sendEarly(config, announced, peeked);
+    early = sending;
+    const request = await Promise.race([
+      sending.lineRead.then(() => sending.request),
+      delay(EARLY_LINE_WAIT_MS).then(() => undefined),
+    ]);
+    if (request) {
+      await Promise.race([request.responded, delay(EARLY_SEND_WAIT_MS)]);
+    }
+  }
 }
 
 // A computed specifier: Deno prepares every module a literal import() can
@@ -181,11 +242,15 @@ let code: number;
 try {
   const result = await serve(
     config,
-    { stdin: stdin ?? Deno.stdin.readable, stdout: Deno.stdout },
+    {
+      stdin: stdin ?? earlyStdin ?? Deno.stdin.readable,
+      stdout: Deno.stdout,
+    },
     {
       modules: [...entries.map(builtinRef), ...config.toolModules],
       initSent,
       answered,
+      early: early?.request,
     },
     shutdown.signal,
   );

@@ -46,6 +46,7 @@ export {
 } from "./session/permission_modes.ts";
 export type { LineSink, OutputQueueView } from "./session/output.ts";
 export { serve, type ServeOptions, type SessionIO } from "./session/server.ts";
+export type { EarlyRequest, Wire } from "./session/early_request.ts";
 export {
   type CallTask,
   type ContentBlock,

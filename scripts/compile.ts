@@ -31,6 +31,9 @@ const args = [
   // cli.ts imports the session through a computed specifier (for start-up time).
   "--include",
   `${root}session/server.ts`,
+  // and the early first request, before it.
+  "--include",
+  `${root}session/early_request.ts`,
   // and `wave report` (and `--report`) its renderers, the same way.
   "--include",
   `${root}session/report/command.ts`,

@@ -33,6 +33,8 @@ export interface ByteSource {
    * non-blocking pipe) sends the reading to `readable`.
    */
   readSync(buffer: Uint8Array): number | null;
+  /** Reads what is there, or waits for it without holding the thread (`peekFirstLine`'s `wait: "yield"`). */
+  read?(buffer: Uint8Array): Promise<number | null>;
   readonly readable: ReadableStream<Uint8Array>;
 }
 
@@ -67,11 +69,14 @@ const READ_BYTES = 64 * 1024;
 /**
  * Reads `source` up to its first newline, at most `maxBytes`. Never loses
  * a byte: what was read is the start of the returned stream, then the
- * rest follows as it arrives.
+ * rest follows as it arrives. A {@linkcode ByteSource} is read holding
+ * the thread (`wait: "block"`, nothing else is to run first), or with
+ * `wait: "yield"` asynchronously (the session loads meanwhile).
  */
 export async function peekFirstLine(
   source: ReadableStream<Uint8Array> | ByteSource,
   maxBytes: number,
+  wait: "block" | "yield" = "block",
 ): Promise<PeekedStream> {
   // Not `instanceof ReadableStream`: the first touch of that global loads
   // Deno's streams, milliseconds before the line could be answered.
@@ -84,12 +89,19 @@ export async function peekFirstLine(
   const next = async (): Promise<Uint8Array | null> => {
     if (direct && !streaming) {
       const buffer = new Uint8Array(READ_BYTES);
-      try {
-        const n = source.readSync(buffer);
+      if (wait === "yield" && source.read) {
+        const n = await source.read(buffer);
         return n === null ? null : buffer.subarray(0, n);
-      } catch (error) {
-        if (!(error instanceof Deno.errors.WouldBlock)) throw error;
-        streaming = true;
+      }
+      if (wait === "yield") streaming = true;
+      else {
+        try {
+          const n = source.readSync(buffer);
+          return n === null ? null : buffer.subarray(0, n);
+        } catch (error) {
+          if (!(error instanceof Deno.errors.WouldBlock)) throw error;
+          streaming = true;
+        }
       }
     }
     const { value, done } = await rest().read();

@@ -21,3 +21,11 @@ export function absolutePath(path: string, base: string): string {
   }
   return "/" + out.join("/");
 }
+
+/** A directory as a model is told it: relative to the workspace inside it (`output/`), else absolute. */
+export function shownDir(workspace: string, dir: string): string {
+  if (dir === workspace) return "./";
+  return dir.startsWith(`${workspace}/`)
+    ? `${dir.slice(workspace.length + 1)}/`
+    : dir;
+}

@@ -19,7 +19,7 @@ import type {
   ToolUseBlock,
   Usage,
 } from "./messages.ts";
-import { mergeTurns, textOf } from "./messages.ts";
+import { textOf } from "./messages.ts";
 
 import {
   isAbort,
@@ -34,7 +34,11 @@ import { describeIssues } from "./inbound.ts";
 import { z } from "zod";
 import type { MessageSink } from "./output.ts";
 import type { ToolRegistry } from "./registry.ts";
-import { systemPrompt } from "./system_prompt.ts";
+import {
+  MAX_OUTPUT_TOKENS,
+  modelRequest,
+  STRUCTURED_OUTPUT_TOOL,
+} from "./model_request.ts";
 import type { ApprovalOutcome, CallResult, ToolCalls } from "./tool_calls.ts";
 import type { Transcript, TranscriptEntry } from "./transcript.ts";
 import { VERSION } from "./version.ts";
@@ -43,8 +47,6 @@ import { VERSION } from "./version.ts";
 const STREAM_RETRIES = 2;
 /** After an interrupt, how long tools get to stop before their results are written as interrupted. */
 const INTERRUPT_WAIT_MS = 700;
-/** Output tokens a model may produce in one reply. */
-const MAX_OUTPUT_TOKENS = 8192;
 
 /** Hooks other features plug into the loop (task reminders, a parent's hooks). */
 export interface LoopHooks {
@@ -76,8 +78,7 @@ export interface TurnHooks {
   ): Promise<{ continueWith?: string }>;
 }
 
-/** The name of the tool a `--json-schema` session's model returns its structured output with (Claude Code's). */
-export const STRUCTURED_OUTPUT_TOOL = "StructuredOutput";
+export { STRUCTURED_OUTPUT_TOOL };
 /** How often the model may fail to give valid structured output before the turn ends with `error_max_structured_output_retries`. */
 const STRUCTURED_OUTPUT_RETRIES = 5;
 
@@ -413,39 +414,12 @@ export class AgentLoop {
   async #request(signal: AbortSignal): Promise<ModelReply> {
     const { registry, config, writer } = this.#deps;
     const mode = this.#deps.mode();
-    const tools = registry.describe(mode).map((t) => ({
-      name: t.name,
-      description: t.description,
-      input_schema: t.input_schema,
-    }));
-    if (config.jsonSchema) {
-      tools.push({
-        name: STRUCTURED_OUTPUT_TOOL,
-        description:
-          "Use this tool to return your final response in the requested structured format. Call it once, at the end, with the whole answer as its input.",
-        input_schema: config.jsonSchema,
-      });
-    }
-    const { replace, append } = config.systemPrompt;
-    const system = [
-      replace ?? systemPrompt({
-        workspace: config.workspace,
-        mode,
-        toolset: config.toolset,
-        tools: tools.map((t) => t.name),
-        taskTrackers: registry.emitters("task_list_changed", mode),
-      }),
-      ...append ? [append] : [],
-    ].join("\n\n");
-    const request = {
-      system,
-      messages: mergeTurns(this.history),
-      tools,
-      maxTokens: MAX_OUTPUT_TOKENS,
-      ...(config.maxThinkingTokens
-        ? { thinkingBudget: config.maxThinkingTokens }
-        : {}),
-    };
+    const request = modelRequest({
+      config,
+      mode,
+      tools: registry.describe(mode),
+      taskTrackers: registry.emitters("task_list_changed", mode),
+    }, this.history);
     let provider = this.#provider;
     let fellBack = false;
     for (let attempt = 0;; attempt++) {

@@ -14,6 +14,7 @@ import { fileURLToPath } from "node:url";
 import { ApprovalGate, type ApprovalParent } from "./approvals.ts";
 import { CommandSandbox } from "./command_sandbox.ts";
 import { type Config, spillDirOf } from "./config.ts";
+import { shownDir } from "./_paths.ts";
 import { CurrentTask } from "./current_task.ts";
 import type { EditorBuffers } from "./editor_buffers.ts";
 import { commandEnvironment } from "./environment.ts";
@@ -290,12 +291,4 @@ export function noParentRequests(front: string): ParentRequests {
     `${front} cannot ask its client to open a file; start it with --open-with system or none`,
   );
   return requests;
-}
-
-/** A directory as a model is told it: relative to the workspace inside it (`output/`), else absolute. */
-function shownDir(workspace: string, dir: string): string {
-  if (dir === workspace) return "./";
-  return dir.startsWith(`${workspace}/`)
-    ? `${dir.slice(workspace.length + 1)}/`
-    : dir;
 }

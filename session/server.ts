@@ -36,6 +36,7 @@ import type { TurnHooks } from "./agent_loop.ts";
 import { initializeSession } from "./initialize.ts";
 import { preloadProvider } from "./models/mod.ts";
 import { warmDecoders } from "./inbound.ts";
+import type { EarlyRequest } from "./early_request.ts";
 
 /**
  * The streams a session talks over: protocol lines come in on `stdin` and
@@ -62,6 +63,12 @@ export interface ServeOptions {
    * reads the request but does not answer it again. Unused by stream-json.
    */
   answered?: string | number;
+  /**
+   * The first user turn's model request, sent by the CLI before the
+   * session loaded (`early_request.ts`); the first turn's SDK takes it
+   * over, or it is aborted.
+   */
+  early?: Promise<EarlyRequest | undefined>;
 }
 
 /**
@@ -153,7 +160,13 @@ export async function serve(
       initMessage(config, names, mcp?.list()) as SystemInit,
     );
   }
-  const session = openSession(core, writer, approvalsParent, requests);
+  const session = openSession(
+    core,
+    writer,
+    approvalsParent,
+    requests,
+    options.early,
+  );
   render = toolEventRenderer(writer, session.taskList);
   // Commands or files not confined as asked or as hoped, flags not
   // honoured: said before anything else.
@@ -233,6 +246,7 @@ export async function serve(
     session.inFlight.interrupt();
     await session.inFlight.settleWithin(1500);
   }
+  session.turns.discardEarly();
   await core.close();
   await writer.drain();
   return state.stopping === "signal" ? 1 : 0;
@@ -254,6 +268,7 @@ function openSession(
   writer: ProtocolWriter,
   approvalsParent: CanUseToolParent,
   requests: ParentRequests,
+  early?: Promise<EarlyRequest | undefined>,
 ): OpenSession {
   const { config, registry, calls, mode, writeQueue, tasks, inFlight } = core;
   const taskList = new TaskListAnnouncer(tasks, config.taskListId, writer);
@@ -278,6 +293,7 @@ function openSession(
     inFlight,
     task: core.task,
     turnHooks: () => turnHooks,
+    early,
   });
   const warn = (message: string) =>
     writer.send({ type: "system", subtype: "warning", message });

@@ -6,7 +6,6 @@
  */
 
 import type { Mode } from "./config.ts";
-import { listOf } from "./task_reminders.ts";
 
 /** What the prompt is made from. */
 export interface PromptFacts {
@@ -68,4 +67,10 @@ export function systemPrompt(facts: PromptFacts): string {
     "- When you are done, say briefly what you did and what is left.",
   );
   return lines.join("\n");
+}
+
+/** Names in prose: `a`, `a and b`, `a, b and c`. */
+export function listOf(names: readonly string[]): string {
+  if (names.length <= 1) return names.join("");
+  return `${names.slice(0, -1).join(", ")} and ${names.at(-1)}`;
 }

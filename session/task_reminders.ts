@@ -14,6 +14,7 @@
 import type { Message } from "./messages.ts";
 import { taskLines, type TaskStore } from "../tools/kernel/tasks.ts";
 import type { TranscriptEntry } from "./transcript.ts";
+import { listOf } from "./system_prompt.ts";
 
 /** Assistant turns without task management before a reminder, and between two reminders. */
 export const REMINDER_INTERVAL = 10;
@@ -106,10 +107,4 @@ function toolNames(message: Message): string[] {
 function isReminder(message: Message): boolean {
   const text = typeof message.content === "string" ? message.content : "";
   return text.startsWith(REMINDER_TAG);
-}
-
-/** Names in prose: `a`, `a and b`, `a, b and c`. */
-export function listOf(names: readonly string[]): string {
-  if (names.length <= 1) return names.join("");
-  return `${names.slice(0, -1).join(", ")} and ${names.at(-1)}`;
 }

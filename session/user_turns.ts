@@ -26,6 +26,7 @@ import type { ToolRegistry } from "./registry.ts";
 import type { TaskReminders } from "./task_reminders.ts";
 import type { ToolCalls } from "./tool_calls.ts";
 import { Transcript } from "./transcript.ts";
+import type { EarlyRequest } from "./early_request.ts";
 
 /** What {@linkcode UserTurns} needs from its session. */
 export interface UserTurnsDeps {
@@ -41,6 +42,12 @@ export interface UserTurnsDeps {
   task: CurrentTask;
   /** The parent's hooks on turns (UserPromptSubmit, Stop), once registered. */
   turnHooks?(): TurnHooks | undefined;
+  /**
+   * The first turn's model request, sent before the session loaded
+   * (`early_request.ts`): the first provider's SDK takes its response over
+   * when its own request is the same. Discarded after the first turn.
+   */
+  early?: Promise<EarlyRequest | undefined>;
 }
 
 /** A session's user turns and the agent loop that runs them. */
@@ -87,6 +94,7 @@ export class UserTurns {
     const generation = inFlight.interrupts;
     const turn = this.#queue.then(async () => {
       if (generation !== inFlight.interrupts) {
+        this.discardEarly();
         return this.#failed(
           "error_interrupted",
           "interrupted before the turn started",
@@ -96,7 +104,17 @@ export class UserTurns {
       try {
         loop = await this.#loop();
       } catch (error) {
+        this.discardEarly();
         return this.#failed("error_during_execution", (error as Error).message);
+      }
+      // An interrupt while the loop was made (the provider's SDK loads) is
+      // one before the turn started: no controller of it existed to abort.
+      if (generation !== inFlight.interrupts) {
+        this.discardEarly();
+        return this.#failed(
+          "error_interrupted",
+          "interrupted before the turn started",
+        );
       }
       const controller = inFlight.controller();
       this.#deps.task.beginTurn(messageText(content));
@@ -105,6 +123,8 @@ export class UserTurns {
       } finally {
         this.#deps.task.endTurn();
         inFlight.release(controller);
+        // Taken over by now, or never to be: a request no turn reads is ended.
+        this.discardEarly();
       }
     });
     this.#queue = turn;
@@ -140,7 +160,12 @@ export class UserTurns {
     return this.#model ?? this.#deps.config.model;
   }
 
-  #providerFor(model: string) {
+  /** Aborts the early first request unless its response was taken over. */
+  discardEarly(): void {
+    this.#deps.early?.then((early) => early?.discard());
+  }
+
+  #providerFor(model: string, send?: typeof fetch) {
     const { config } = this.#deps;
     const sameApi = model.slice(0, model.indexOf(":")) ===
       config.model?.slice(0, config.model.indexOf(":"));
@@ -148,6 +173,7 @@ export class UserTurns {
       model,
       baseUrl: sameApi ? config.baseUrl : undefined,
       apiKey: sameApi ? config.apiKey : undefined,
+      fetch: send,
     });
   }
 
@@ -162,7 +188,12 @@ export class UserTurns {
     const { config, registry, calls, writer, transcript, mode, reminders } =
       this.#deps;
     this.#agent ??= (async () => {
-      const provider = await this.#providerFor(this.model!);
+      // The session's first provider, of --model: its SDK may take the
+      // early first request over.
+      const early = this.model === config.model
+        ? await this.#deps.early
+        : undefined;
+      const provider = await this.#providerFor(this.model!, early?.fetchFor());
       return new AgentLoop({
         config,
         provider,

@@ -42,6 +42,8 @@ export class MockModel {
   readonly requests: {
     path: string;
     body: Record<string, unknown>;
+    /** The body's bytes as they came, as text. */
+    text: string;
     headers: Headers;
   }[] = [];
   readonly #steps: MockStep[] = [];
@@ -91,8 +93,9 @@ export class MockModel {
 
   async #handle(req: Request): Promise<Response> {
     const path = new URL(req.url).pathname;
-    const body = await req.json();
-    this.requests.push({ path, body, headers: req.headers });
+    const text = await req.text();
+    const body = JSON.parse(text);
+    this.requests.push({ path, body, text, headers: req.headers });
     const step = this.#steps.shift();
     if (!step) {
       return Response.json({

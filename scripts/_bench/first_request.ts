@@ -1,6 +1,6 @@
 /**
  * Start to the first model request (issue 18): wave started with an
- * Anthropic model whose base URL is a mock server on 127.0.0.1, driven as
+ * Anthropic (then an OpenAI) model whose base URL is a mock server on 127.0.0.1, driven as
  * real parents drive it (the user line goes out as soon as `system/init`
  * arrives), timed until the mock server receives the request; against an
  * empty Deno script's start to its first line, same flags, interleaved.
@@ -22,6 +22,7 @@ import {
 async function toFirstRequest(
   mock: MockModel,
   dir: string,
+  provider: "anthropic" | "openai",
 ): Promise<number> {
   mock.script({ reply: [{ type: "text", text: "hi" }] });
   const seen = mock.requests.length;
@@ -31,14 +32,18 @@ async function toFirstRequest(
       "--workspace",
       dir,
       "--model",
-      "anthropic:claude-bench",
+      `${provider}:claude-bench`,
       "--base-url",
-      mock.url,
+      provider === "openai" ? `${mock.url}/v1` : mock.url,
     ]),
     stdin: "piped",
     stdout: "piped",
     stderr: "null",
-    env: { WAVE_HOME: `${dir}/home`, ANTHROPIC_API_KEY: "sk-bench" },
+    env: {
+      WAVE_HOME: `${dir}/home`,
+      ANTHROPIC_API_KEY: "sk-bench",
+      OPENAI_API_KEY: "sk-bench",
+    },
   }).spawn();
   const writer = child.stdin.getWriter();
   const reader = child.stdout.getReader();
@@ -68,20 +73,22 @@ export async function firstRequest(runs = 15): Promise<Figure[]> {
   const dir = await Deno.makeTempDir({ prefix: "wave-bench-first-" });
   const emptyArgs = await emptyScriptArgs(dir);
   const mock = new MockModel();
-  const [w, b] = await paired(
-    runs,
-    () => toFirstRequest(mock, dir),
-    () => timeToFirstLine(emptyArgs),
-  );
-  await mock.close();
-  await Deno.remove(dir, { recursive: true });
-  return [
-    ratio(
-      "start → first model request ÷ empty Deno script",
+  const figures: Figure[] = [];
+  for (const provider of ["anthropic", "openai"] as const) {
+    const [w, b] = await paired(
+      runs,
+      () => toFirstRequest(mock, dir, provider),
+      () => timeToFirstLine(emptyArgs),
+    );
+    figures.push(ratio(
+      `start → first model request (${provider}) ÷ empty Deno script`,
       w,
       b,
       2.5,
       `(median of ${runs})`,
-    ),
-  ];
+    ));
+  }
+  await mock.close();
+  await Deno.remove(dir, { recursive: true });
+  return figures;
 }

@@ -21,7 +21,12 @@ import { API_KEY_VARIABLES, type ApiProvider } from "./model_id.ts";
 /** An SDK module whose default export is its client class (both SDKs take these options). */
 export type SdkModule<Client> = {
   default: new (
-    options: { apiKey: string; baseURL?: string; maxRetries: number },
+    options: {
+      apiKey: string;
+      baseURL?: string;
+      maxRetries: number;
+      fetch?: typeof fetch;
+    },
   ) => Client;
 };
 
@@ -69,10 +74,12 @@ export abstract class SdkProvider<Client> implements ModelProvider {
     onText?: TextStream,
     onEvent?: EventStream,
   ): Promise<ModelReply> {
-    const { apiKey, baseUrl: baseURL, maxRetries } = this.#options;
+    const { apiKey, baseUrl: baseURL, maxRetries, fetch } = this.#options;
     const client = await (this.#client ??= this.#load().then((
       { default: Client },
-    ) => new Client({ apiKey, baseURL, maxRetries })));
+    ) =>
+      new Client({ apiKey, baseURL, maxRetries, ...fetch ? { fetch } : {} })
+    ));
     try {
       return await this.send(client, request, signal, onText, onEvent);
     } catch (error) {

@@ -18,6 +18,29 @@ import type {
 /** Imports the Anthropic SDK (slow: a first request, or a preload, pays it once). */
 export const loadAnthropicSdk = () => import("@anthropic-ai/sdk");
 
+/**
+ * The Messages API parameters of `request` to `model` (the SDK sends them
+ * with `stream: true` added last): the one place they are made, for the
+ * SDK and for the early first request alike.
+ */
+export function messagesParams(
+  model: string,
+  request: ModelRequest,
+): Anthropic.MessageCreateParamsNonStreaming {
+  const budget = request.thinkingBudget;
+  return {
+    model,
+    // The budget is part of the output: room for the answer after it.
+    max_tokens: budget ? budget + request.maxTokens : request.maxTokens,
+    system: request.system,
+    messages: request.messages as Anthropic.MessageParam[],
+    tools: request.tools as Anthropic.Tool[],
+    ...(budget
+      ? { thinking: { type: "enabled" as const, budget_tokens: budget } }
+      : {}),
+  };
+}
+
 /** Claude over the Messages API. */
 export class AnthropicProvider extends SdkProvider<Anthropic> {
   constructor(options: ApiOptions) {
@@ -33,18 +56,10 @@ export class AnthropicProvider extends SdkProvider<Anthropic> {
     onText?: TextStream,
     onEvent?: EventStream,
   ): Promise<ModelReply> {
-    const budget = request.thinkingBudget;
-    const stream = client.messages.stream({
-      model: this.model,
-      // The budget is part of the output: room for the answer after it.
-      max_tokens: budget ? budget + request.maxTokens : request.maxTokens,
-      system: request.system,
-      messages: request.messages as Anthropic.MessageParam[],
-      tools: request.tools as Anthropic.Tool[],
-      ...(budget
-        ? { thinking: { type: "enabled" as const, budget_tokens: budget } }
-        : {}),
-    }, { signal });
+    const stream = client.messages.stream(
+      messagesParams(this.model, request),
+      { signal },
+    );
     if (onText) stream.on("text", (delta) => onText(delta));
     if (onEvent) stream.on("streamEvent", (event) => onEvent(event));
     const message = await stream.finalMessage();

@@ -22,6 +22,8 @@ export interface ModelChoice {
    */
   apiKey?: ApiKey;
   maxRetries?: number;
+  /** The `fetch` its SDK sends with (the early first request's, `early_request.ts`). */
+  fetch?: typeof fetch;
 }
 
 /**
@@ -71,5 +73,6 @@ export async function createProvider(
     apiKey: apiKey.reveal(),
     baseUrl: choice.baseUrl,
     maxRetries: choice.maxRetries ?? 3,
+    ...choice.fetch ? { fetch: choice.fetch } : {},
   });
 }

@@ -123,6 +123,25 @@ export function chatTools(
   }));
 }
 
+/**
+ * The Chat Completions parameters of `request` to `model` (`stream: true` last,
+ * where the SDK's stream helper puts it too): the one place they are made, for
+ * the SDK and for the early first request alike.
+ */
+export function chatParams(
+  model: string,
+  request: ModelRequest,
+): OpenAI.Chat.Completions.ChatCompletionCreateParamsStreaming {
+  return {
+    model,
+    max_completion_tokens: request.maxTokens,
+    messages: chatMessages(request.system, request.messages),
+    ...(request.tools.length ? { tools: chatTools(request.tools) } : {}),
+    stream_options: { include_usage: true },
+    stream: true,
+  };
+}
+
 /** Imports the OpenAI SDK (slow: a first request, or a preload, pays it once). */
 export const loadOpenAISdk = () => import("openai");
 
@@ -138,13 +157,10 @@ export class OpenAIProvider extends SdkProvider<OpenAI> {
     signal: AbortSignal,
     onText?: TextStream,
   ): Promise<ModelReply> {
-    const stream = client.chat.completions.stream({
-      model: this.model,
-      max_completion_tokens: request.maxTokens,
-      messages: chatMessages(request.system, request.messages),
-      ...(request.tools.length ? { tools: chatTools(request.tools) } : {}),
-      stream_options: { include_usage: true },
-    }, { signal });
+    const stream = client.chat.completions.stream(
+      chatParams(this.model, request),
+      { signal },
+    );
     if (onText) stream.on("content.delta", ({ delta }) => onText(delta));
     const completion = await stream.finalChatCompletion();
     const choice = completion.choices[0];

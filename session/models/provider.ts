@@ -61,6 +61,8 @@ export interface ApiOptions {
   baseUrl?: string;
   /** Retries of 429 and 5xx answers, done by the SDK (it honours retry-after). */
   maxRetries: number;
+  /** The `fetch` the SDK sends with (the global one when absent). */
+  fetch?: typeof fetch;
 }
 
 /** A model endpoint. */

@@ -7,9 +7,8 @@ import assert from "node:assert/strict";
 import { TaskStore } from "../../tools/kernel/tasks.ts";
 import { builtinRef, TOOLSETS } from "../../tools/toolsets.ts";
 import { ToolRegistry } from "../../session/registry.ts";
-import { systemPrompt } from "../../session/system_prompt.ts";
+import { listOf, systemPrompt } from "../../session/system_prompt.ts";
 import {
-  listOf,
   reminderText,
   TaskReminders,
   type TaskTrackers,
