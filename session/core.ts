@@ -23,7 +23,7 @@ import { ParentRequests } from "./parent_requests.ts";
 import { ToolPermissions } from "./permissions.ts";
 import { ToolRegistry } from "./registry.ts";
 import { SessionMode } from "./session_mode.ts";
-import { ToolCalls } from "./tool_calls.ts";
+import { ToolCalls, warmupDirOf } from "./tool_calls.ts";
 import type { ToolEventRenderer } from "./tool_events.ts";
 import { Transcriber } from "./transcriber.ts";
 import { WriteQueue } from "./write_queue.ts";
@@ -198,6 +198,7 @@ export async function openCore(
     deadlineMs: config.toolDeadlineMs,
     fileBoundary: config.fileBoundary,
     spillDir: spillDirOf(config),
+    warmupDir: warmupDirOf(config),
     // An extra module may import any of wave's own modules, not all of
     // which are in a worker's module graph; wave's source is no secret.
     moduleDirs: config.toolModules.length === 0 ? [] : [

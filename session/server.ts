@@ -64,13 +64,6 @@ export interface ServeOptions {
   answered?: string | number;
 }
 
-/**
- * How long after `system/init` the tools' workers start warming: a parent
- * that sends a line at once gets it served (a first model request, a
- * first call) before they compete with it for the cores.
- */
-const PREWARM_AFTER_MS = 100;
-
 export { WEAK_FILE_BOUNDARY } from "./core.ts";
 
 /**
@@ -184,12 +177,12 @@ export async function serve(
     session.inFlight.interrupt();
   };
 
-  // Idle time until the first line: the tools' workers start and load
-  // their modules, so no first call pays for that.
+  // Idle time until the first line, and between calls: the tools' workers
+  // start, load their modules and run each tool once, so no first call
+  // pays for that. Each step waits until no call is in flight.
   Deno.unrefTimer(setTimeout(warmDecoders, 0));
-  Deno.unrefTimer(
-    setTimeout(() => core.calls.prewarm(), PREWARM_AFTER_MS),
-  );
+  const warmup = new AbortController();
+  const warming = core.calls.prewarm(warmup.signal);
 
   const readLoop = (async () => {
     for await (const item of reader) {
@@ -233,7 +226,10 @@ export async function serve(
     session.inFlight.interrupt();
     await session.inFlight.settleWithin(1500);
   }
+  warmup.abort();
   await core.close();
+  // Its call in flight, if any, ended with the workers.
+  await warming;
   await writer.drain();
   return state.stopping === "signal" ? 1 : 0;
 }
