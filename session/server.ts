@@ -20,7 +20,7 @@ import { type Core, openCore } from "./core.ts";
 import { ParentRequests } from "./parent_requests.ts";
 import { InboundDispatch } from "./inbound_dispatch.ts";
 import { initMessage } from "./init.ts";
-import { readLines } from "./line_reader.ts";
+import { readLines, warmLineReader } from "./line_reader.ts";
 import type { SystemInit } from "./outbound.ts";
 import {
   type LineSink,
@@ -31,6 +31,7 @@ import { TaskListAnnouncer } from "./task_list_announcer.ts";
 import { TaskReminders } from "./task_reminders.ts";
 import { type ToolEventRenderer, toolEventRenderer } from "./tool_events.ts";
 import { Transcript, transcriptPath } from "./transcript.ts";
+import { spillDirOf } from "./config.ts";
 import { UserTurns } from "./user_turns.ts";
 import type { TurnHooks } from "./agent_loop.ts";
 import { initializeSession } from "./initialize.ts";
@@ -181,6 +182,7 @@ export async function serve(
   // start, load their modules and run each tool once, so no first call
   // pays for that. Each step waits until no call is in flight.
   Deno.unrefTimer(setTimeout(warmDecoders, 0));
+  const readerWarm = warmLineReader(spillDirOf(config));
   const warmup = new AbortController();
   const warming = core.calls.prewarm(warmup.signal);
 
@@ -230,6 +232,7 @@ export async function serve(
   await core.close();
   // Its call in flight, if any, ended with the workers.
   await warming;
+  await readerWarm;
   await writer.drain();
   return state.stopping === "signal" ? 1 : 0;
 }

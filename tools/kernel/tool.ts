@@ -345,10 +345,10 @@ export interface ToolSpec<S extends InputSchema> {
 /**
  * The files of the scratch workspace the tools' {@linkcode ToolSpec.warmup}
  * calls run in, by path relative to it: a text file of numbered lines
- * (`"line 1"` … `"line 40"`), a source file, and one in a subdirectory.
+ * (`"line 1"` … `"line 300"`), a source file, and one in a subdirectory.
  */
 export const WARMUP_FILES: Readonly<Record<string, string>> = {
-  "notes.txt": Array.from({ length: 40 }, (_, i) => `line ${i + 1}\n`).join(
+  "notes.txt": Array.from({ length: 300 }, (_, i) => `line ${i + 1}\n`).join(
     "",
   ),
   "main.ts": 'export function main(): string {\n  return "line";\n}\n',
