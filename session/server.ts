@@ -184,7 +184,7 @@ export async function serve(
   Deno.unrefTimer(setTimeout(warmDecoders, 0));
   const readerWarm = warmLineReader(spillDirOf(config));
   const warmup = new AbortController();
-  const warming = core.calls.prewarm(warmup.signal);
+  const warming = core.calls.prewarm({ signal: warmup.signal });
 
   const readLoop = (async () => {
     for await (const item of reader) {

@@ -129,6 +129,14 @@ export interface WarmupCall {
   result: CallResult;
 }
 
+/** Options of {@linkcode ToolCalls.prewarm}. */
+export interface PrewarmOptions {
+  /** Ends the warm-up at its next step (the session is closing). */
+  signal?: AbortSignal;
+  /** Told the tool's name as each warm-up call starts. */
+  onCall?(tool: string): void;
+}
+
 /**
  * Real calls in flight, shared by a session's {@linkcode ToolCalls} and
  * those {@linkcode ToolCalls.withRegistry} derives: the warm-up waits
@@ -228,8 +236,8 @@ export class ToolCalls {
    * loads their modules; meanwhile the JSON Schemas of the bound tools
    * (the first model request sends them) and each tool's input parser
    * (zod builds it on first use) are made; then every read-only tool's
-   * {@linkcode ToolSpec.warmup} calls run, then the file writers' worker
-   * starts and their warm-up calls run. A warm-up call takes the path of
+   * `warmup` calls (kernel/tool.ts) run while the file writers' worker
+   * starts, and then the writers' warm-up calls run. A warm-up call takes the path of
    * a real one (validation, resolution, the executor, the worker, the
    * tool) in a scratch workspace ({@linkcode warmupDirOf}, removed when
    * the warm-up ends) with its own WAVE_HOME and read-state, never asks
@@ -239,11 +247,12 @@ export class ToolCalls {
    * does. A warmed worker nobody calls is retired after the idle time
    * like any other (each holds some 20 MB).
    *
-   * Stops between steps once `signal` aborts. Never fails: resolves with
-   * the warm-up calls made; a tool whose module cannot load says so when
-   * called.
+   * Stops between steps once `options.signal` aborts. Never fails:
+   * resolves with the warm-up calls made; a tool whose module cannot load
+   * says so when called.
    */
-  async prewarm(signal?: AbortSignal): Promise<WarmupCall[]> {
+  async prewarm(options: PrewarmOptions = {}): Promise<WarmupCall[]> {
+    const { signal, onCall } = options;
     const { registry, executor } = this.#deps;
     const activity = this.#activity;
     const bound = registry.bound(this.#deps.mode()).filter((t) => !t.external);
@@ -252,11 +261,11 @@ export class ToolCalls {
       bound.filter(({ def }) => def.scopes.write === true && !def.scopes.run),
     ].filter((tools) => tools.length > 0);
     const made: WarmupCall[] = [];
-    /** Waits until no real call is in flight; false once the session stops. */
     const stopped = new Promise<void>((resolve) => {
       if (signal?.aborted) resolve();
       signal?.addEventListener("abort", () => resolve(), { once: true });
     });
+    /** Waits until no real call is in flight; false once the session stops. */
     const idle = async () => {
       await Promise.race([activity.idle(), stopped]);
       return signal?.aborted !== true;
@@ -264,46 +273,47 @@ export class ToolCalls {
     /** Starts a group's worker and loads its modules. */
     const start = async (tools: RegisteredTool[]) => {
       const scopes = workerScopes(tools[0].def.scopes);
-      await executor.prewarm(
-        scopes,
-        Object.values(await this.#programs(scopes)),
-        tools.map(({ module }) => module),
-      );
+      try {
+        await executor.prewarm(
+          scopes,
+          Object.values(await this.#programs(scopes)),
+          tools.map(({ module }) => module),
+        );
+      } catch { /* its first call says why */ }
     };
     if (!await idle()) return made;
-    // The readers' worker starts on its own thread while this one makes
-    // the schemas, a tool at a time.
-    const readers = groups[0] ? start(groups[0]) : Promise.resolve();
+    // The workers start one after the other, each on its own thread while
+    // this one works: the first while the schemas are made, the next
+    // while the one before runs its warm-up calls.
+    let loading = groups[0] ? start(groups[0]) : Promise.resolve();
     for (const { def } of bound) {
       if (!await idle()) return made;
       registry.inputSchema(def.name);
       zodSchemaOf(def).safeParse({});
     }
-    await readers;
-    if (!groups.some((tools) => tools.some(({ def }) => def.warmup?.length))) {
-      if (groups[1] && await idle()) await start(groups[1]);
-      return made;
-    }
-    const scratch = this.#scratch();
+    const scratch =
+      groups.some((tools) => tools.some(({ def }) => def.warmup?.length))
+        ? this.#scratch()
+        : undefined;
     try {
       for (const [i, tools] of groups.entries()) {
-        if (i > 0) {
-          if (!await idle()) return made;
-          await start(tools);
-        }
-        for (const { def } of tools) {
+        await loading;
+        if (!await idle()) return made;
+        loading = groups[i + 1] ? start(groups[i + 1]) : Promise.resolve();
+        for (const { def } of scratch ? tools : []) {
           for (const input of def.warmup ?? []) {
             if (!await idle()) return made;
+            onCall?.(def.name);
             made.push({
               tool: def.name,
               input,
-              result: await scratch.call(def.name, input),
+              result: await scratch!.call(def.name, input),
             });
           }
         }
       }
     } finally {
-      scratch.remove();
+      scratch?.remove();
     }
     return made;
   }
@@ -314,12 +324,13 @@ export class ToolCalls {
    * task lists) under {@linkcode warmupDirOf}, with the session's registry
    * and workers and nothing else of it: a read-state and a write queue of
    * its own, no hooks, no tool permissions, no editor, approvals refused
-   * without asking, events dropped.
+   * without asking, events dropped. Undefined when its files cannot be
+   * written (a read-only WAVE_HOME).
    */
   #scratch(): {
     call(name: string, input: unknown): Promise<CallResult>;
     remove(): void;
-  } {
+  } | undefined {
     const { config } = this.#deps;
     const dir = warmupDirOf(config);
     const workspace = `${dir}/workspace`;
@@ -328,10 +339,24 @@ export class ToolCalls {
         Deno.removeSync(dir, { recursive: true });
       } catch { /* already gone */ }
     };
-    remove();
-    for (const [path, text] of Object.entries(WARMUP_FILES)) {
-      Deno.mkdirSync(dirname(`${workspace}/${path}`), { recursive: true });
-      Deno.writeTextFileSync(`${workspace}/${path}`, text);
+    try {
+      // Emptied, not replaced: the workers started before hold Landlock
+      // rules on this very directory.
+      Deno.mkdirSync(dir, { recursive: true, mode: 0o700 });
+      for (const entry of Deno.readDirSync(dir)) {
+        Deno.removeSync(`${dir}/${entry.name}`, { recursive: true });
+      }
+      for (const [path, text] of Object.entries(WARMUP_FILES)) {
+        Deno.mkdirSync(dirname(`${workspace}/${path}`), { recursive: true });
+        Deno.writeTextFileSync(`${workspace}/${path}`, text);
+      }
+    } catch {
+      // No scratch directory (a read-only WAVE_HOME): no warm-up calls,
+      // and what is in its place is left as it is.
+      try {
+        Deno.removeSync(workspace, { recursive: true });
+      } catch { /* never made */ }
+      return undefined;
     }
     const calls = new ToolCalls({
       ...this.#deps,
