@@ -380,7 +380,8 @@ export class ToolCalls {
     });
     return {
       async call(name, input) {
-        const prepared = calls.prepare(name, input);
+        // As a parent's or a model's input is: parsed from JSON.
+        const prepared = calls.prepare(name, JSON.parse(JSON.stringify(input)));
         if ("error" in prepared) {
           return errorResult(`toolu_wave_warmup`, prepared.error);
         }
