@@ -138,18 +138,22 @@ export interface PrewarmOptions {
 }
 
 /**
- * Real calls in flight, shared by a session's {@linkcode ToolCalls} and
- * those {@linkcode ToolCalls.withRegistry} derives: the warm-up waits
- * until there are none.
+ * Real work in flight (calls, and what {@linkcode ToolCalls.hold} marks),
+ * shared by a session's {@linkcode ToolCalls} and those
+ * {@linkcode ToolCalls.withRegistry} derives: the warm-up waits until
+ * there is none.
  */
 class CallActivity {
   running = 0;
   #quiet: PromiseWithResolvers<void> | undefined;
 
-  /** A call starts; the returned function says it ended. */
+  /** Work starts; the returned function says it ended (once; later calls do nothing). */
   begin(): () => void {
     this.running++;
+    let ended = false;
     return () => {
+      if (ended) return;
+      ended = true;
       if (--this.running === 0) {
         this.#quiet?.resolve();
         this.#quiet = undefined;
@@ -227,6 +231,16 @@ export class ToolCalls {
 
   /** The real calls in flight (the warm-up's do not count). */
   #activity: CallActivity;
+
+  /**
+   * Marks real work that is not a call (a user turn until its model
+   * request is sent): {@linkcode prewarm} waits until the returned
+   * function is called, as it waits for a call in flight. Calling it again
+   * does nothing.
+   */
+  hold(): () => void {
+    return this.#activity.begin();
+  }
 
   /**
    * Spends idle time on what the first calls would pay for, one step at a

@@ -187,6 +187,28 @@ Deno.test("prewarm waits while a real call is in flight, and goes on once it has
   }
 });
 
+Deno.test("prewarm waits while real work is held (a turn sending its first request), until every hold is released; releasing one twice counts once", async () => {
+  const s = await session("wave");
+  try {
+    const log: string[] = [];
+    const note = (what: string) => log.push(what);
+    const turn = s.core.calls.hold();
+    const other = s.core.calls.hold();
+    const warming = s.core.calls.prewarm({ onCall: note });
+    turn();
+    turn();
+    // Long enough for the warm-up to have run had it not waited.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    assert.deepEqual(log, [], "nothing was warmed while a hold remained");
+    note("released");
+    other();
+    await warming;
+    assert.deepEqual(log, ["released", ...WARMED.wave]);
+  } finally {
+    await s.close();
+  }
+});
+
 Deno.test("prewarm stops at its next step once its signal aborts, and leaves no scratch directory", async () => {
   const s = await session("wave");
   try {
