@@ -162,8 +162,8 @@ class CallActivity {
   }
 
   /**
-   * Resolves once no call is in flight and the event loop went round
-   * once: a line that arrived meanwhile is dispatched (and its call
+   * Resolves once no work is in flight and the event loop went round
+   * once: a line that arrived meanwhile is dispatched (and its work
    * counted) before idle work goes on.
    */
   async idle(): Promise<void> {
@@ -229,7 +229,7 @@ export class ToolCalls {
     return calls;
   }
 
-  /** The real calls in flight (the warm-up's do not count). */
+  /** The real work in flight: calls and holds (the warm-up's calls do not count). */
   #activity: CallActivity;
 
   /**
@@ -244,22 +244,23 @@ export class ToolCalls {
 
   /**
    * Spends idle time on what the first calls would pay for, one step at a
-   * time, each only while no real call is in flight (a call that arrives
-   * waits for one step at most): the worker the read-only file tools
-   * share (a first call is most often a read or a search) starts and
-   * loads their modules; meanwhile the JSON Schemas of the bound tools
-   * (the first model request sends them) and each tool's input parser
-   * (zod builds it on first use) are made; then every read-only tool's
-   * `warmup` calls (kernel/tool.ts) run while the file writers' worker
-   * starts, and then the writers' warm-up calls run. A warm-up call takes the path of
-   * a real one (validation, resolution, the executor, the worker, the
-   * tool) in a scratch workspace ({@linkcode warmupDirOf}, removed when
-   * the warm-up ends) with its own WAVE_HOME and read-state, never asks
-   * the parent nor runs its hooks, and its result is discarded: it only
-   * leaves the code of a first call compiled. Not the command tools': a
-   * command's worker also prepares its sandbox, which the first command
-   * does. A warmed worker nobody calls is retired after the idle time
-   * like any other (each holds some 20 MB).
+   * time, each only while no real work is in flight (a call, or a
+   * {@linkcode hold}: real work that arrives waits for one step at most):
+   * the worker the read-only file tools share (a first call is most often
+   * a read or a search) starts and loads their modules; meanwhile the
+   * JSON Schemas of the bound tools (the first model request sends them)
+   * and each tool's input parser (zod builds it on first use) are made;
+   * then every read-only tool's `warmup` calls (kernel/tool.ts) run while
+   * the file writers' worker starts, and then the writers' warm-up calls
+   * run. A warm-up call takes the path of a real one (validation,
+   * resolution, the executor, the worker, the tool) in a scratch
+   * workspace ({@linkcode warmupDirOf}, removed when the warm-up ends)
+   * with its own WAVE_HOME and read-state, never asks the parent nor runs
+   * its hooks, and its result is discarded: it only leaves the code of a
+   * first call compiled. Not the command tools': a command's worker also
+   * prepares its sandbox, which the first command does. A warmed worker
+   * nobody calls is retired after the idle time like any other (each
+   * holds some 20 MB).
    *
    * Stops between steps once `options.signal` aborts. Never fails:
    * resolves with the warm-up calls made; a tool whose module cannot load
@@ -397,7 +398,7 @@ export class ToolCalls {
         // As a parent's or a model's input is: parsed from JSON.
         const prepared = calls.prepare(name, JSON.parse(JSON.stringify(input)));
         if ("error" in prepared) {
-          return errorResult(`toolu_wave_warmup`, prepared.error);
+          return errorResult("toolu_wave_warmup", prepared.error);
         }
         return await calls.run(prepared, new AbortController().signal);
       },
