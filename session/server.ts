@@ -178,11 +178,14 @@ export async function serve(
     session.inFlight.interrupt();
   };
 
-  // Idle time until the first line, and between calls: the tools' workers
-  // start, load their modules and run each tool once, so no first call
-  // pays for that. Each step waits until no call is in flight.
+  // Idle time until the first line, and between calls: the input path's
+  // code is compiled, and the tools' workers start, load their modules
+  // and run each tool once, so no first line or call pays for that. The
+  // tools' steps each wait until no call is in flight and no turn is
+  // sending its first request.
   Deno.unrefTimer(setTimeout(warmDecoders, 0));
-  const readerWarm = warmLineReader(spillDirOf(config));
+  const readerWarm = new Promise((resolve) => setTimeout(resolve, 0))
+    .then(() => warmLineReader(spillDirOf(config)));
   const warmup = new AbortController();
   const warming = core.calls.prewarm({ signal: warmup.signal });
 
