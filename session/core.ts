@@ -275,6 +275,11 @@ export async function openCore(
       );
       executor.close();
       processes.killAll();
+      // The warm-up's scratch directory, if the session ended before the
+      // warm-up did (or it never ran).
+      try {
+        Deno.removeSync(warmupDirOf(config), { recursive: true });
+      } catch { /* already gone */ }
       await sweeping;
     },
   };
