@@ -61,6 +61,7 @@ export {
   type OutputStream,
   type PathUse,
   type ProcessGroupsView,
+  type RawInputOf,
   type ReadStateView,
   type Scopes,
   type Task,
@@ -77,6 +78,7 @@ export {
   type ToolEventType,
   type ToolResult,
   type ToolSpec,
+  WARMUP_FILES,
 } from "./tools/kernel/tool.ts";
 export type { ReadRecord } from "./tools/kernel/read_state.ts";
 export type {

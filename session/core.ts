@@ -24,7 +24,7 @@ import { ParentRequests } from "./parent_requests.ts";
 import { ToolPermissions } from "./permissions.ts";
 import { ToolRegistry } from "./registry.ts";
 import { SessionMode } from "./session_mode.ts";
-import { ToolCalls } from "./tool_calls.ts";
+import { ToolCalls, warmupDirOf } from "./tool_calls.ts";
 import type { ToolEventRenderer } from "./tool_events.ts";
 import { Transcriber } from "./transcriber.ts";
 import { WriteQueue } from "./write_queue.ts";
@@ -199,6 +199,7 @@ export async function openCore(
     deadlineMs: config.toolDeadlineMs,
     fileBoundary: config.fileBoundary,
     spillDir: spillDirOf(config),
+    warmupDir: warmupDirOf(config),
     // An extra module may import any of wave's own modules, not all of
     // which are in a worker's module graph; wave's source is no secret.
     moduleDirs: config.toolModules.length === 0 ? [] : [
@@ -275,6 +276,11 @@ export async function openCore(
       );
       executor.close();
       processes.killAll();
+      // The warm-up's scratch directory, if the session ended before the
+      // warm-up did (or it never ran).
+      try {
+        Deno.removeSync(warmupDirOf(config), { recursive: true });
+      } catch { /* already gone */ }
       await sweeping;
     },
   };

@@ -130,6 +130,13 @@ export interface ExecutorOptions {
    * confined worker may read.
    */
   spillDir?: string;
+  /**
+   * The scratch workspace of the session's warm-up calls (the tools'
+   * `warmup`, see `ToolCalls.prewarm`), under the spill directory: the
+   * workers of file tools may read it, and those of tools that write may
+   * write it, so a warm-up runs in the worker its tool's calls will.
+   */
+  warmupDir?: string;
 }
 
 /**
@@ -496,6 +503,7 @@ export class SandboxExecutor {
       const dir of [
         ...this.sharedState,
         ...(options.spillDir ? [options.spillDir] : []),
+        ...(options.warmupDir ? [options.warmupDir] : []),
       ]
     ) {
       try {
@@ -565,6 +573,12 @@ export class SandboxExecutor {
       })),
       ...(this.#options.spillDir
         ? [{ path: this.#options.spillDir, access: READ }]
+        : []),
+      ...(this.#options.warmupDir
+        ? [{
+          path: this.#options.warmupDir,
+          access: scopes.write ? READ_WRITE : READ,
+        }]
         : []),
       ...[
         WAVE_SOURCE,

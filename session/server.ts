@@ -20,7 +20,7 @@ import { type Core, openCore } from "./core.ts";
 import { ParentRequests } from "./parent_requests.ts";
 import { InboundDispatch } from "./inbound_dispatch.ts";
 import { initMessage } from "./init.ts";
-import { readLines } from "./line_reader.ts";
+import { readLines, warmLineReader } from "./line_reader.ts";
 import type { SystemInit } from "./outbound.ts";
 import {
   type LineSink,
@@ -31,6 +31,7 @@ import { TaskListAnnouncer } from "./task_list_announcer.ts";
 import { TaskReminders } from "./task_reminders.ts";
 import { type ToolEventRenderer, toolEventRenderer } from "./tool_events.ts";
 import { Transcript, transcriptPath } from "./transcript.ts";
+import { spillDirOf } from "./config.ts";
 import { UserTurns } from "./user_turns.ts";
 import type { TurnHooks } from "./agent_loop.ts";
 import { initializeSession } from "./initialize.ts";
@@ -70,13 +71,6 @@ export interface ServeOptions {
    */
   early?: Promise<EarlyRequest | undefined>;
 }
-
-/**
- * How long after `system/init` the tools' workers start warming: a parent
- * that sends a line at once gets it served (a first model request, a
- * first call) before they compete with it for the cores.
- */
-const PREWARM_AFTER_MS = 100;
 
 export { WEAK_FILE_BOUNDARY } from "./core.ts";
 
@@ -197,12 +191,16 @@ export async function serve(
     session.inFlight.interrupt();
   };
 
-  // Idle time until the first line: the tools' workers start and load
-  // their modules, so no first call pays for that.
+  // Idle time until the first line, and between calls: the input path's
+  // code is compiled, and the tools' workers start, load their modules
+  // and run each tool once, so no first line or call pays for that. The
+  // tools' steps each wait until no call is in flight and no turn is
+  // sending its first request.
   Deno.unrefTimer(setTimeout(warmDecoders, 0));
-  Deno.unrefTimer(
-    setTimeout(() => core.calls.prewarm(), PREWARM_AFTER_MS),
-  );
+  const readerWarm = new Promise((resolve) => setTimeout(resolve, 0))
+    .then(() => warmLineReader(spillDirOf(config)));
+  const warmup = new AbortController();
+  const warming = core.calls.prewarm({ signal: warmup.signal });
 
   const readLoop = (async () => {
     for await (const item of reader) {
@@ -247,7 +245,11 @@ export async function serve(
     await session.inFlight.settleWithin(1500);
   }
   session.turns.discardEarly();
+  warmup.abort();
   await core.close();
+  // Its call in flight, if any, ended with the workers.
+  await warming;
+  await readerWarm;
   await writer.drain();
   return state.stopping === "signal" ? 1 : 0;
 }

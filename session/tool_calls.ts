@@ -7,7 +7,7 @@
  */
 
 import { dirname } from "node:path";
-import type { ApprovalGate } from "./approvals.ts";
+import { ApprovalGate } from "./approvals.ts";
 import { CommandSandbox, keyFiles } from "./command_sandbox.ts";
 import { type Config, type Mode, spillDirOf } from "./config.ts";
 import {
@@ -17,7 +17,7 @@ import {
 } from "./executor.ts";
 import { describeIssues } from "./inbound.ts";
 import type { CallToolAnswer } from "./outbound.ts";
-import type { ReadState } from "../tools/kernel/read_state.ts";
+import { ReadState } from "../tools/kernel/read_state.ts";
 import type { CommandConfinement } from "../tools/kernel/bwrap.ts";
 import type { ProcessGroups } from "../tools/kernel/processes.ts";
 import type { RegisteredTool, ToolRegistry } from "./registry.ts";
@@ -28,10 +28,11 @@ import {
   type Scopes,
   ToolError,
   type ToolEvent,
+  WARMUP_FILES,
   zodSchemaOf,
 } from "../tools/kernel/tool.ts";
 import { type Transcriber, TranscriptionError } from "./transcriber.ts";
-import type { WriteQueue } from "./write_queue.ts";
+import { WriteQueue } from "./write_queue.ts";
 import type { CallHooks } from "./call_hooks.ts";
 import type { ToolPermissions } from "./permissions.ts";
 import type { CurrentTask } from "./current_task.ts";
@@ -78,6 +79,13 @@ export interface ToolCallsDeps {
   mode(): Mode;
   /** The allow-listed environment for commands. */
   env: Record<string, string>;
+  /**
+   * The WAVE_HOME the programs tools run are found in (a compiled wave
+   * copies ripgrep into its `bin`): the config's unless set. The warm-up
+   * calls' scratch session sets the session's, so that its calls run the
+   * very programs, in the very workers, the session's calls do.
+   */
+  programsHome?: string;
   home?: string;
   /** The session's speech-to-text model (`--stt-model`), if it has one. */
   transcriber?: Transcriber;
@@ -102,8 +110,71 @@ export interface ToolCallsDeps {
 
 let nextCall = 1;
 
-/** How long after the readers' worker is warm the writers' starts warming. */
-const WRITERS_WARM_AFTER_MS = 1000;
+/**
+ * The scratch directory of a session's warm-up calls (see
+ * {@linkcode ToolCalls.prewarm}), under its spill directory: the executor
+ * lets the file tools' workers use it, and the warm-up removes it when done.
+ */
+export function warmupDirOf(config: Config): string {
+  return `${spillDirOf(config)}/warmup`;
+}
+
+/** One warm-up call {@linkcode ToolCalls.prewarm} made. */
+export interface WarmupCall {
+  /** The tool's name. */
+  tool: string;
+  /** Its input, one of the tool's `warmup`. */
+  input: unknown;
+  /** What it answered in the scratch workspace (the session discards it). */
+  result: CallResult;
+}
+
+/** Options of {@linkcode ToolCalls.prewarm}. */
+export interface PrewarmOptions {
+  /** Ends the warm-up at its next step (the session is closing). */
+  signal?: AbortSignal;
+  /** Told the tool's name as each warm-up call starts. */
+  onCall?(tool: string): void;
+}
+
+/**
+ * Real work in flight (calls, and what {@linkcode ToolCalls.hold} marks),
+ * shared by a session's {@linkcode ToolCalls} and those
+ * {@linkcode ToolCalls.withRegistry} derives: the warm-up waits until
+ * there is none.
+ */
+class CallActivity {
+  running = 0;
+  #quiet: PromiseWithResolvers<void> | undefined;
+
+  /** Work starts; the returned function says it ended (once; later calls do nothing). */
+  begin(): () => void {
+    this.running++;
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      if (--this.running === 0) {
+        this.#quiet?.resolve();
+        this.#quiet = undefined;
+      }
+    };
+  }
+
+  /**
+   * Resolves once no work is in flight and the event loop went round
+   * once: a line that arrived meanwhile is dispatched (and its work
+   * counted) before idle work goes on.
+   */
+  async idle(): Promise<void> {
+    do {
+      while (this.running > 0) {
+        await (this.#quiet ??= Promise.withResolvers<void>()).promise;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 0));
+    } while (this.running > 0);
+  }
+}
 
 /** A tool that changes nothing and runs no program but the file programs (Read, Grep, Glob, read_files …). */
 function isFileReader(scopes: Scopes): boolean {
@@ -132,6 +203,7 @@ export class ToolCalls {
 
   constructor(deps: ToolCallsDeps) {
     this.#deps = deps;
+    this.#activity = new CallActivity();
     this.#keyFiles = new Set(
       keyFiles(deps.config).flatMap((file) => {
         try {
@@ -152,45 +224,198 @@ export class ToolCalls {
    * write queue and approvals included, is shared.
    */
   withRegistry(registry: ToolRegistry): ToolCalls {
-    return new ToolCalls({ ...this.#deps, registry });
+    const calls = new ToolCalls({ ...this.#deps, registry });
+    calls.#activity = this.#activity;
+    return calls;
+  }
+
+  /** The real work in flight: calls and holds (the warm-up's calls do not count). */
+  #activity: CallActivity;
+
+  /**
+   * Marks real work that is not a call (a user turn until its model
+   * request is sent): {@linkcode prewarm} waits until the returned
+   * function is called, as it waits for a call in flight. Calling it again
+   * does nothing.
+   */
+  hold(): () => void {
+    return this.#activity.begin();
   }
 
   /**
-   * Spends idle time on what the first calls would pay for: the JSON
-   * Schemas of the bound tools (the first model request sends them), each
-   * tool's input parser (zod builds it on first use), and, one after the
-   * other, the worker the read-only file tools share (a first call is
-   * most often a read or a search) and the one of the file writers, with
-   * their modules loaded. Not the command tools': a command's worker also
+   * Spends idle time on what the first calls would pay for, one step at a
+   * time, each only while no real work is in flight (a call, or a
+   * {@linkcode hold}: real work that arrives waits for one step at most):
+   * the worker the read-only file tools share (a first call is most often
+   * a read or a search) starts and loads their modules; meanwhile the
+   * JSON Schemas of the bound tools (the first model request sends them)
+   * and each tool's input parser (zod builds it on first use) are made;
+   * then every read-only tool's `warmup` calls (kernel/tool.ts) run while
+   * the file writers' worker starts, and then the writers' warm-up calls
+   * run. A warm-up call takes the path of a real one (validation,
+   * resolution, the executor, the worker, the tool) in a scratch
+   * workspace ({@linkcode warmupDirOf}, removed when the warm-up ends)
+   * with its own WAVE_HOME and read-state, never asks the parent nor runs
+   * its hooks, and its result is discarded: it only leaves the code of a
+   * first call compiled. Not the command tools': a command's worker also
    * prepares its sandbox, which the first command does. A warmed worker
    * nobody calls is retired after the idle time like any other (each
-   * holds some 20 MB). Never fails: a tool whose module cannot load says
-   * so when called.
+   * holds some 20 MB).
+   *
+   * Stops between steps once `options.signal` aborts. Never fails:
+   * resolves with the warm-up calls made; a tool whose module cannot load
+   * says so when called.
    */
-  async prewarm(): Promise<void> {
-    const { registry, executor, config } = this.#deps;
+  async prewarm(options: PrewarmOptions = {}): Promise<WarmupCall[]> {
+    const { signal, onCall } = options;
+    const { registry, executor } = this.#deps;
+    const activity = this.#activity;
     const bound = registry.bound(this.#deps.mode()).filter((t) => !t.external);
-    registry.describe(this.#deps.mode());
-    for (const { def } of bound) zodSchemaOf(def).safeParse({});
     const groups = [
       bound.filter(({ def }) => isFileReader(def.scopes)),
       bound.filter(({ def }) => def.scopes.write === true && !def.scopes.run),
-    ];
-    for (const [i, tools] of groups.entries()) {
-      if (tools.length === 0) continue;
-      // The writers' worker later: a parent that calls at once, or a
-      // first read, does not share the cores with its start.
-      if (i > 0) await new Promise((r) => setTimeout(r, WRITERS_WARM_AFTER_MS));
+    ].filter((tools) => tools.length > 0);
+    const made: WarmupCall[] = [];
+    const stopped = new Promise<void>((resolve) => {
+      if (signal?.aborted) resolve();
+      signal?.addEventListener("abort", () => resolve(), { once: true });
+    });
+    /** Waits until no real call is in flight; false once the session stops. */
+    const idle = async () => {
+      await Promise.race([activity.idle(), stopped]);
+      return signal?.aborted !== true;
+    };
+    /** Starts a group's worker and loads its modules. */
+    const start = async (tools: RegisteredTool[]) => {
       const scopes = workerScopes(tools[0].def.scopes);
-      const programs = scopes.run?.length
-        ? await resolvePrograms(scopes.run, config.waveHome)
-        : {};
-      await executor.prewarm(
-        scopes,
-        Object.values(programs),
-        tools.map(({ module }) => module),
-      );
+      try {
+        await executor.prewarm(
+          scopes,
+          Object.values(await this.#programs(scopes)),
+          tools.map(({ module }) => module),
+        );
+      } catch { /* its first call says why */ }
+    };
+    if (!await idle()) return made;
+    // The workers start one after the other, each on its own thread while
+    // this one works: the first while the schemas are made, the next
+    // while the one before runs its warm-up calls.
+    let loading = groups[0] ? start(groups[0]) : Promise.resolve();
+    for (const { def } of bound) {
+      if (!await idle()) return made;
+      registry.inputSchema(def.name);
+      zodSchemaOf(def).safeParse({});
     }
+    const scratch =
+      groups.some((tools) => tools.some(({ def }) => def.warmup?.length))
+        ? this.#scratch()
+        : undefined;
+    try {
+      for (const [i, tools] of groups.entries()) {
+        await loading;
+        if (!await idle()) return made;
+        loading = groups[i + 1] ? start(groups[i + 1]) : Promise.resolve();
+        for (const { def } of scratch ? tools : []) {
+          for (const input of def.warmup ?? []) {
+            if (!await idle()) return made;
+            onCall?.(def.name);
+            made.push({
+              tool: def.name,
+              input,
+              result: await scratch!.call(def.name, input),
+            });
+          }
+        }
+      }
+    } finally {
+      scratch?.remove();
+    }
+    return made;
+  }
+
+  /**
+   * The scratch session of the warm-up calls: a workspace holding
+   * {@linkcode WARMUP_FILES} and a WAVE_HOME of its own (file history,
+   * task lists) under {@linkcode warmupDirOf}, with the session's registry
+   * and workers and nothing else of it: a read-state and a write queue of
+   * its own, no hooks, no tool permissions, no editor, approvals refused
+   * without asking, events dropped. Undefined when its files cannot be
+   * written (a read-only WAVE_HOME).
+   */
+  #scratch(): {
+    call(name: string, input: unknown): Promise<CallResult>;
+    remove(): void;
+  } | undefined {
+    const { config } = this.#deps;
+    const dir = warmupDirOf(config);
+    const workspace = `${dir}/workspace`;
+    const remove = () => {
+      try {
+        Deno.removeSync(dir, { recursive: true });
+      } catch { /* already gone */ }
+    };
+    try {
+      // Emptied, not replaced: the workers started before hold Landlock
+      // rules on this very directory.
+      Deno.mkdirSync(dir, { recursive: true, mode: 0o700 });
+      for (const entry of Deno.readDirSync(dir)) {
+        Deno.removeSync(`${dir}/${entry.name}`, { recursive: true });
+      }
+      for (const [path, text] of Object.entries(WARMUP_FILES)) {
+        Deno.mkdirSync(dirname(`${workspace}/${path}`), { recursive: true });
+        Deno.writeTextFileSync(`${workspace}/${path}`, text);
+      }
+    } catch {
+      // No scratch directory (a read-only WAVE_HOME): no warm-up calls,
+      // and what is in its place is left as it is.
+      try {
+        Deno.removeSync(workspace, { recursive: true });
+      } catch { /* never made */ }
+      return undefined;
+    }
+    const calls = new ToolCalls({
+      ...this.#deps,
+      config: {
+        ...config,
+        workspace,
+        waveHome: `${dir}/home`,
+        outputDir: `${workspace}/output`,
+        openWith: "none",
+      },
+      programsHome: this.#deps.programsHome ?? config.waveHome,
+      readState: new ReadState(),
+      writeQueue: new WriteQueue(),
+      approvals: new ApprovalGate("deny", 0, {
+        ask: () => Promise.reject(new Error("a warm-up call asks no one")),
+      }),
+      permissions: undefined,
+      buffers: undefined,
+      transcriber: undefined,
+      onEvent: () => {},
+    });
+    return {
+      async call(name, input) {
+        // As a parent's or a model's input is: parsed from JSON.
+        const prepared = calls.prepare(name, JSON.parse(JSON.stringify(input)));
+        if ("error" in prepared) {
+          return errorResult("toolu_wave_warmup", prepared.error);
+        }
+        return await calls.run(prepared, new AbortController().signal);
+      },
+      remove,
+    };
+  }
+
+  /** The programs of a worker with `scopes`, by name. */
+  #programs(
+    scopes: Scopes,
+  ): Promise<Record<string, string>> | Record<string, string> {
+    return scopes.run?.length
+      ? resolvePrograms(
+        scopes.run,
+        this.#deps.programsHome ?? this.#deps.config.waveHome,
+      )
+      : {};
   }
 
   /**
@@ -239,6 +464,19 @@ export class ToolCalls {
    * approval, an interrupt or a crashed sandbox, is an error result.
    */
   async run(
+    call: PreparedCall,
+    signal: AbortSignal,
+    onApproval?: (outcome: ApprovalOutcome) => void,
+  ): Promise<CallResult> {
+    const ended = this.#activity.begin();
+    try {
+      return await this.#run(call, signal, onApproval);
+    } finally {
+      ended();
+    }
+  }
+
+  async #run(
     call: PreparedCall,
     signal: AbortSignal,
     onApproval?: (outcome: ApprovalOutcome) => void,
@@ -513,9 +751,7 @@ export class ToolCalls {
         };
       }
       const scopes = workerScopes(def.scopes);
-      const programs = scopes.run?.length
-        ? await resolvePrograms(scopes.run, config.waveHome)
-        : {};
+      const programs = await this.#programs(scopes);
       const paths: Record<string, ResolvedPath> = {};
       for (const { use, resolved } of uses) paths[use.path] = resolved;
       let rendering: Promise<void>[] | undefined;

@@ -59,6 +59,8 @@ export class UserTurns {
   #resumed: Message[] = [];
   /** The model `set_model` chose, for the turns from now on. */
   #model: string | null = null;
+  /** Lets the session's warm-up go on: the running turn's first request is being sent. */
+  #requesting: (() => void) | undefined;
 
   /** Turns of the session `deps` describe. */
   constructor(deps: UserTurnsDeps) {
@@ -100,16 +102,22 @@ export class UserTurns {
           "interrupted before the turn started",
         );
       }
+      // Real work: the warm-up of the tools (ToolCalls.prewarm) waits
+      // until this turn's first model request is sent.
+      const release = this.#deps.calls.hold();
+      this.#requesting = release;
       let loop: AgentLoop;
       try {
         loop = await this.#loop();
       } catch (error) {
+        release();
         this.discardEarly();
         return this.#failed("error_during_execution", (error as Error).message);
       }
       // An interrupt while the loop was made (the provider's SDK loads) is
       // one before the turn started: no controller of it existed to abort.
       if (generation !== inFlight.interrupts) {
+        release();
         this.discardEarly();
         return this.#failed(
           "error_interrupted",
@@ -121,6 +129,7 @@ export class UserTurns {
       try {
         await loop.runTurn(content, controller.signal);
       } finally {
+        release();
         this.#deps.task.endTurn();
         inFlight.release(controller);
         // Taken over by now, or never to be: a request no turn reads is ended.
@@ -203,7 +212,14 @@ export class UserTurns {
         transcript,
         mode: () => mode.current,
         hooks: {
-          beforeRequest: () => reminders.beforeRequest(),
+          beforeRequest: () => {
+            // The request is made and sent right after this hook; the
+            // warm-up goes on a turn of the event loop later.
+            const sent = this.#requesting;
+            this.#requesting = undefined;
+            if (sent) setTimeout(sent, 0);
+            return reminders.beforeRequest();
+          },
           afterReply: (names) => reminders.afterReply(names),
         },
         turnHooks: () => this.#deps.turnHooks?.(),

@@ -44,7 +44,10 @@ export async function serve(
   front.attach(core);
   // Idle time until the first call: the tools' workers start now, as they
   // do for stream-json.
-  Deno.unrefTimer(setTimeout(() => core.calls.prewarm(), 100));
+  const warmup = new AbortController();
+  Deno.unrefTimer(
+    setTimeout(() => core.calls.prewarm({ signal: warmup.signal }), 100),
+  );
   for (const warning of await core.warnings()) {
     console.error(`wave: warning: ${warning}`);
   }
@@ -89,6 +92,7 @@ export async function serve(
     core.inFlight.interrupt();
     await core.inFlight.settleWithin(1500);
   }
+  warmup.abort();
   await front.closeAll();
   await core.close();
   return how === "signal" ? 1 : 0;

@@ -1,5 +1,9 @@
 import assert from "node:assert/strict";
-import { type InputLine, readLines } from "../../session/line_reader.ts";
+import {
+  type InputLine,
+  readLines,
+  warmLineReader,
+} from "../../session/line_reader.ts";
 
 function streamOf(chunks: (string | number[])[]): ReadableStream<Uint8Array> {
   const enc = new TextEncoder();
@@ -57,4 +61,16 @@ Deno.test("an over-long line is dropped without being held whole, and the next i
 Deno.test("a line of exactly the limit is accepted", async () => {
   const lines = await collect(streamOf(["y".repeat(100) + "\n"]), 100);
   assert.deepEqual(lines, [{ line: 1, text: "y".repeat(100) }]);
+});
+
+Deno.test("warmLineReader reads its sample through a file and removes it; without its directory it does nothing, and does not fail", async () => {
+  const dir = await Deno.makeTempDir();
+  await Deno.writeTextFile(`${dir}/kept.txt`, "x");
+  await warmLineReader(dir);
+  assert.deepEqual([...Deno.readDirSync(dir)].map((e) => e.name), [
+    "kept.txt",
+  ]);
+  await warmLineReader(`${dir}/missing`);
+  assert.equal(await Deno.stat(`${dir}/missing`).catch(() => null), null);
+  await Deno.remove(dir, { recursive: true });
 });

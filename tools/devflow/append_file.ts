@@ -41,6 +41,7 @@ export default defineTool({
   input,
   scopes: { read: true, write: true },
   paths: (i) => [{ path: devflowPath(i.path), access: "write" }],
+  warmup: [{ path: "notes.txt", content: "line 41\n" }],
   async run(i, ctx) {
     const added = contentBytes(i.content, i.encoding);
     const target = await openForWrite(

@@ -40,6 +40,7 @@ export default defineTool({
   input,
   scopes: { read: true },
   paths: (i) => [{ path: devflowPath(i.path), access: "read" }],
+  warmup: [{ path: "notes.txt" }],
   async run(i, ctx) {
     const { real, abs, shown, info } = await existingTarget(
       ctx,

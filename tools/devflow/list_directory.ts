@@ -42,6 +42,7 @@ export default defineTool({
   input,
   scopes: { read: true },
   paths: (i) => [{ path: devflowPath(i.path), access: "read" }],
+  warmup: [{ path: "." }],
   async run(i, ctx) {
     const { real, shown } = devflowRef(ctx, i.path);
     const info = await statOrNull(real);

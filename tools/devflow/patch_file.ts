@@ -88,6 +88,11 @@ export default defineTool({
   input,
   scopes: { read: true, write: true },
   paths: (i) => [{ path: devflowPath(i.path), access: "write" }],
+  warmup: [{
+    path: "notes.txt",
+    old_text: "line 3\n",
+    new_text: "line three\n",
+  }],
   async run(i, ctx) {
     const target = await openForWrite(
       ctx,

@@ -48,6 +48,7 @@ export default defineTool({
   input,
   scopes: { read: true },
   paths: (i) => [{ path: devflowPath(i.path), access: "read" }],
+  warmup: [{ path: "notes.txt" }],
   async run(i, ctx) {
     const { real, shown, info } = await existingTarget(ctx, i.path);
     const path = devflowPath(i.path);

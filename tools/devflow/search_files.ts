@@ -34,6 +34,7 @@ export default defineTool({
   scopes: { read: true, run: ["rg"] },
   mode: "ask",
   paths: (i) => i.path ? [{ path: devflowPath(i.path), access: "read" }] : [],
+  warmup: [{ pattern: "*.ts" }],
   async run(i, ctx) {
     const root = await searchRoot(
       ctx,

@@ -39,6 +39,7 @@ export default defineTool({
   scopes: { read: true, run: ["rg"] },
   mode: "ask",
   paths: (i) => [{ path: devflowPath(i.path), access: "read" }],
+  warmup: [{ path: "notes.txt", pattern: "line 1" }],
   async run(i, ctx) {
     const { real, shown } = await existingTarget(ctx, i.path, true);
     const page = await searchContent(ctx, {

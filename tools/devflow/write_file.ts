@@ -41,6 +41,7 @@ export default defineTool({
   input,
   scopes: { read: true, write: true },
   paths: (i) => [{ path: devflowPath(i.path), access: "write" }],
+  warmup: [{ path: "main.ts", content: "export {};\n" }],
   async run(i, ctx) {
     const bytes = contentBytes(i.content, i.encoding);
     const { outcome, shown } = await writeWhole(

@@ -155,6 +155,11 @@ export default defineTool({
   input,
   scopes: { read: true, write: true },
   paths: (i) => i.path ? [{ path: i.path, access: "write" }] : [],
+  warmup: [{
+    path: "notes.txt",
+    mode: "patch",
+    targets: [{ old_string: "line 4\n", new_string: "line four\n" }],
+  }],
   async run(i, ctx) {
     checkFields(i);
     const mode = modeOf(i);

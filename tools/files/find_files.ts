@@ -109,6 +109,10 @@ export default defineTool({
   mode: "ask",
   paths: (i) =>
     i.queries.flatMap((q) => q.dir ? [{ path: q.dir, access: "read" }] : []),
+  warmup: [
+    { queries: [{ pattern: "**/*.ts" }] },
+    { queries: [{ pattern: "line 1" }], mode: "search", output: "content" },
+  ],
   async run(i, ctx) {
     const mode = modeOf(i);
     if (mode !== "search") {

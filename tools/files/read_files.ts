@@ -102,6 +102,7 @@ export default defineTool({
   scopes: { read: true },
   sensitive: "always_ask",
   paths: (i) => i.files.map((f) => ({ path: f.path, access: "read" })),
+  warmup: [{ files: [{ path: "notes.txt" }, { path: "main.ts" }] }],
   async run(i, ctx) {
     const parts: Part[] = [];
     const records = new Map<string, ReadRecord>();

@@ -280,6 +280,15 @@ export type InputOf<S extends InputSchema> = NonNullable<
   S["~standard"]["types"]
 >["output"];
 
+/**
+ * What input a schema accepts before parsing (defaults not yet applied): a
+ * tool's {@linkcode ToolSpec.warmup} inputs, which the session parses as it
+ * parses a model's.
+ */
+export type RawInputOf<S extends InputSchema> =
+  NonNullable<S["~standard"]["types"]> extends { readonly input: infer I } ? I
+    : InputOf<S>;
+
 /** What a tool module author writes: the argument of {@linkcode defineTool}. */
 export interface ToolSpec<S extends InputSchema> {
   /** The name the model calls it by; unique in its toolset. */
@@ -316,9 +325,35 @@ export interface ToolSpec<S extends InputSchema> {
   buffers?: boolean;
   /** The paths the input names; each is resolved and approved before the tool runs. */
   paths?(input: InputOf<S>): PathUse[];
+  /**
+   * Inputs of the tool's common calls, on the files of
+   * {@linkcode WARMUP_FILES}. In idle time after a session starts, each is
+   * run once, in order, in the worker that will run the tool's calls,
+   * against a scratch workspace holding those files: the first real call
+   * then finds the tool's code compiled, which a module load alone does
+   * not do (a first run costs several times a warm one). The scratch
+   * workspace is the call's whole world: its own WAVE_HOME (file history,
+   * task lists) and read-state, nothing it does reaches the session's, and
+   * its results are discarded. The read-only tools' warm-ups run before
+   * the writers', so a writer may change a file a reader's warm-up read.
+   */
+  warmup?: readonly RawInputOf<S>[];
   /** Does the work. May throw {@linkcode ToolError} for an expected failure. */
   run(input: InputOf<S>, ctx: ToolContext): Promise<ToolResult> | ToolResult;
 }
+
+/**
+ * The files of the scratch workspace the tools' {@linkcode ToolSpec.warmup}
+ * calls run in, by path relative to it: a text file of numbered lines
+ * (`"line 1"` … `"line 300"`), a source file, and one in a subdirectory.
+ */
+export const WARMUP_FILES: Readonly<Record<string, string>> = {
+  "notes.txt": Array.from({ length: 300 }, (_, i) => `line ${i + 1}\n`).join(
+    "",
+  ),
+  "main.ts": 'export function main(): string {\n  return "line";\n}\n',
+  "docs/guide.md": "# Guide\n\nSee notes.txt, line 1.\n",
+};
 
 /** A tool as the registry holds it. Its `run` never throws for an expected failure. */
 export interface ToolDefinition<S extends InputSchema = InputSchema>

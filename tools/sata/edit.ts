@@ -40,6 +40,7 @@ export default defineTool({
   input,
   scopes: { read: true, write: true },
   paths: (i) => [{ path: i.Path, access: "write" }],
+  warmup: [{ Path: "notes.txt", Old: "line 2\n", New: "line two\n" }],
   async run(i, ctx) {
     const target = await openForWrite(ctx, SATA_WRITES, fileRef(ctx, i.Path), {
       action: "edit",

@@ -35,6 +35,7 @@ export default defineTool({
   scopes: { read: true, run: ["rg"] },
   mode: "ask",
   paths: (i) => i.Path ? [{ path: i.Path, access: "read" }] : [],
+  warmup: [{ Name: "*.ts" }],
   async run(i, ctx) {
     const root = await searchRoot(ctx, i.Path, true);
     const glob = i.Name.includes("/") ? i.Name : `**/${i.Name}`;

@@ -34,6 +34,7 @@ export default defineTool({
   scopes: { read: true, run: ["rg"] },
   mode: "ask",
   paths: (i) => i.Path ? [{ path: i.Path, access: "read" }] : [],
+  warmup: [{ Pattern: "line" }],
   async run(i, ctx) {
     const root = await searchRoot(ctx, i.Path, false);
     const page = await searchContent(ctx, {

@@ -31,6 +31,7 @@ export default defineTool({
   input,
   scopes: { read: true },
   paths: (i) => i.Path ? [{ path: i.Path, access: "read" }] : [],
+  warmup: [{}],
   async run(i, ctx) {
     const root = await searchRoot(ctx, i.Path, true);
     const listing = await listDirectory(ctx, root.real, {

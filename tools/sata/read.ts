@@ -48,6 +48,7 @@ export default defineTool({
   input,
   scopes: { read: true },
   paths: (i) => [{ path: i.Path, access: "read" }],
+  warmup: [{ Path: "notes.txt" }],
   async run(i, ctx) {
     const file = fileRef(ctx, i.Path);
     const { shown } = file;

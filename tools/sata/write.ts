@@ -32,6 +32,7 @@ export default defineTool({
   input,
   scopes: { read: true, write: true },
   paths: (i) => [{ path: i.Path, access: "write" }],
+  warmup: [{ Path: "main.ts", Content: "export {};\n" }],
   async run(i, ctx) {
     const { outcome, oldText, shown } = await writeWhole(
       ctx,

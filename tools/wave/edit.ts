@@ -47,6 +47,13 @@ export default defineTool({
   scopes: { read: true, write: true },
   buffers: true,
   paths: (i) => [{ path: i.file_path, access: "write" }],
+  warmup: [
+    {
+      file_path: "notes.txt",
+      old_string: "line 1\n",
+      new_string: "line one\n",
+    },
+  ],
   async run(i, ctx) {
     const file = fileRef(ctx, i.file_path);
     const target = await openForWrite(ctx, WAVE_WRITES, file, {

@@ -39,6 +39,7 @@ export default defineTool({
   scopes: { read: true, run: ["rg"] },
   mode: "ask",
   paths: (i) => i.path ? [{ path: i.path, access: "read" }] : [],
+  warmup: [{ pattern: "**/*.ts" }],
   async run(i, ctx) {
     const started = performance.now();
     const root = await searchRoot(ctx, i.path, true);

@@ -78,6 +78,10 @@ export default defineTool({
   scopes: { read: true, run: ["rg"] },
   mode: "ask",
   paths: (i) => i.path ? [{ path: i.path, access: "read" }] : [],
+  warmup: [
+    { pattern: "line" },
+    { pattern: "line 1", path: "notes.txt", output_mode: "content" },
+  ],
   async run(i, ctx) {
     const started = performance.now();
     const root = await searchRoot(ctx, i.path, false);

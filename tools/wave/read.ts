@@ -74,6 +74,7 @@ export default defineTool({
   scopes: { read: true },
   buffers: true,
   paths: (i) => [{ path: i.file_path, access: "read" }],
+  warmup: [{ file_path: "notes.txt" }, { file_path: "main.ts" }],
   async run(i, ctx) {
     const file = ctx.path(i.file_path);
     const shown = displayPath(ctx.workspace, file.abs);

@@ -18,6 +18,7 @@ export default defineTool({
   description,
   input: z.object({}).strict(),
   scopes: { read: true },
+  warmup: [{}],
   async run(_i, ctx) {
     const tasks = (await storage(ctx, () => ctx.tasks.list())).filter((t) =>
       t.status !== "deleted"

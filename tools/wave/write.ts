@@ -33,6 +33,7 @@ export default defineTool({
   scopes: { read: true, write: true },
   buffers: true,
   paths: (i) => [{ path: i.file_path, access: "write" }],
+  warmup: [{ file_path: "main.ts", content: "export {};\n" }],
   async run(i, ctx) {
     const file = fileRef(ctx, i.file_path);
     const { outcome, oldText, shown } = await writeWhole(

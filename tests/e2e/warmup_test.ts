@@ -1,0 +1,67 @@
+/**
+ * End-to-end: the tools' warm-up in idle time after `system/init`
+ * (`ToolCalls.prewarm`, the tools' `warmup`) leaves no trace: its scratch
+ * directory is gone once it is done, and also when the session ends
+ * before it is; the session's workspace and file history are untouched,
+ * and the first calls work as they would without it.
+ */
+
+import assert from "node:assert/strict";
+import { startWave } from "../_wave.ts";
+import { waitUntil } from "../_waiting.ts";
+
+const NOTES = "line 1\nline 2\n";
+
+function exists(path: string): boolean {
+  try {
+    Deno.statSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+Deno.test("e2e warm-up: done in idle time, it leaves no scratch directory, the workspace as it was, and no file history; a first Read then Edit work", async () => {
+  const workspace = await Deno.realPath(
+    await Deno.makeTempDir({ prefix: "wave-ws-warmup-" }),
+  );
+  await Deno.writeTextFile(`${workspace}/notes.txt`, NOTES);
+  const wave = await startWave({ workspace });
+  try {
+    const home = await Deno.realPath(wave.waveHome);
+    const spill = `${home}/spill/${wave.messages[0].session_id}`;
+    // The executor makes the directory at start; the warm-up removes it.
+    await waitUntil(
+      () => !exists(`${spill}/warmup`),
+      "the warm-up's scratch directory is removed",
+    );
+    assert.deepEqual([...Deno.readDirSync(workspace)].map((e) => e.name), [
+      "notes.txt",
+    ]);
+    assert.equal(await Deno.readTextFile(`${workspace}/notes.txt`), NOTES);
+    assert.equal(exists(`${home}/history`), false, "no file history");
+    const read = await wave.callTool("Read", { file_path: "notes.txt" });
+    assert.equal(read.is_error, false, JSON.stringify(read));
+    const edit = await wave.callTool("Edit", {
+      file_path: "notes.txt",
+      old_string: "line 1\n",
+      new_string: "line one\n",
+    });
+    assert.equal(edit.is_error, false, JSON.stringify(edit));
+    assert.equal(
+      await Deno.readTextFile(`${workspace}/notes.txt`),
+      "line one\nline 2\n",
+    );
+  } finally {
+    await wave.kill();
+  }
+});
+
+Deno.test("e2e warm-up: a session whose parent closes stdin at once ends with 0 and leaves no scratch directory", async () => {
+  const wave = await startWave();
+  const home = await Deno.realPath(wave.waveHome);
+  const spill = `${home}/spill/${wave.messages[0].session_id}`;
+  const status = await wave.finish();
+  assert.equal(status.code, 0);
+  assert.equal(exists(`${spill}/warmup`), false);
+});
