@@ -16,9 +16,16 @@ import { BenchWave, type Figure, median, time } from "./measure.ts";
  */
 const PAUSES_MS = [300, 1500];
 
-/** Each tool's input for its i-th call (Edit flips a line back and forth). */
+/** How many warm calls of each tool are timed after its first. */
+const WARM_CALLS = 6;
+
+/**
+ * Each tool's input for its i-th call. Read reads another copy of the
+ * same file each time: a second Read of an unchanged file only says so,
+ * less work than the first did. Edit flips a line back and forth.
+ */
 const CALLS: [string, (i: number) => Record<string, unknown>][] = [
-  ["Read", () => ({ file_path: "notes.txt" })],
+  ["Read", (i) => ({ file_path: `copy${i}.txt` })],
   ["Glob", () => ({ pattern: "**/*.txt" })],
   ["Grep", () => ({ pattern: "line", path: "notes.txt" })],
   ["Edit", (i) => ({
@@ -48,10 +55,12 @@ async function firstCallsAfter(
     const dir = await Deno.realPath(
       await Deno.makeTempDir({ prefix: "wave-bench-first-calls-" }),
     );
-    await Deno.writeTextFile(
-      `${dir}/notes.txt`,
-      Array.from({ length: 200 }, (_, i) => `line ${i}\n`).join(""),
-    );
+    const notes = Array.from({ length: 200 }, (_, i) => `line ${i}\n`)
+      .join("");
+    await Deno.writeTextFile(`${dir}/notes.txt`, notes);
+    for (let i = 0; i <= WARM_CALLS; i++) {
+      await Deno.writeTextFile(`${dir}/copy${i}.txt`, notes);
+    }
     const wave = new BenchWave(["--workspace", dir], {
       WAVE_HOME: `${dir}/.home`,
       PATH: Deno.env.get("PATH")!,
@@ -72,9 +81,13 @@ async function firstCallsAfter(
         }
       });
     for (const [tool, input] of CALLS) {
+      // Edit needs the file read in this session (untimed, as earlier calls).
+      if (tool === "Edit") await call("Read", { file_path: "notes.txt" });
       const first = await call(tool, input(0));
       const warm: number[] = [];
-      for (let i = 1; i <= 6; i++) warm.push(await call(tool, input(i)));
+      for (let i = 1; i <= WARM_CALLS; i++) {
+        warm.push(await call(tool, input(i)));
+      }
       (firsts.get(tool) ?? firsts.set(tool, []).get(tool)!).push(first);
       (warms.get(tool) ?? warms.set(tool, []).get(tool)!).push(median(warm));
     }
