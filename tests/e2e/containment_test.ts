@@ -726,7 +726,8 @@ function preparedOf(wave: WaveProcess): number[] {
       const cmdline = Deno.readTextFileSync(`/proc/${entry.name}/cmdline`);
       if (
         new RegExp(`^PPid:\\s+${wave.child.pid}$`, "m").test(status) &&
-        cmdline.includes("read -r l")
+        // bash waiting for its script (sh, for another shell).
+        /read -r -d "" BASH_EXECUTION_STRING|read -r l/.test(cmdline)
       ) pids.push(Number(entry.name));
     } catch { /* gone */ }
   }
@@ -830,7 +831,7 @@ for (const [ending, end] of ENDINGS) {
       for (const pid of populated) {
         assert.match(
           Deno.readTextFileSync(`/proc/${pid}/cmdline`),
-          /^\/[^\0]*sh\0-c\0/,
+          /^\/[^\0]*sh\0--noprofile\0--norc\0-c\0IFS= read -r -d "" BASH_EXECUTION_STRING/,
           "only a shell waiting for the next command",
         );
       }

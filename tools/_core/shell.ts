@@ -93,6 +93,8 @@ interface PrepareSpec {
   cgroup?: string;
   /** What it is made for: a command with another key starts a process of its own. */
   key: string;
+  /** What it is sent on its stdin for `script` (then the pipe is closed). */
+  input(script: string): string;
 }
 
 function argv(
@@ -141,25 +143,39 @@ function argv(
   const shell = inner.slice(0, -1);
   const sh = ctx.programs.sh;
   const sandbox = ctx.shellSandbox;
+  // What a prepared process runs: bash itself, started ahead, which reads
+  // the script and runs it (no program to start once the script is
+  // known); another shell is started by sh once the script has come.
+  const waiting = request.program === "bash"
+    ? { argv: [...shell, BASH_AWAIT_SCRIPT, inner[0]], input: bashInput }
+    : sh
+    ? { argv: [sh, "-c", AWAIT_SCRIPT, "sh", ...shell], input: shInput }
+    : undefined;
   if (sandbox.kind !== "bwrap") {
     const key = JSON.stringify(["none", shell, request.cwd, ctx.env]);
-    const prepare = sh && sandbox.prepare
-      ? {
-        command: sh,
-        ownSession: true,
-        key,
-        ...(sandbox.spareCgroup
-          ? {
-            args: [
-              "-c",
-              `${JOIN_CGROUP} ${AWAIT_SCRIPT}`,
-              `${sandbox.spareCgroup}/cgroup.procs`,
-              ...shell,
-            ],
-            cgroup: sandbox.spareCgroup,
-          }
-          : { args: ["-c", AWAIT_SCRIPT, "sh", ...shell] }),
-      }
+    const prepare: PrepareSpec | undefined = waiting && sandbox.prepare
+      ? sandbox.spareCgroup
+        ? sh === undefined ? undefined : {
+          command: sh,
+          ownSession: true,
+          key,
+          input: waiting.input,
+          // sh joins the cgroup, then becomes the waiting process.
+          args: [
+            "-c",
+            `${JOIN_CGROUP} unset PWD; exec "$@"`,
+            `${sandbox.spareCgroup}/cgroup.procs`,
+            ...waiting.argv,
+          ],
+          cgroup: sandbox.spareCgroup,
+        }
+        : {
+          command: waiting.argv[0],
+          ownSession: true,
+          key,
+          input: waiting.input,
+          args: waiting.argv.slice(1),
+        }
       : undefined;
     if (sandbox.cgroup === undefined) {
       return {
@@ -202,19 +218,21 @@ function argv(
     command: bwrap,
     args: [...isolation, ...inner],
     sandboxed: true,
-    prepare: sh && sandbox.prepare
+    prepare: waiting && sandbox.prepare
       ? {
         command: bwrap,
-        args: [...isolation, sh, "-c", AWAIT_SCRIPT, "sh", ...shell],
+        args: [...isolation, ...waiting.argv],
         ownSession: false,
         key: JSON.stringify([bwrap, isolation, shell, request.cwd, ctx.env]),
+        input: waiting.input,
       }
       : undefined,
   };
 }
 
 /**
- * What a prepared sandbox runs: sh reads the script from its stdin (each
+ * What a prepared process runs for a shell other than bash (PowerShell):
+ * sh reads the script from its stdin (each
  * line, the last one wave ends with a newline it adds), then, with stdin
  * from /dev/null and PWD (which sh exports) taken away again, execs the
  * shell with the script as its last argument: the same program, arguments
@@ -223,9 +241,31 @@ function argv(
 const AWAIT_SCRIPT =
   's=; while IFS= read -r l; do s="$s$l\n"; done; unset PWD l; exec "$@" "${s%?}" </dev/null';
 
+/** sh's input: the script, with the newline its loop reads the last line by. */
+const shInput = (script: string) => `${script}\n`;
+
 /**
- * The longest script sent to a prepared sandbox: sh reads its stdin a byte
- * at a time, so a longer one starts sooner in a sandbox of its own.
+ * What a prepared bash runs: it reads the script from its stdin whole
+ * (into `BASH_EXECUTION_STRING`, where `bash -c` keeps it), takes stdin
+ * from /dev/null, leaves `$_` and `$?` as `bash -c` starts with them
+ * (`$0`, the program's path, is its first argument) and runs the script
+ * with `eval`. The command sees what it would under `bash -c`: the same
+ * program, arguments, environment, variables, `$0`, `$#` and `$-`. Two
+ * differences: a syntax error is reported as `eval:` rather than `-c:`,
+ * and the script's last command is started by a fork of bash rather than
+ * in its place. Started ahead, bash's own start (most of what a `bash -c
+ * true` costs) is off the command's path. A pipe closed with no script
+ * (wave gone) is an empty one: bash exits.
+ */
+const BASH_AWAIT_SCRIPT =
+  'IFS= read -r -d "" BASH_EXECUTION_STRING; exec </dev/null; : "$0"; eval "$BASH_EXECUTION_STRING"';
+
+/** bash's input: the script as it is (read to the end of the pipe). */
+const bashInput = (script: string) => script;
+
+/**
+ * The longest script sent to a prepared sandbox: sh and bash read a pipe a
+ * byte at a time, so a longer one starts sooner in a sandbox of its own.
  */
 const MAX_PREPARED_SCRIPT = 16 * 1024;
 
@@ -233,6 +273,8 @@ const MAX_PREPARED_SCRIPT = 16 * 1024;
 interface Prepared {
   /** What it was made for: program, arguments, directory and environment. */
   key: string;
+  /** What it is sent on its stdin for a script. */
+  input(script: string): string;
   child: Deno.ChildProcess;
   marker: string;
   exited: boolean;
@@ -282,7 +324,7 @@ async function takePrepared(
   try {
     // Queued together: the close follows the write without a turn of its own.
     await Promise.all([
-      writer.write(new TextEncoder().encode(`${script}\n`)),
+      writer.write(new TextEncoder().encode(spare.input(script))),
       writer.close(),
     ]);
   } catch {
@@ -310,7 +352,13 @@ function prepareNext(
   } catch {
     return; // the next command starts its own
   }
-  const spare: Prepared = { key: spec.key, child, marker, exited: false };
+  const spare: Prepared = {
+    key: spec.key,
+    input: spec.input,
+    child,
+    marker,
+    exited: false,
+  };
   ctx.processes.prepared(child.pid, marker, spec.cgroup);
   child.status.then(() => {
     spare.exited = true;
@@ -444,6 +492,7 @@ export async function runShell(
   ]);
 
   const status = await child.status;
+
   clearTimeout(timeout);
   // Children may still hold the pipes (a background job): give them a moment, then stop reading.
   // Cancelling a reader drops what it has not delivered yet, so the wait
@@ -486,6 +535,7 @@ export async function runShell(
   }
 
   const spill = await capture.finish();
+
   const note = (omitted: number) =>
     `[… ${plural(omitted, "byte")} of output left out${
       spill.fullPath ? `; the full output is in ${spill.fullPath}` : ""
