@@ -23,11 +23,13 @@ import type { ProcessGroups } from "../tools/kernel/processes.ts";
 import type { RegisteredTool, ToolRegistry } from "./registry.ts";
 import { boundIn } from "../tools/kernel/modes.ts";
 import { resolvePrograms } from "../tools/kernel/programs.ts";
+import { runShellCommand, shellCommandOf } from "../tools/_core/shell.ts";
 import {
   type PathUse,
   type Scopes,
   ToolError,
   type ToolEvent,
+  type ToolResult,
   zodSchemaOf,
 } from "../tools/kernel/tool.ts";
 import { type Transcriber, TranscriptionError } from "./transcriber.ts";
@@ -553,6 +555,45 @@ export class ToolCalls {
           }
           shellSandbox = { kind: "none", cgroup, spareCgroup, prepare: true };
         }
+      }
+      const command = shellCommandOf(def);
+      if (
+        command && grants.read.length === 0 && grants.write.length === 0
+      ) {
+        // A command and nothing else: run here, on the session's thread,
+        // as its worker would run it (same confinement, environment,
+        // programs and process records), without the two hops.
+        const result = await runShellCommand(command, input, {
+          workspace: config.workspace,
+          toolUseId,
+          signal,
+          spillDir,
+          shellSandbox,
+          env: deps.env,
+          programs,
+          progress: (stream, text) => {
+            const done = deps.onEvent(toolUseId, {
+              type: "output",
+              stream,
+              text,
+            });
+            if (done) (rendering ??= []).push(done);
+          },
+          processes: deps.processes.viewFor(`${toolUseId}#${nextCall++}`),
+        }).catch((error): ToolResult => ({
+          content: `The tool failed unexpectedly: ${
+            error instanceof Error ? error.message : String(error)
+          }`,
+          isError: true,
+          structured: { type: "internal_error" },
+        }));
+        if (rendering) await Promise.allSettled(rendering);
+        return {
+          tool_use_id: toolUseId,
+          content: result.content,
+          is_error: !!result.isError,
+          structured: result.structured ?? null,
+        };
       }
       const outcome = await deps.executor.run({
         callId: `${toolUseId}#${nextCall++}`,

@@ -12,7 +12,15 @@
 import { plural } from "./text.ts";
 import { COMMAND_MARKER } from "../kernel/processes.ts";
 import { bwrapArgs } from "../kernel/bwrap.ts";
-import { type ToolContext, ToolError } from "../kernel/tool.ts";
+import {
+  type InputOf,
+  type InputSchema,
+  type ToolContext,
+  type ToolDefinition,
+  ToolError,
+  toolErrorResult,
+  type ToolResult,
+} from "../kernel/tool.ts";
 import { MAX_VIEW_CHARS, OutputCapture } from "./capture.ts";
 
 /** The default timeout of a command. */
@@ -49,6 +57,24 @@ export const SHELL_PROGRAMS = [
  */
 const JOIN_CGROUP =
   'echo $$ 2>/dev/null >"$0" || { echo "wave: the command could not join its cgroup ($0), so it was not run" >&2; exit 126; };';
+
+/**
+ * What of a call's context a command needs: a tool's (in its worker), or
+ * the one the session makes for a command tool's call it runs on its own
+ * thread ({@linkcode shellCommandOf}).
+ */
+export type ShellContext = Pick<
+  ToolContext,
+  | "workspace"
+  | "toolUseId"
+  | "signal"
+  | "spillDir"
+  | "shellSandbox"
+  | "env"
+  | "programs"
+  | "progress"
+  | "processes"
+>;
 
 /** One command. */
 export interface ShellRequest {
@@ -98,7 +124,7 @@ interface PrepareSpec {
 }
 
 function argv(
-  ctx: ToolContext,
+  ctx: ShellContext,
   request: ShellRequest,
 ): {
   command: string;
@@ -292,7 +318,7 @@ let prepared: Prepared | undefined;
 let preparing = false;
 
 /** Kills a prepared sandbox no command will use (it is the calling call's from now on). */
-function discard(ctx: ToolContext, spare: Prepared): void {
+function discard(ctx: ShellContext, spare: Prepared): void {
   const pgid = spare.child.pid;
   ctx.processes.adopted(pgid);
   ctx.processes.signal(pgid, "SIGKILL");
@@ -308,7 +334,7 @@ function discard(ctx: ToolContext, spare: Prepared): void {
  * settings, or it has died), and a command must be started at once.
  */
 async function takePrepared(
-  ctx: ToolContext,
+  ctx: ShellContext,
   key: string,
   script: string,
 ): Promise<Prepared | undefined> {
@@ -336,7 +362,7 @@ async function takePrepared(
 
 /** Starts the process the worker's next command will run in, unless one is ready. */
 function prepareNext(
-  ctx: ToolContext,
+  ctx: ShellContext,
   spec: PrepareSpec,
   options: Deno.CommandOptions & { args: string[] },
   marker: string,
@@ -359,7 +385,12 @@ function prepareNext(
     marker,
     exited: false,
   };
-  ctx.processes.prepared(child.pid, marker, spec.cgroup);
+  // A sandbox's marker needs no sweep: nothing leaves its pid namespace.
+  ctx.processes.prepared(
+    child.pid,
+    spec.ownSession ? marker : undefined,
+    spec.cgroup,
+  );
   child.status.then(() => {
     spare.exited = true;
     if (prepared === spare) {
@@ -391,6 +422,60 @@ function spawnInOwnSession(
     : new Deno.Command(command, { ...options, detached: true }).spawn();
 }
 
+/** How a command's process is started: its arguments, directory and environment. */
+function spawnOptions(
+  ctx: ShellContext,
+  cwd: string,
+  sandboxed: boolean,
+  args: string[],
+  marker: string,
+) {
+  return {
+    args,
+    cwd,
+    clearEnv: true,
+    env: {
+      ...ctx.env,
+      ...(sandboxed ? { TMPDIR: "/tmp" } : {}),
+      // Everything the command starts inherits the marker, even what leaves its group.
+      [COMMAND_MARKER]: marker,
+    },
+    stdin: "null" as const,
+    stdout: "piped" as const,
+    stderr: "piped" as const,
+  };
+}
+
+/**
+ * Starts ahead, if none is ready, the process the first command in `cwd`
+ * will run in (see {@linkcode runShell}, which makes one after each
+ * command for the next): idle time before a session's first command is
+ * spent on its sandbox. Throws nothing; without a shell nothing is made.
+ */
+export function prepareShell(
+  ctx: ShellContext,
+  program: ShellRequest["program"],
+  cwd: string,
+): void {
+  if (prepared || preparing) return;
+  let spec;
+  try {
+    spec = argv(ctx, { program, script: "", cwd, timeoutMs: 1 });
+  } catch {
+    return; // the first command says why
+  }
+  const { prepare, sandboxed } = spec;
+  if (!prepare) return;
+  if (prepare.cgroup) ctx.processes.hold(prepare.cgroup);
+  const marker = crypto.randomUUID();
+  prepareNext(
+    ctx,
+    prepare,
+    spawnOptions(ctx, cwd, sandboxed, prepare.args, marker),
+    marker,
+  );
+}
+
 /**
  * Runs a command. Never leaves a process behind: when it returns, the
  * command's whole process group has been killed, background jobs included.
@@ -398,26 +483,13 @@ function spawnInOwnSession(
  * error.
  */
 export async function runShell(
-  ctx: ToolContext,
+  ctx: ShellContext,
   request: ShellRequest,
 ): Promise<ShellResult> {
   const { command, args, sandboxed, prepare } = argv(ctx, request);
   const started = performance.now();
-  const environment = (marker: string) => ({
-    ...ctx.env,
-    ...(sandboxed ? { TMPDIR: "/tmp" } : {}),
-    // Everything the command starts inherits the marker, even what leaves its group.
-    [COMMAND_MARKER]: marker,
-  });
-  const options = (args: string[], marker: string) => ({
-    args,
-    cwd: request.cwd,
-    clearEnv: true,
-    env: environment(marker),
-    stdin: "null" as const,
-    stdout: "piped" as const,
-    stderr: "piped" as const,
-  });
+  const options = (args: string[], marker: string) =>
+    spawnOptions(ctx, request.cwd, sandboxed, args, marker);
   const spare = prepare && request.script.length <= MAX_PREPARED_SCRIPT
     ? await takePrepared(ctx, prepare.key, request.script)
     : undefined;
@@ -435,7 +507,8 @@ export async function runShell(
       : spawnInOwnSession(ctx.programs.setsid, command, options(args, marker));
     ctx.processes.started(
       child.pid,
-      marker,
+      // A sandbox's marker needs no sweep: nothing leaves its pid namespace.
+      sandboxed ? undefined : marker,
       ctx.shellSandbox.kind === "none" ? ctx.shellSandbox.cgroup : undefined,
     );
   }
@@ -535,7 +608,6 @@ export async function runShell(
   }
 
   const spill = await capture.finish();
-
   const note = (omitted: number) =>
     `[… ${plural(omitted, "byte")} of output left out${
       spill.fullPath ? `; the full output is in ${spill.fullPath}` : ""
@@ -617,4 +689,59 @@ function modelView(
   return `${stdout.trimEnd()}\n[stderr]\n${
     capture.stderr.text(note, stderrBudget)
   }`;
+}
+
+/**
+ * What a command tool does, as data: the command its input asks for and
+ * the result it makes of how the command went. A tool that has one
+ * ({@linkcode withShellCommand}) is a command and nothing else, so the
+ * session runs its calls on its own thread with {@linkcode runShellCommand}
+ * (the same command, confinement and environment a worker would give it,
+ * without two hops between threads); its `run` does the same in a worker,
+ * where a tool runs outside a session.
+ */
+export interface ShellCommand<I = unknown> {
+  /** The command a call asks for; it runs in the workspace. */
+  request(input: I): Omit<ShellRequest, "cwd">;
+  /** The tool's result for how it went. */
+  result(input: I, outcome: ShellResult): ToolResult;
+}
+
+const SHELL_COMMAND = Symbol("wave.shellCommand");
+
+/** `def`, declared to run `command` (see {@linkcode ShellCommand}). */
+export function withShellCommand<S extends InputSchema>(
+  def: ToolDefinition<S>,
+  command: ShellCommand<InputOf<S>>,
+): ToolDefinition<S> {
+  return Object.assign(def, { [SHELL_COMMAND]: command });
+}
+
+/** The command a tool declared with {@linkcode withShellCommand}, if it did. */
+export function shellCommandOf(
+  def: ToolDefinition,
+): ShellCommand | undefined {
+  return (def as { [SHELL_COMMAND]?: ShellCommand })[SHELL_COMMAND];
+}
+
+/**
+ * Runs a command tool's call: its command in the workspace, then its
+ * result. Never throws for an expected failure (a missing shell, a NUL in
+ * the script): that is an error result, as from the tool's `run`.
+ */
+export async function runShellCommand<I>(
+  command: ShellCommand<I>,
+  input: I,
+  ctx: ShellContext,
+): Promise<ToolResult> {
+  try {
+    const outcome = await runShell(ctx, {
+      ...command.request(input),
+      cwd: ctx.workspace,
+    });
+    return command.result(input, outcome);
+  } catch (error) {
+    if (error instanceof ToolError) return toolErrorResult(error);
+    throw error;
+  }
 }

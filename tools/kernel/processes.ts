@@ -7,6 +7,13 @@
  */
 
 import { libc } from "./_libc.ts";
+import type { ProcessGroupsView } from "./tool.ts";
+
+/**
+ * The worker id of the session's own thread, where a command tool's
+ * calls run (workers are numbered from 1): its groups end at shutdown.
+ */
+export const SESSION_THREAD = 0;
 
 /**
  * Sends a signal to a whole process group, or, when there is no such
@@ -202,6 +209,8 @@ export class ProcessGroups {
   #ended = new Set<string>();
   /** The cgroups made for calls' commands and not yet ended. */
   #cgroups = new Set<string>();
+  /** Ended cgroups not yet seen empty, watched in the background. */
+  #draining = new Set<string>();
   /** Emptied cgroups kept for the next commands. */
   #idleCgroups: string[] = [];
   /** The parents whose cgroups left by waves that are gone have been removed. */
@@ -240,8 +249,32 @@ export class ProcessGroups {
    */
   endCgroup(dir: string): void {
     if (!this.#cgroups.delete(dir)) return;
-    const empty = killCgroup(dir, CGROUP_EMPTY_WAIT_MS);
-    if (empty && !this.#closed && this.#idleCgroups.length < IDLE_CGROUPS) {
+    if (this.#closed) {
+      killCgroup(dir, CGROUP_EMPTY_WAIT_MS);
+      return removeCgroup(dir);
+    }
+    if (killCgroup(dir, 0)) return this.#keepOrRemove(dir);
+    // A call's answer does not wait for its cgroup to empty (what was
+    // killed takes a moment to exit): it is watched in the background, and
+    // at shutdown ({@linkcode killAll}) waited for.
+    this.#draining.add(dir);
+    const end = performance.now() + CGROUP_EMPTY_WAIT_MS;
+    const check = () => {
+      if (!this.#draining.has(dir)) return; // killAll took it
+      const empty = killCgroup(dir, 0);
+      if (!empty && performance.now() < end) {
+        return Deno.unrefTimer(setTimeout(check, 2));
+      }
+      this.#draining.delete(dir);
+      if (empty) this.#keepOrRemove(dir);
+      else removeCgroup(dir);
+    };
+    Deno.unrefTimer(setTimeout(check, 2));
+  }
+
+  /** Keeps an emptied cgroup for the next commands, or removes it. */
+  #keepOrRemove(dir: string): void {
+    if (!this.#closed && this.#idleCgroups.length < IDLE_CGROUPS) {
       this.#idleCgroups.push(dir);
     } else removeCgroup(dir);
   }
@@ -260,6 +293,8 @@ export class ProcessGroups {
     cgroup?: string,
     ahead = false,
   ): void {
+    // After shutdown nothing new may live (a process prepared as it began).
+    if (this.#closed) return signalGroup(pgid, "SIGKILL");
     const bound = cgroup !== undefined && this.#cgroups.has(cgroup)
       ? cgroup
       : undefined;
@@ -320,8 +355,13 @@ export class ProcessGroups {
     if (this.#forget(pgid)) this.#sweepNowAndSoon();
   }
 
+  /**
+   * Sweeps at the next turn (the group and its cgroup are dead already:
+   * what the sweep finds left them, and the call's answer need not wait
+   * for a look at every child of wave), and again a little later.
+   */
   #sweepNowAndSoon(): void {
-    this.sweep();
+    setTimeout(() => this.sweep(), 0);
     Deno.unrefTimer(setTimeout(() => this.sweep(), LATE_SWEEP_MS));
   }
 
@@ -338,7 +378,7 @@ export class ProcessGroups {
       // The call that was given the cgroup releases it (and may not reuse
       // it before); one made for a process started ahead is no call's.
       if (group.ahead) this.endCgroup(group.cgroup);
-      else killCgroup(group.cgroup, CGROUP_EMPTY_WAIT_MS);
+      else killCgroup(group.cgroup, 0);
     }
     if (marker === undefined) return false;
     this.#ended.add(marker);
@@ -362,6 +402,24 @@ export class ProcessGroups {
         signalGroup(pid, "SIGKILL");
       }
     }
+  }
+
+  /**
+   * What a call run on the session's own thread ({@linkcode SESSION_THREAD})
+   * reports its groups through: the same records a worker's messages make.
+   */
+  viewFor(callId: string): ProcessGroupsView {
+    const thread = SESSION_THREAD;
+    return {
+      started: (pgid, marker, cgroup) =>
+        this.started(pgid, callId, thread, marker, cgroup),
+      ended: (pgid) => this.ended(pgid),
+      adopted: (pgid) => this.adopt(pgid, callId, thread),
+      prepared: (pgid, marker, cgroup) =>
+        this.started(pgid, callId, thread, marker, cgroup, true),
+      hold: (cgroup) => this.hold(cgroup, thread),
+      signal: (pgid, signal) => this.signal(pgid, callId, signal),
+    };
   }
 
   /** Signals a group, but only one a call of this session started. */
@@ -393,6 +451,11 @@ export class ProcessGroups {
     this.kill([...this.#groups.keys()]);
     this.#closed = true;
     for (const dir of [...this.#cgroups]) this.endCgroup(dir);
+    for (const dir of this.#draining) {
+      killCgroup(dir, CGROUP_EMPTY_WAIT_MS);
+      removeCgroup(dir);
+    }
+    this.#draining.clear();
     for (const dir of this.#idleCgroups.splice(0)) removeCgroup(dir);
     this.sweep();
   }
