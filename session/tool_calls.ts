@@ -23,7 +23,11 @@ import type { ProcessGroups } from "../tools/kernel/processes.ts";
 import type { RegisteredTool, ToolRegistry } from "./registry.ts";
 import { boundIn } from "../tools/kernel/modes.ts";
 import { resolvePrograms } from "../tools/kernel/programs.ts";
-import { runShellCommand, shellCommandOf } from "../tools/_core/shell.ts";
+import {
+  prepareShell,
+  runShellCommand,
+  shellCommandOf,
+} from "../tools/_core/shell.ts";
 import {
   type PathUse,
   type Scopes,
@@ -162,9 +166,9 @@ export class ToolCalls {
    * Schemas of the bound tools (the first model request sends them), each
    * tool's input parser (zod builds it on first use), and, one after the
    * other, the worker the read-only file tools share (a first call is
-   * most often a read or a search) and the one of the file writers, with
-   * their modules loaded. Not the command tools': a command's worker also
-   * prepares its sandbox, which the first command does. A warmed worker
+   * most often a read or a search), the process the first command will
+   * run in (its sandbox: see {@linkcode runShellCommand}), and the worker
+   * of the file writers, with their modules loaded. A warmed worker
    * nobody calls is retired after the idle time like any other (each
    * holds some 20 MB). Never fails: a tool whose module cannot load says
    * so when called.
@@ -174,15 +178,8 @@ export class ToolCalls {
     const bound = registry.bound(this.#deps.mode()).filter((t) => !t.external);
     registry.describe(this.#deps.mode());
     for (const { def } of bound) zodSchemaOf(def).safeParse({});
-    const groups = [
-      bound.filter(({ def }) => isFileReader(def.scopes)),
-      bound.filter(({ def }) => def.scopes.write === true && !def.scopes.run),
-    ];
-    for (const [i, tools] of groups.entries()) {
-      if (tools.length === 0) continue;
-      // The writers' worker later: a parent that calls at once, or a
-      // first read, does not share the cores with its start.
-      if (i > 0) await new Promise((r) => setTimeout(r, WRITERS_WARM_AFTER_MS));
+    const warm = async (tools: RegisteredTool[]) => {
+      if (tools.length === 0) return;
       const scopes = workerScopes(tools[0].def.scopes);
       const programs = scopes.run?.length
         ? await resolvePrograms(scopes.run, config.waveHome)
@@ -192,6 +189,92 @@ export class ToolCalls {
         Object.values(programs),
         tools.map(({ module }) => module),
       );
+    };
+    await warm(bound.filter(({ def }) => isFileReader(def.scopes)));
+    const command = bound.find(({ def }) => shellCommandOf(def));
+    if (command) await this.#prepareFirstCommand(command).catch(() => {});
+    // The writers' worker later: a parent that calls at once, or a first
+    // read, does not share the cores with its start.
+    const writers = bound.filter(({ def }) =>
+      def.scopes.write === true && !def.scopes.run
+    );
+    if (writers.length === 0) return;
+    await new Promise((r) => setTimeout(r, WRITERS_WARM_AFTER_MS));
+    await warm(writers);
+  }
+
+  /** How this session's commands are confined, and where unconfined ones get cgroups. */
+  async #commandConfinement(
+    spillDir: string,
+    programs: Record<string, string>,
+  ): Promise<{ confinement: CommandConfinement; cgroupParent?: string }> {
+    const deps = this.#deps;
+    const { config } = deps;
+    const sandbox = CommandSandbox.for(config);
+    const confinement = await sandbox.confinement({
+      workspace: config.workspace,
+      waveHome: config.waveHome,
+      spillDir,
+      home: deps.home,
+      programs,
+      roots: deps.permissions?.roots,
+    });
+    const { cgroupParent } = await sandbox.decided();
+    return { confinement, cgroupParent };
+  }
+
+  /**
+   * Makes ahead the process the session's first command will run in (a
+   * sandbox, or a shell in its cgroup), as every command makes one for
+   * the next: the first `Bash` then costs what a later one does. For the
+   * command tools the session runs itself ({@linkcode shellCommandOf}).
+   */
+  async #prepareFirstCommand(
+    tool: RegisteredTool,
+  ): Promise<void> {
+    const deps = this.#deps;
+    const { config } = deps;
+    const run = tool.def.scopes.run ?? [];
+    if (!shellCommandOf(tool.def) || run.length === 0) return;
+    const programs = await resolvePrograms(run, config.waveHome);
+    const spillDir = spillDirOf(config);
+    const { confinement, cgroupParent } = await this.#commandConfinement(
+      spillDir,
+      programs,
+    );
+    let spareCgroup: string | undefined;
+    let shellSandbox: CommandConfinement;
+    if (confinement.kind === "bwrap") {
+      shellSandbox = { ...confinement, prepare: true };
+    } else if (!cgroupParent) {
+      shellSandbox = { kind: "none", prepare: true };
+    } else {
+      try {
+        spareCgroup = deps.processes.makeCgroup(cgroupParent);
+      } catch {
+        return; // the first command says why
+      }
+      shellSandbox = { kind: "none", spareCgroup, prepare: true };
+    }
+    try {
+      prepareShell(
+        {
+          workspace: config.workspace,
+          toolUseId: "prewarm",
+          signal: new AbortController().signal,
+          spillDir,
+          shellSandbox,
+          env: deps.env,
+          programs,
+          progress: () => {},
+          processes: deps.processes.viewFor("prewarm"),
+        },
+        "bash",
+        config.workspace,
+      );
+    } finally {
+      // Unless the prepared shell joined it.
+      if (spareCgroup) deps.processes.releaseCgroups([spareCgroup]);
     }
   }
 
@@ -526,16 +609,9 @@ export class ToolCalls {
       const editor = def.buffers ? deps.buffers?.(toolUseId) : undefined;
       let shellSandbox: CommandConfinement = { kind: "none" };
       if (def.scopes.run?.length) {
-        const sandbox = CommandSandbox.for(config);
-        shellSandbox = await sandbox.confinement({
-          workspace: config.workspace,
-          waveHome: config.waveHome,
-          spillDir,
-          home: deps.home,
-          programs,
-          roots: deps.permissions?.roots,
-        });
-        const { cgroupParent } = await sandbox.decided();
+        const confined = await this.#commandConfinement(spillDir, programs);
+        const { cgroupParent } = confined;
+        shellSandbox = confined.confinement;
         if (shellSandbox.kind === "bwrap") {
           shellSandbox = { ...shellSandbox, prepare: true };
         } else if (!cgroupParent) {

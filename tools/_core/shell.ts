@@ -208,7 +208,7 @@ function argv(
         command: inner[0],
         args: inner.slice(1),
         sandboxed: false,
-        prepare: sandbox.spareCgroup ? undefined : prepare,
+        prepare,
       };
     }
     if (!sh) {
@@ -307,14 +307,23 @@ interface Prepared {
 }
 
 /**
- * This worker's prepared sandbox, if any. Making bubblewrap's namespaces
- * and mounts costs several times what `bash -c true` does; made while the
- * session waits for its next call, a command then costs little more than
- * starting its shell. It is the same sandbox a command started at once
- * gets (one per command, with its own pid namespace), made earlier.
+ * How many processes are kept prepared (a sandbox, or a shell in its
+ * cgroup, which a call gives one of: one then): two, so that a command
+ * sent as soon as the last one answered finds one whose namespaces and
+ * mounts are made, which takes longer than a short command.
  */
-let prepared: Prepared | undefined;
-/** Set while the worker's next process is being started (after its call has answered). */
+const SPARES = 2;
+
+/**
+ * This thread's prepared processes, oldest first. Making bubblewrap's
+ * namespaces and mounts costs several times what `bash -c true` does;
+ * made while the session waits for its next call, a command then costs
+ * little more than its shell's work. Each is the same sandbox a command
+ * started at once gets (one per command, with its own pid namespace),
+ * made earlier.
+ */
+const spares: Prepared[] = [];
+/** Set while the next process is being started (after its call has answered). */
 let preparing = false;
 
 /** Kills a prepared sandbox no command will use (it is the calling call's from now on). */
@@ -329,22 +338,22 @@ function discard(ctx: ShellContext, spare: Prepared): void {
 }
 
 /**
- * The prepared sandbox made for `key`, now running `script`; undefined
- * when there is none (another call took it, it was made for other
- * settings, or it has died), and a command must be started at once.
+ * The oldest prepared sandbox made for `key`, now running `script`;
+ * undefined when there is none (another call took it, it was made for
+ * other settings, or it has died), and a command must be started at once.
+ * Those made for other settings are killed.
  */
 async function takePrepared(
   ctx: ShellContext,
   key: string,
   script: string,
 ): Promise<Prepared | undefined> {
-  const spare = prepared;
-  if (!spare) return undefined;
-  prepared = undefined;
-  if (spare.key !== key || spare.exited) {
+  let spare: Prepared | undefined;
+  while ((spare = spares.shift())) {
+    if (spare.key === key && !spare.exited) break;
     discard(ctx, spare);
-    return undefined;
   }
+  if (!spare) return undefined;
   ctx.processes.adopted(spare.child.pid);
   const writer = spare.child.stdin.getWriter();
   try {
@@ -360,18 +369,27 @@ async function takePrepared(
   return spare;
 }
 
-/** Starts the process the worker's next command will run in, unless one is ready. */
+/** How many processes made for `spec` are kept: one when it joins a call's cgroup. */
+function sparesFor(spec: PrepareSpec): number {
+  return spec.cgroup ? 1 : SPARES;
+}
+
+/**
+ * Starts a process for the next commands, unless enough are ready, and
+ * the next one after it at the next turn (one at a time: a command that
+ * comes meanwhile shares the cores with one start, not several).
+ */
 function prepareNext(
   ctx: ShellContext,
   spec: PrepareSpec,
-  options: Deno.CommandOptions & { args: string[] },
-  marker: string,
+  options: (marker: string) => Deno.CommandOptions & { args: string[] },
 ): void {
   preparing = false;
-  if (prepared) return;
+  if (spares.length >= sparesFor(spec)) return;
+  const marker = crypto.randomUUID();
   let child: Deno.ChildProcess;
   try {
-    const piped = { ...options, stdin: "piped" as const };
+    const piped = { ...options(marker), stdin: "piped" as const };
     child = spec.ownSession
       ? spawnInOwnSession(ctx.programs.setsid, spec.command, piped)
       : new Deno.Command(spec.command, piped).spawn();
@@ -393,12 +411,17 @@ function prepareNext(
   );
   child.status.then(() => {
     spare.exited = true;
-    if (prepared === spare) {
-      prepared = undefined;
+    const at = spares.indexOf(spare);
+    if (at >= 0) {
+      spares.splice(at, 1);
       ctx.processes.ended(child.pid);
     }
   });
-  prepared = spare;
+  spares.push(spare);
+  if (spares.length < sparesFor(spec)) {
+    preparing = true;
+    setTimeout(() => prepareNext(ctx, spec, options), 0);
+  }
 }
 
 /**
@@ -457,7 +480,7 @@ export function prepareShell(
   program: ShellRequest["program"],
   cwd: string,
 ): void {
-  if (prepared || preparing) return;
+  if (spares.length > 0 || preparing) return;
   let spec;
   try {
     spec = argv(ctx, { program, script: "", cwd, timeoutMs: 1 });
@@ -467,12 +490,10 @@ export function prepareShell(
   const { prepare, sandboxed } = spec;
   if (!prepare) return;
   if (prepare.cgroup) ctx.processes.hold(prepare.cgroup);
-  const marker = crypto.randomUUID();
   prepareNext(
     ctx,
     prepare,
-    spawnOptions(ctx, cwd, sandboxed, prepare.args, marker),
-    marker,
+    (marker) => spawnOptions(ctx, cwd, sandboxed, prepare.args, marker),
   );
 }
 
@@ -599,15 +620,21 @@ export async function runShell(
   // The next command's process, made once this call has answered, while
   // the session waits for its next one; the cgroup it will join is the
   // worker's from now on.
-  if (prepare && !ctx.signal.aborted && !prepared && !preparing) {
+  if (
+    prepare && !ctx.signal.aborted && !preparing &&
+    spares.length < sparesFor(prepare)
+  ) {
     preparing = true;
     if (prepare.cgroup) ctx.processes.hold(prepare.cgroup);
-    const marker = crypto.randomUUID();
-    const spareOptions = options(prepare.args, marker);
-    setTimeout(() => prepareNext(ctx, prepare, spareOptions, marker), 0);
+    setTimeout(
+      () =>
+        prepareNext(ctx, prepare, (marker) => options(prepare.args, marker)),
+      0,
+    );
   }
 
   const spill = await capture.finish();
+
   const note = (omitted: number) =>
     `[… ${plural(omitted, "byte")} of output left out${
       spill.fullPath ? `; the full output is in ${spill.fullPath}` : ""

@@ -131,6 +131,19 @@ function killCgroup(dir: string, waitMs: number): boolean {
   }
 }
 
+/** How long shutdown waits for the command cgroups to empty so it can remove them. */
+const SHUTDOWN_REMOVE_MS = 2000;
+
+/** Removes a cgroup now; whether it is gone. */
+function tryRemoveCgroup(dir: string): boolean {
+  try {
+    Deno.removeSync(dir);
+    return true;
+  } catch (error) {
+    return error instanceof Deno.errors.NotFound;
+  }
+}
+
 /** Removes an emptied cgroup; a busy one is retried in the background for a while. */
 function removeCgroup(
   dir: string,
@@ -224,9 +237,11 @@ export class ProcessGroups {
    * which joins it before it runs; the end of the group that joined it
    * ({@linkcode started}), {@linkcode releaseCgroups} when none did,
    * {@linkcode endCgroup} and {@linkcode killAll} kill whatever is in it.
-   * Throws when it cannot be made.
+   * Throws when it cannot be made, and once {@linkcode killAll} has run.
    */
   makeCgroup(parent: string): string {
+    // Nothing would remove it (a process prepared after the last call).
+    if (this.#closed) throw new Error("wave is shutting down");
     if (!this.#tidied.has(parent)) {
       this.#tidied.add(parent);
       removeStaleCgroups(parent);
@@ -450,13 +465,25 @@ export class ProcessGroups {
     // Killed groups' markers become ended ones, which the sweep looks for.
     this.kill([...this.#groups.keys()]);
     this.#closed = true;
-    for (const dir of [...this.#cgroups]) this.endCgroup(dir);
-    for (const dir of this.#draining) {
-      killCgroup(dir, CGROUP_EMPTY_WAIT_MS);
-      removeCgroup(dir);
-    }
+    // Every cgroup is removed before wave exits (a background retry would
+    // not outlive it): each is killed, then removed as soon as it empties.
+    const dirs = [
+      ...this.#cgroups,
+      ...this.#draining,
+      ...this.#idleCgroups.splice(0),
+    ];
+    this.#cgroups.clear();
     this.#draining.clear();
-    for (const dir of this.#idleCgroups.splice(0)) removeCgroup(dir);
+    for (const dir of dirs) killCgroup(dir, 0);
+    const end = performance.now() + SHUTDOWN_REMOVE_MS;
+    let left = dirs;
+    while (left.length > 0) {
+      left = left.filter((dir) => !tryRemoveCgroup(dir));
+      if (left.length === 0 || performance.now() >= end) break;
+      for (const dir of left) killCgroup(dir, 0);
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
+    }
+    for (const dir of left) removeCgroup(dir);
     this.sweep();
   }
 }
