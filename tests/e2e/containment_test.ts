@@ -965,3 +965,151 @@ Deno.test("where commands cannot be confined, system/init says so and a system/w
     await chosen.kill();
   }
 });
+
+/**
+ * The processes under `root` (its children, theirs, and so on), each with
+ * its start time: a pid the kernel hands out again later is not one of them.
+ */
+function descendantsOf(root: number): Map<number, string> {
+  const parents = new Map<number, { ppid: number; start: string }>();
+  for (const entry of Deno.readDirSync("/proc")) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    try {
+      const stat = Deno.readTextFileSync(`/proc/${entry.name}/stat`);
+      // After "pid (comm) ": state, ppid, … starttime (the 20th).
+      const fields = stat.slice(stat.lastIndexOf(") ") + 2).split(" ");
+      parents.set(Number(entry.name), {
+        ppid: Number(fields[1]),
+        start: fields[19],
+      });
+    } catch { /* gone */ }
+  }
+  const found = new Map<number, string>();
+  let frontier = [root];
+  while (frontier.length > 0) {
+    const next: number[] = [];
+    for (const [pid, { ppid, start }] of parents) {
+      if (frontier.includes(ppid) && !found.has(pid)) {
+        found.set(pid, start);
+        next.push(pid);
+      }
+    }
+    frontier = next;
+  }
+  return found;
+}
+
+/** Those of `processes` still alive (not zombies), by their command lines. */
+function stillAlive(processes: Map<number, string>): string[] {
+  const alive: string[] = [];
+  for (const [pid, start] of processes) {
+    try {
+      const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+      const fields = stat.slice(stat.lastIndexOf(") ") + 2).split(" ");
+      if (fields[19] !== start || fields[0] === "Z") continue;
+      const cmdline = Deno.readTextFileSync(`/proc/${pid}/cmdline`);
+      alive.push(`${pid}: ${cmdline.replaceAll("\0", " ").slice(0, 120)}`);
+    } catch { /* gone */ }
+  }
+  return alive;
+}
+
+/**
+ * Live processes that belong to `workspace`: a sandbox names it in its
+ * arguments, a shell runs in it.
+ */
+function processesOf(workspace: string): string[] {
+  const found: string[] = [];
+  for (const entry of Deno.readDirSync("/proc")) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    try {
+      const stat = Deno.readTextFileSync(`/proc/${entry.name}/stat`);
+      if (stat.slice(stat.lastIndexOf(") ") + 2)[0] === "Z") continue;
+      const cmdline = Deno.readTextFileSync(`/proc/${entry.name}/cmdline`)
+        .replaceAll("\0", " ");
+      let cwd = "";
+      try {
+        cwd = Deno.readLinkSync(`/proc/${entry.name}/cwd`);
+      } catch { /* another user's */ }
+      if (cmdline.includes(workspace) || cwd === workspace) {
+        found.push(`${entry.name}: ${cmdline.slice(0, 120)}`);
+      }
+    } catch { /* gone */ }
+  }
+  return found;
+}
+
+/** Waits up to 3 s for `left` to find nothing; what it found last. */
+async function leftAfter(left: () => string[]): Promise<string[]> {
+  let found = left();
+  for (let end = Date.now() + 3000; found.length && Date.now() < end;) {
+    await new Promise((r) => setTimeout(r, 50));
+    found = left();
+  }
+  return found;
+}
+
+for (const sandbox of ["bwrap", "none"]) {
+  Deno.test(`--shell-sandbox ${sandbox}: wave killed with SIGKILL leaves no process it started, the processes prepared for the next commands included`, async () => {
+    if (sandbox !== "none" && noBwrap) {
+      console.error(`skipped (${noBwrap})`);
+      return;
+    }
+    const wave = await startWave({ args: ["--shell-sandbox", sandbox] });
+    let exited = false;
+    try {
+      const first = await wave.callTool("Bash", { command: "true" });
+      assert.equal(first.structured.sandboxed, sandbox !== "none");
+      // The next commands' processes, made once the call has answered.
+      await waitUntil(
+        () =>
+          [...descendantsOf(wave.child.pid).keys()].some((pid) => {
+            try {
+              return Deno.readTextFileSync(`/proc/${pid}/cmdline`)
+                .includes("BASH_EXECUTION_STRING");
+            } catch {
+              return false;
+            }
+          }),
+        "a process prepared for the next command",
+      );
+      await new Promise((r) => setTimeout(r, 300));
+      const started = descendantsOf(wave.child.pid);
+      assert.ok(started.size > 0);
+      wave.child.kill("SIGKILL");
+      const status = await wave.wait();
+      exited = true;
+      assert.equal(status.signal, "SIGKILL");
+      assert.deepEqual(await leftAfter(() => stillAlive(started)), []);
+      assert.deepEqual(await leftAfter(() => processesOf(wave.workspace)), []);
+    } finally {
+      if (!exited) await wave.kill();
+    }
+  });
+
+  Deno.test(`--shell-sandbox ${sandbox}: wave ended (EOF, SIGKILL) as the next commands' processes are being made leaves none of them`, async () => {
+    if (sandbox !== "none" && noBwrap) {
+      console.error(`skipped (${noBwrap})`);
+      return;
+    }
+    // Ended at once after a call: its process for the next command, and
+    // the one made at idle time, are still being made (a sandbox killed
+    // then would wait for its parent forever).
+    for (let round = 0; round < 6; round++) {
+      const wave = await startWave({ args: ["--shell-sandbox", sandbox] });
+      try {
+        await wave.callTool("Bash", { command: "true" });
+      } finally {
+        if (round % 2) {
+          wave.child.kill("SIGKILL");
+          await wave.wait();
+        } else await wave.finish();
+      }
+      assert.deepEqual(
+        await leftAfter(() => processesOf(wave.workspace)),
+        [],
+        round % 2 ? "after SIGKILL" : "after EOF",
+      );
+    }
+  });
+}

@@ -23,18 +23,43 @@ export const SESSION_THREAD = 0;
  */
 export function signalGroup(pgid: number, signal: Deno.Signal): void {
   if (!Number.isInteger(pgid) || pgid <= 1) return;
+  // bubblewrap's sandbox (its pid 1) is a child of the group's leader in
+  // a session of its own; killed while it is being made, before it asked
+  // to die with its parent, it would wait for that parent forever. It is
+  // killed with the leader (its children are looked up before the leader
+  // dies and they become wave's).
+  const children = signal === "SIGKILL" ? childrenOf(pgid) : [];
   for (const target of [-pgid, pgid]) {
     try {
       Deno.kill(target, signal);
-      return;
+      break;
     } catch (error) {
       // ESRCH surfaces as NotFound; anything else is worth a log line.
       if (!(error instanceof Deno.errors.NotFound)) {
         console.error(`wave: could not signal process group ${pgid}:`, error);
-        return;
+        break;
       }
     }
   }
+  for (const child of children) {
+    try {
+      Deno.kill(child, signal);
+    } catch { /* gone */ }
+  }
+}
+
+/** A process's children, as /proc lists them per thread (none once it is gone). */
+function childrenOf(pid: number): number[] {
+  const pids: number[] = [];
+  try {
+    for (const task of Deno.readDirSync(`/proc/${pid}/task`)) {
+      const text = Deno.readTextFileSync(
+        `/proc/${pid}/task/${task.name}/children`,
+      );
+      for (const child of text.split(" ")) if (child) pids.push(Number(child));
+    }
+  } catch { /* gone, or no /proc */ }
+  return pids;
 }
 
 /** The environment variable that marks every process a command starts (see {@linkcode ProcessGroups}). */
@@ -70,18 +95,9 @@ export function becomeNonDumpable(): boolean {
   return prctl(PR_SET_DUMPABLE, 0n);
 }
 
-/** This process's children, as /proc lists them per thread. */
+/** This process's children. */
 function children(): number[] {
-  const pids: number[] = [];
-  try {
-    for (const task of Deno.readDirSync("/proc/self/task")) {
-      const text = Deno.readTextFileSync(
-        `/proc/self/task/${task.name}/children`,
-      );
-      for (const pid of text.split(" ")) if (pid) pids.push(Number(pid));
-    }
-  } catch { /* not Linux, or no /proc: nothing to find */ }
-  return pids;
+  return childrenOf(Deno.pid);
 }
 
 /** The command marker in a process's environment, if it has one. */
