@@ -1041,8 +1041,9 @@ function processesOf(workspace: string): string[] {
 
 /** Waits up to 3 s for `left` to find nothing; what it found last. */
 async function leftAfter(left: () => string[]): Promise<string[]> {
+  const end = Date.now() + 3000;
   let found = left();
-  for (let end = Date.now() + 3000; found.length && Date.now() < end;) {
+  while (found.length && Date.now() < end) {
     await new Promise((r) => setTimeout(r, 50));
     found = left();
   }
