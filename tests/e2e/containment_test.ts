@@ -668,6 +668,9 @@ function uptime(): number {
  */
 async function preparedLikeFresh(wave: WaveProcess): Promise<void> {
   const script = [
+    // bash -c's $_ (its program), and its script where bash -c keeps it.
+    'echo "[$_]"',
+    `case $BASH_EXECUTION_STRING in 'echo "[$_]"'*) echo script-kept;; esac`,
     "env | grep -v ^WAVE_COMMAND= | sort",
     'pwd; echo "$0 $# $-"',
     "cat; echo stdin-closed",
@@ -678,9 +681,9 @@ async function preparedLikeFresh(wave: WaveProcess): Promise<void> {
     'echo "started ${stat[21]} $ticks"',
     "exit 5",
   ].join("\n");
-  const run = async () => {
+  const run = async (command: string) => {
     const sent = uptime();
-    const r = await wave.callTool("Bash", { command: script });
+    const r = await wave.callTool("Bash", { command });
     const [, ticks, hz] = /started (\d+) (\d+)\n$/.exec(
       r.structured.stdout,
     )!;
@@ -691,10 +694,12 @@ async function preparedLikeFresh(wave: WaveProcess): Promise<void> {
       startedBeforeCall: Number(ticks) / Number(hz) < sent - 0.05,
     };
   };
-  const fresh = await run();
+  // Over 16 KiB, a script starts a process of its own (one may have been
+  // prepared at idle time already).
+  const fresh = await run(`${script}\n# ${"x".repeat(17_000)}`);
   // Time for the next command's process to be prepared.
   await new Promise((r) => setTimeout(r, 300));
-  const prepared = await run();
+  const prepared = await run(script);
   assert.equal(fresh.startedBeforeCall, false, "the first starts at once");
   assert.equal(prepared.startedBeforeCall, true, "the second was prepared");
   assert.equal(prepared.out, fresh.out);
@@ -702,6 +707,7 @@ async function preparedLikeFresh(wave: WaveProcess): Promise<void> {
   assert.equal(fresh.code, 5);
   assert.equal(prepared.stderr, fresh.stderr);
   assert.match(fresh.out, /stdin-closed\n/);
+  assert.match(fresh.out, /^\[\/[^\]\n]*bash\]\nscript-kept\n/);
 }
 
 attack(
