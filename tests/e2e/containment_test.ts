@@ -1038,7 +1038,7 @@ function processesOf(workspace: string): string[] {
         cwd = Deno.readLinkSync(`/proc/${entry.name}/cwd`);
       } catch { /* another user's */ }
       if (cmdline.includes(workspace) || cwd === workspace) {
-        found.push(`${entry.name}: ${cmdline.slice(0, 120)}`);
+        found.push(`${entry.name}: ${cmdline}`);
       }
     } catch { /* gone */ }
   }
@@ -1092,6 +1092,37 @@ for (const sandbox of ["bwrap", "none"]) {
     } finally {
       if (!exited) await wave.kill();
     }
+  });
+
+  Deno.test(`--shell-sandbox ${sandbox}: a command interrupted as its sandbox is being made leaves nothing`, async () => {
+    if (sandbox !== "none" && noBwrap) {
+      console.error(`skipped (${noBwrap})`);
+      return;
+    }
+    const wave = await startWave({ args: ["--shell-sandbox", sandbox] });
+    try {
+      for (let round = 0; round < 4; round++) {
+        // Over 16 KiB: it starts a sandbox of its own, which the
+        // interrupt that follows at once finds being made.
+        await wave.sendCall(`cut-${round}`, "Bash", {
+          command: `sleep 300\n# ${"x".repeat(17_000)}`,
+        });
+        await new Promise((r) => setTimeout(r, round));
+        await wave.request({ subtype: "interrupt" });
+        await wave.waitFor((m) => m.response?.request_id === `cut-${round}`);
+      }
+      const idle = () =>
+        processesOf(wave.workspace).filter((p) =>
+          // wave itself, and the processes prepared for the next commands, stay.
+          !p.startsWith(`${wave.child.pid}: `) &&
+          !p.includes("BASH_EXECUTION_STRING")
+        );
+      await new Promise((r) => setTimeout(r, 500));
+      assert.deepEqual(await leftAfter(idle), []);
+    } finally {
+      await wave.finish();
+    }
+    assert.deepEqual(await leftAfter(() => processesOf(wave.workspace)), []);
   });
 
   Deno.test(`--shell-sandbox ${sandbox}: wave ended (EOF, SIGKILL) as the next commands' processes are being made leaves none of them`, async () => {

@@ -403,12 +403,7 @@ function prepareNext(
     marker,
     exited: false,
   };
-  // A sandbox's marker needs no sweep: nothing leaves its pid namespace.
-  ctx.processes.prepared(
-    child.pid,
-    spec.ownSession ? marker : undefined,
-    spec.cgroup,
-  );
+  ctx.processes.prepared(child.pid, marker, spec.cgroup);
   child.status.then(() => {
     spare.exited = true;
     const at = spares.indexOf(spare);
@@ -528,8 +523,9 @@ export async function runShell(
       : spawnInOwnSession(ctx.programs.setsid, command, options(args, marker));
     ctx.processes.started(
       child.pid,
-      // A sandbox's marker needs no sweep: nothing leaves its pid namespace.
-      sandboxed ? undefined : marker,
+      // A sandbox's too: killed while bubblewrap was making it, its pid 1
+      // (with the marker) can outlive it, and become wave's child.
+      marker,
       ctx.shellSandbox.kind === "none" ? ctx.shellSandbox.cgroup : undefined,
     );
   }
