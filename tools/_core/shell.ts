@@ -40,6 +40,12 @@ const INTERRUPT_GRACE_MS = 300;
 const PIPE_GRACE_MS = 2000;
 /** The longest wait for the pipes after the shell has exited. */
 const PIPE_GRACE_MAX_MS = 10_000;
+/**
+ * After an interrupt, the longest wait for the pipes once the shell has
+ * exited (an interrupt must end within 1 s; the shell has the
+ * INTERRUPT_GRACE_MS before it).
+ */
+const INTERRUPT_PIPE_GRACE_MS = 200;
 
 /** The programs a shell tool's `run` scope names (sh puts an unconfined command in its cgroup). */
 export const SHELL_PROGRAMS = [
@@ -552,9 +558,14 @@ export async function runShell(
     timedOut = true;
     stop(TIMEOUT_GRACE_MS);
   }, request.timeoutMs);
+  let interruptedAt = 0;
+  /** Looks at the pipes again (set while the call waits for them). */
+  let recheck = () => {};
   const onAbort = () => {
     cancelled = true;
+    interruptedAt = performance.now();
     stop(INTERRUPT_GRACE_MS);
+    recheck();
   };
   if (ctx.signal.aborted) onAbort();
   else ctx.signal.addEventListener("abort", onAbort, { once: true });
@@ -593,16 +604,25 @@ export async function runShell(
     pipes.then(() => true),
     new Promise<boolean>((resolve) => {
       const check = () => {
+        clearTimeout(grace);
         const now = performance.now();
         const quietFor = now - Math.max(lastOutput, exitedAt);
+        // An interrupted call answers soon (within a second, with what
+        // the command wrote): a process it detached may hold the pipes.
+        const left = cancelled
+          ? Math.max(exitedAt, interruptedAt) + INTERRUPT_PIPE_GRACE_MS - now
+          : Infinity;
         if (
-          quietFor >= PIPE_GRACE_MS || now - exitedAt >= PIPE_GRACE_MAX_MS
+          quietFor >= PIPE_GRACE_MS || now - exitedAt >= PIPE_GRACE_MAX_MS ||
+          left <= 0
         ) return resolve(false);
-        grace = setTimeout(check, PIPE_GRACE_MS - quietFor);
+        grace = setTimeout(check, Math.min(PIPE_GRACE_MS - quietFor, left));
       };
+      recheck = check;
       check();
     }),
   ]);
+  recheck = () => {};
   clearTimeout(grace);
   // Nothing of the command may outlive the call.
   ctx.processes.signal(pgid, "SIGKILL");
