@@ -341,6 +341,16 @@ async function openDir(prefix: string, dir?: string): Promise<string> {
 }
 
 /** A directory for `runner`'s wave to write: nobody's, or a temp one. */
+/**
+ * Removes a workspace once nothing of a killed wave works in it any more:
+ * a sandbox it was making when it died finishes (bubblewrap makes the
+ * mount points of sealed paths) and exits, which takes a moment.
+ */
+async function removeWorkspace(ws: string): Promise<void> {
+  await leftAfter(() => processesOf(ws));
+  await Deno.remove(ws, { recursive: true });
+}
+
 async function ownDir(runner: Runner, prefix: string): Promise<string> {
   const dir = await openDir(prefix);
   if (runner === asNobody) await Deno.chown(dir, 65534, 65534);
@@ -451,7 +461,7 @@ attack(
       await assert.rejects(Deno.lstat(`${waveHome}/bin`));
     } finally {
       await wave.kill();
-      await Deno.remove(ws, { recursive: true });
+      await removeWorkspace(ws);
     }
   },
 );
@@ -478,7 +488,7 @@ attack(
       await assert.rejects(Deno.lstat(`${home}/link`));
     } finally {
       await wave.kill();
-      await Deno.remove(ws, { recursive: true });
+      await removeWorkspace(ws);
     }
   },
 );
@@ -547,7 +557,7 @@ attack(
     } finally {
       await inside.kill();
       await Deno.remove(dir, { recursive: true });
-      await Deno.remove(ws, { recursive: true });
+      await removeWorkspace(ws);
     }
   },
 );
