@@ -24,10 +24,16 @@ import type { RegisteredTool, ToolRegistry } from "./registry.ts";
 import { boundIn } from "../tools/kernel/modes.ts";
 import { resolvePrograms } from "../tools/kernel/programs.ts";
 import {
+  prepareShell,
+  runShellCommand,
+  shellCommandOf,
+} from "../tools/_core/shell.ts";
+import {
   type PathUse,
   type Scopes,
   ToolError,
   type ToolEvent,
+  type ToolResult,
   WARMUP_FILES,
   zodSchemaOf,
 } from "../tools/kernel/tool.ts";
@@ -252,13 +258,15 @@ export class ToolCalls {
    * and each tool's input parser (zod builds it on first use) are made;
    * then every read-only tool's `warmup` calls (kernel/tool.ts) run while
    * the file writers' worker starts, and then the writers' warm-up calls
-   * run. A warm-up call takes the path of a real one (validation,
-   * resolution, the executor, the worker, the tool) in a scratch
-   * workspace ({@linkcode warmupDirOf}, removed when the warm-up ends)
-   * with its own WAVE_HOME and read-state, never asks the parent nor runs
-   * its hooks, and its result is discarded: it only leaves the code of a
-   * first call compiled. Not the command tools': a command's worker also
-   * prepares its sandbox, which the first command does. A warmed worker
+   * run. Between the two, the process the first command will run in (its
+   * sandbox: see {@linkcode runShellCommand}) is made, as every command
+   * makes one for the next. A warm-up call takes the path of a real one
+   * (validation, resolution, the executor, the worker, the tool) in a
+   * scratch workspace ({@linkcode warmupDirOf}, removed when the warm-up
+   * ends) with its own WAVE_HOME and read-state, never asks the parent nor
+   * runs its hooks, and its result is discarded: it only leaves the code
+   * of a first call compiled. The command tools make no warm-up calls:
+   * their commands would be the person's. A warmed worker
    * nobody calls is retired after the idle time like any other (each
    * holds some 20 MB).
    *
@@ -306,6 +314,7 @@ export class ToolCalls {
       registry.inputSchema(def.name);
       zodSchemaOf(def).safeParse({});
     }
+    const command = bound.find(({ def }) => shellCommandOf(def));
     const scratch =
       groups.some((tools) => tools.some(({ def }) => def.warmup?.length))
         ? this.#scratch()
@@ -326,6 +335,14 @@ export class ToolCalls {
             });
           }
         }
+        // The first command's process once the readers are warm.
+        if (command && i === 0) {
+          if (!await idle()) return made;
+          await this.#prepareFirstCommand(command).catch(() => {});
+        }
+      }
+      if (command && groups.length === 0 && await idle()) {
+        await this.#prepareFirstCommand(command).catch(() => {});
       }
     } finally {
       scratch?.remove();
@@ -404,6 +421,81 @@ export class ToolCalls {
       },
       remove,
     };
+  }
+
+  /** How this session's commands are confined, and where unconfined ones get cgroups. */
+  async #commandConfinement(
+    spillDir: string,
+    programs: Record<string, string>,
+  ): Promise<{ confinement: CommandConfinement; cgroupParent?: string }> {
+    const deps = this.#deps;
+    const { config } = deps;
+    const sandbox = CommandSandbox.for(config);
+    const confinement = await sandbox.confinement({
+      workspace: config.workspace,
+      waveHome: config.waveHome,
+      spillDir,
+      home: deps.home,
+      programs,
+      roots: deps.permissions?.roots,
+    });
+    const { cgroupParent } = await sandbox.decided();
+    return { confinement, cgroupParent };
+  }
+
+  /**
+   * Makes ahead the process the session's first command will run in (a
+   * sandbox, or a shell in its cgroup), as every command makes one for
+   * the next: the first `Bash` then costs what a later one does. For the
+   * command tools the session runs itself ({@linkcode shellCommandOf}).
+   */
+  async #prepareFirstCommand(
+    tool: RegisteredTool,
+  ): Promise<void> {
+    const deps = this.#deps;
+    const { config } = deps;
+    const run = tool.def.scopes.run ?? [];
+    if (!shellCommandOf(tool.def) || run.length === 0) return;
+    const programs = await this.#programs(tool.def.scopes);
+    const spillDir = spillDirOf(config);
+    const { confinement, cgroupParent } = await this.#commandConfinement(
+      spillDir,
+      programs,
+    );
+    let spareCgroup: string | undefined;
+    let shellSandbox: CommandConfinement;
+    if (confinement.kind === "bwrap") {
+      shellSandbox = { ...confinement, prepare: true };
+    } else if (!cgroupParent) {
+      shellSandbox = { kind: "none", prepare: true };
+    } else {
+      try {
+        spareCgroup = deps.processes.makeCgroup(cgroupParent);
+      } catch {
+        return; // the first command says why
+      }
+      shellSandbox = { kind: "none", spareCgroup, prepare: true };
+    }
+    try {
+      prepareShell(
+        {
+          workspace: config.workspace,
+          toolUseId: "prewarm",
+          signal: new AbortController().signal,
+          spillDir,
+          shellSandbox,
+          env: deps.env,
+          programs,
+          progress: () => {},
+          processes: deps.processes.viewFor("prewarm"),
+        },
+        "bash",
+        config.workspace,
+      );
+    } finally {
+      // Unless the prepared shell joined it.
+      if (spareCgroup) deps.processes.releaseCgroups([spareCgroup]);
+    }
   }
 
   /** The programs of a worker with `scopes`, by name. */
@@ -760,16 +852,9 @@ export class ToolCalls {
       const editor = def.buffers ? deps.buffers?.(toolUseId) : undefined;
       let shellSandbox: CommandConfinement = { kind: "none" };
       if (def.scopes.run?.length) {
-        const sandbox = CommandSandbox.for(config);
-        shellSandbox = await sandbox.confinement({
-          workspace: config.workspace,
-          waveHome: config.waveHome,
-          spillDir,
-          home: deps.home,
-          programs,
-          roots: deps.permissions?.roots,
-        });
-        const { cgroupParent } = await sandbox.decided();
+        const confined = await this.#commandConfinement(spillDir, programs);
+        const { cgroupParent } = confined;
+        shellSandbox = confined.confinement;
         if (shellSandbox.kind === "bwrap") {
           shellSandbox = { ...shellSandbox, prepare: true };
         } else if (!cgroupParent) {
@@ -789,6 +874,45 @@ export class ToolCalls {
           }
           shellSandbox = { kind: "none", cgroup, spareCgroup, prepare: true };
         }
+      }
+      const command = shellCommandOf(def);
+      if (
+        command && grants.read.length === 0 && grants.write.length === 0
+      ) {
+        // A command and nothing else: run here, on the session's thread,
+        // as its worker would run it (same confinement, environment,
+        // programs and process records), without the two hops.
+        const result = await runShellCommand(command, input, {
+          workspace: config.workspace,
+          toolUseId,
+          signal,
+          spillDir,
+          shellSandbox,
+          env: deps.env,
+          programs,
+          progress: (stream, text) => {
+            const done = deps.onEvent(toolUseId, {
+              type: "output",
+              stream,
+              text,
+            });
+            if (done) (rendering ??= []).push(done);
+          },
+          processes: deps.processes.viewFor(`${toolUseId}#${nextCall++}`),
+        }).catch((error): ToolResult => ({
+          content: `The tool failed unexpectedly: ${
+            error instanceof Error ? error.message : String(error)
+          }`,
+          isError: true,
+          structured: { type: "internal_error" },
+        }));
+        if (rendering) await Promise.allSettled(rendering);
+        return {
+          tool_use_id: toolUseId,
+          content: result.content,
+          is_error: !!result.isError,
+          structured: result.structured ?? null,
+        };
       }
       const outcome = await deps.executor.run({
         callId: `${toolUseId}#${nextCall++}`,

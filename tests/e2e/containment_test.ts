@@ -341,6 +341,16 @@ async function openDir(prefix: string, dir?: string): Promise<string> {
 }
 
 /** A directory for `runner`'s wave to write: nobody's, or a temp one. */
+/**
+ * Removes a workspace once nothing of a killed wave works in it any more:
+ * a sandbox it was making when it died finishes (bubblewrap makes the
+ * mount points of sealed paths) and exits, which takes a moment.
+ */
+async function removeWorkspace(ws: string): Promise<void> {
+  await leftAfter(() => processesOf(ws));
+  await Deno.remove(ws, { recursive: true });
+}
+
 async function ownDir(runner: Runner, prefix: string): Promise<string> {
   const dir = await openDir(prefix);
   if (runner === asNobody) await Deno.chown(dir, 65534, 65534);
@@ -451,7 +461,7 @@ attack(
       await assert.rejects(Deno.lstat(`${waveHome}/bin`));
     } finally {
       await wave.kill();
-      await Deno.remove(ws, { recursive: true });
+      await removeWorkspace(ws);
     }
   },
 );
@@ -478,7 +488,7 @@ attack(
       await assert.rejects(Deno.lstat(`${home}/link`));
     } finally {
       await wave.kill();
-      await Deno.remove(ws, { recursive: true });
+      await removeWorkspace(ws);
     }
   },
 );
@@ -547,7 +557,7 @@ attack(
     } finally {
       await inside.kill();
       await Deno.remove(dir, { recursive: true });
-      await Deno.remove(ws, { recursive: true });
+      await removeWorkspace(ws);
     }
   },
 );
@@ -668,6 +678,9 @@ function uptime(): number {
  */
 async function preparedLikeFresh(wave: WaveProcess): Promise<void> {
   const script = [
+    // bash -c's $_ (its program), and its script where bash -c keeps it.
+    'echo "[$_]"',
+    `case $BASH_EXECUTION_STRING in 'echo "[$_]"'*) echo script-kept;; esac`,
     "env | grep -v ^WAVE_COMMAND= | sort",
     'pwd; echo "$0 $# $-"',
     "cat; echo stdin-closed",
@@ -678,9 +691,9 @@ async function preparedLikeFresh(wave: WaveProcess): Promise<void> {
     'echo "started ${stat[21]} $ticks"',
     "exit 5",
   ].join("\n");
-  const run = async () => {
+  const run = async (command: string) => {
     const sent = uptime();
-    const r = await wave.callTool("Bash", { command: script });
+    const r = await wave.callTool("Bash", { command });
     const [, ticks, hz] = /started (\d+) (\d+)\n$/.exec(
       r.structured.stdout,
     )!;
@@ -691,10 +704,12 @@ async function preparedLikeFresh(wave: WaveProcess): Promise<void> {
       startedBeforeCall: Number(ticks) / Number(hz) < sent - 0.05,
     };
   };
-  const fresh = await run();
+  // Over 16 KiB, a script starts a process of its own (one may have been
+  // prepared at idle time already).
+  const fresh = await run(`${script}\n# ${"x".repeat(17_000)}`);
   // Time for the next command's process to be prepared.
   await new Promise((r) => setTimeout(r, 300));
-  const prepared = await run();
+  const prepared = await run(script);
   assert.equal(fresh.startedBeforeCall, false, "the first starts at once");
   assert.equal(prepared.startedBeforeCall, true, "the second was prepared");
   assert.equal(prepared.out, fresh.out);
@@ -702,6 +717,7 @@ async function preparedLikeFresh(wave: WaveProcess): Promise<void> {
   assert.equal(fresh.code, 5);
   assert.equal(prepared.stderr, fresh.stderr);
   assert.match(fresh.out, /stdin-closed\n/);
+  assert.match(fresh.out, /^\[\/[^\]\n]*bash\]\nscript-kept\n/);
 }
 
 attack(
@@ -726,7 +742,8 @@ function preparedOf(wave: WaveProcess): number[] {
       const cmdline = Deno.readTextFileSync(`/proc/${entry.name}/cmdline`);
       if (
         new RegExp(`^PPid:\\s+${wave.child.pid}$`, "m").test(status) &&
-        cmdline.includes("read -r l")
+        // bash waiting for its script (sh, for another shell).
+        /read -r -d "" BASH_EXECUTION_STRING|read -r l/.test(cmdline)
       ) pids.push(Number(entry.name));
     } catch { /* gone */ }
   }
@@ -742,18 +759,21 @@ for (const sandbox of ["auto", "none"]) {
     const wave = await startWave({ args: ["--shell-sandbox", sandbox] });
     try {
       await wave.callTool("Bash", { command: "true" });
-      const [prepared] = await waitUntil(
-        () => preparedOf(wave).length === 1 && preparedOf(wave),
+      await waitUntil(
+        () => preparedOf(wave).length > 0,
         "the next command's process prepared",
       );
-      Deno.kill(prepared, "SIGKILL");
-      await waitUntil(() => preparedOf(wave).length === 0, "it is gone");
+      // Time for every spare to be made (a sandbox keeps two).
+      await new Promise((r) => setTimeout(r, 300));
+      const prepared = preparedOf(wave);
+      for (const pid of prepared) Deno.kill(pid, "SIGKILL");
+      await waitUntil(() => preparedOf(wave).length === 0, "they are gone");
       const r = await wave.callTool("Bash", { command: "echo alive" });
       assert.equal(r.structured.stdout, "alive\n");
       assert.equal(r.structured.exitCode, 0);
       // And the next command's is prepared again.
       await waitUntil(
-        () => preparedOf(wave).some((pid) => pid !== prepared),
+        () => preparedOf(wave).some((pid) => !prepared.includes(pid)),
         "a new process prepared",
       );
       // Longer than a prepared shell is sent (16 KiB): run all the same.
@@ -830,7 +850,7 @@ for (const [ending, end] of ENDINGS) {
       for (const pid of populated) {
         assert.match(
           Deno.readTextFileSync(`/proc/${pid}/cmdline`),
-          /^\/[^\0]*sh\0-c\0/,
+          /^\/[^\0]*sh\0--noprofile\0--norc\0-c\0IFS= read -r -d "" BASH_EXECUTION_STRING/,
           "only a shell waiting for the next command",
         );
       }
@@ -961,3 +981,183 @@ Deno.test("where commands cannot be confined, system/init says so and a system/w
     await chosen.kill();
   }
 });
+
+/**
+ * The processes under `root` (its children, theirs, and so on), each with
+ * its start time: a pid the kernel hands out again later is not one of them.
+ */
+function descendantsOf(root: number): Map<number, string> {
+  const parents = new Map<number, { ppid: number; start: string }>();
+  for (const entry of Deno.readDirSync("/proc")) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    try {
+      const stat = Deno.readTextFileSync(`/proc/${entry.name}/stat`);
+      // After "pid (comm) ": state, ppid, … starttime (the 20th).
+      const fields = stat.slice(stat.lastIndexOf(") ") + 2).split(" ");
+      parents.set(Number(entry.name), {
+        ppid: Number(fields[1]),
+        start: fields[19],
+      });
+    } catch { /* gone */ }
+  }
+  const found = new Map<number, string>();
+  let frontier = [root];
+  while (frontier.length > 0) {
+    const next: number[] = [];
+    for (const [pid, { ppid, start }] of parents) {
+      if (frontier.includes(ppid) && !found.has(pid)) {
+        found.set(pid, start);
+        next.push(pid);
+      }
+    }
+    frontier = next;
+  }
+  return found;
+}
+
+/** Those of `processes` still alive (not zombies), by their command lines. */
+function stillAlive(processes: Map<number, string>): string[] {
+  const alive: string[] = [];
+  for (const [pid, start] of processes) {
+    try {
+      const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+      const fields = stat.slice(stat.lastIndexOf(") ") + 2).split(" ");
+      if (fields[19] !== start || fields[0] === "Z") continue;
+      const cmdline = Deno.readTextFileSync(`/proc/${pid}/cmdline`);
+      alive.push(`${pid}: ${cmdline.replaceAll("\0", " ").slice(0, 120)}`);
+    } catch { /* gone */ }
+  }
+  return alive;
+}
+
+/**
+ * Live processes that belong to `workspace`: a sandbox names it in its
+ * arguments, a shell runs in it.
+ */
+function processesOf(workspace: string): string[] {
+  const found: string[] = [];
+  for (const entry of Deno.readDirSync("/proc")) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    try {
+      const stat = Deno.readTextFileSync(`/proc/${entry.name}/stat`);
+      if (stat.slice(stat.lastIndexOf(") ") + 2)[0] === "Z") continue;
+      const cmdline = Deno.readTextFileSync(`/proc/${entry.name}/cmdline`)
+        .replaceAll("\0", " ");
+      let cwd = "";
+      try {
+        cwd = Deno.readLinkSync(`/proc/${entry.name}/cwd`);
+      } catch { /* another user's */ }
+      if (cmdline.includes(workspace) || cwd === workspace) {
+        found.push(`${entry.name}: ${cmdline}`);
+      }
+    } catch { /* gone */ }
+  }
+  return found;
+}
+
+/** Waits up to 3 s for `left` to find nothing; what it found last. */
+async function leftAfter(left: () => string[]): Promise<string[]> {
+  const end = Date.now() + 3000;
+  let found = left();
+  while (found.length && Date.now() < end) {
+    await new Promise((r) => setTimeout(r, 50));
+    found = left();
+  }
+  return found;
+}
+
+for (const sandbox of ["bwrap", "none"]) {
+  Deno.test(`--shell-sandbox ${sandbox}: wave killed with SIGKILL leaves no process it started, the processes prepared for the next commands included`, async () => {
+    if (sandbox !== "none" && noBwrap) {
+      console.error(`skipped (${noBwrap})`);
+      return;
+    }
+    const wave = await startWave({ args: ["--shell-sandbox", sandbox] });
+    let exited = false;
+    try {
+      const first = await wave.callTool("Bash", { command: "true" });
+      assert.equal(first.structured.sandboxed, sandbox !== "none");
+      // The next commands' processes, made once the call has answered.
+      await waitUntil(
+        () =>
+          [...descendantsOf(wave.child.pid).keys()].some((pid) => {
+            try {
+              return Deno.readTextFileSync(`/proc/${pid}/cmdline`)
+                .includes("BASH_EXECUTION_STRING");
+            } catch {
+              return false;
+            }
+          }),
+        "a process prepared for the next command",
+      );
+      await new Promise((r) => setTimeout(r, 300));
+      const started = descendantsOf(wave.child.pid);
+      assert.ok(started.size > 0);
+      wave.child.kill("SIGKILL");
+      const status = await wave.wait();
+      exited = true;
+      assert.equal(status.signal, "SIGKILL");
+      assert.deepEqual(await leftAfter(() => stillAlive(started)), []);
+      assert.deepEqual(await leftAfter(() => processesOf(wave.workspace)), []);
+    } finally {
+      if (!exited) await wave.kill();
+    }
+  });
+
+  Deno.test(`--shell-sandbox ${sandbox}: a command interrupted as its sandbox is being made leaves nothing`, async () => {
+    if (sandbox !== "none" && noBwrap) {
+      console.error(`skipped (${noBwrap})`);
+      return;
+    }
+    const wave = await startWave({ args: ["--shell-sandbox", sandbox] });
+    try {
+      for (let round = 0; round < 4; round++) {
+        // Over 16 KiB: it starts a sandbox of its own, which the
+        // interrupt that follows at once finds being made.
+        await wave.sendCall(`cut-${round}`, "Bash", {
+          command: `sleep 300\n# ${"x".repeat(17_000)}`,
+        });
+        await new Promise((r) => setTimeout(r, round));
+        await wave.request({ subtype: "interrupt" });
+        await wave.waitFor((m) => m.response?.request_id === `cut-${round}`);
+      }
+      const idle = () =>
+        processesOf(wave.workspace).filter((p) =>
+          // wave itself, and the processes prepared for the next commands, stay.
+          !p.startsWith(`${wave.child.pid}: `) &&
+          !p.includes("BASH_EXECUTION_STRING")
+        );
+      await new Promise((r) => setTimeout(r, 500));
+      assert.deepEqual(await leftAfter(idle), []);
+    } finally {
+      await wave.finish();
+    }
+    assert.deepEqual(await leftAfter(() => processesOf(wave.workspace)), []);
+  });
+
+  Deno.test(`--shell-sandbox ${sandbox}: wave ended (EOF, SIGKILL) as the next commands' processes are being made leaves none of them`, async () => {
+    if (sandbox !== "none" && noBwrap) {
+      console.error(`skipped (${noBwrap})`);
+      return;
+    }
+    // Ended at once after a call: its process for the next command, and
+    // the one made at idle time, are still being made (a sandbox killed
+    // then would wait for its parent forever).
+    for (let round = 0; round < 6; round++) {
+      const wave = await startWave({ args: ["--shell-sandbox", sandbox] });
+      try {
+        await wave.callTool("Bash", { command: "true" });
+      } finally {
+        if (round % 2) {
+          wave.child.kill("SIGKILL");
+          await wave.wait();
+        } else await wave.finish();
+      }
+      assert.deepEqual(
+        await leftAfter(() => processesOf(wave.workspace)),
+        [],
+        round % 2 ? "after SIGKILL" : "after EOF",
+      );
+    }
+  });
+}

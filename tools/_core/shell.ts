@@ -12,7 +12,15 @@
 import { plural } from "./text.ts";
 import { COMMAND_MARKER } from "../kernel/processes.ts";
 import { bwrapArgs } from "../kernel/bwrap.ts";
-import { type ToolContext, ToolError } from "../kernel/tool.ts";
+import {
+  type InputOf,
+  type InputSchema,
+  type ToolContext,
+  type ToolDefinition,
+  ToolError,
+  toolErrorResult,
+  type ToolResult,
+} from "../kernel/tool.ts";
 import { MAX_VIEW_CHARS, OutputCapture } from "./capture.ts";
 
 /** The default timeout of a command. */
@@ -32,6 +40,12 @@ const INTERRUPT_GRACE_MS = 300;
 const PIPE_GRACE_MS = 2000;
 /** The longest wait for the pipes after the shell has exited. */
 const PIPE_GRACE_MAX_MS = 10_000;
+/**
+ * After an interrupt, the longest wait for the pipes once the shell has
+ * exited (an interrupt must end within 1 s; the shell has the
+ * INTERRUPT_GRACE_MS before it).
+ */
+const INTERRUPT_PIPE_GRACE_MS = 200;
 
 /** The programs a shell tool's `run` scope names (sh puts an unconfined command in its cgroup). */
 export const SHELL_PROGRAMS = [
@@ -49,6 +63,24 @@ export const SHELL_PROGRAMS = [
  */
 const JOIN_CGROUP =
   'echo $$ 2>/dev/null >"$0" || { echo "wave: the command could not join its cgroup ($0), so it was not run" >&2; exit 126; };';
+
+/**
+ * What of a call's context a command needs: a tool's (in its worker), or
+ * the one the session makes for a command tool's call it runs on its own
+ * thread ({@linkcode shellCommandOf}).
+ */
+export type ShellContext = Pick<
+  ToolContext,
+  | "workspace"
+  | "toolUseId"
+  | "signal"
+  | "spillDir"
+  | "shellSandbox"
+  | "env"
+  | "programs"
+  | "progress"
+  | "processes"
+>;
 
 /** One command. */
 export interface ShellRequest {
@@ -93,10 +125,12 @@ interface PrepareSpec {
   cgroup?: string;
   /** What it is made for: a command with another key starts a process of its own. */
   key: string;
+  /** What it is sent on its stdin for `script` (then the pipe is closed). */
+  input(script: string): string;
 }
 
 function argv(
-  ctx: ToolContext,
+  ctx: ShellContext,
   request: ShellRequest,
 ): {
   command: string;
@@ -141,32 +175,46 @@ function argv(
   const shell = inner.slice(0, -1);
   const sh = ctx.programs.sh;
   const sandbox = ctx.shellSandbox;
+  // What a prepared process runs: bash itself, started ahead, which reads
+  // the script and runs it (no program to start once the script is
+  // known); another shell is started by sh once the script has come.
+  const waiting = request.program === "bash"
+    ? { argv: [...shell, BASH_AWAIT_SCRIPT, inner[0]], input: bashInput }
+    : sh
+    ? { argv: [sh, "-c", AWAIT_SCRIPT, "sh", ...shell], input: shInput }
+    : undefined;
   if (sandbox.kind !== "bwrap") {
     const key = JSON.stringify(["none", shell, request.cwd, ctx.env]);
-    const prepare = sh && sandbox.prepare
-      ? {
-        command: sh,
-        ownSession: true,
-        key,
-        ...(sandbox.spareCgroup
-          ? {
-            args: [
-              "-c",
-              `${JOIN_CGROUP} ${AWAIT_SCRIPT}`,
-              `${sandbox.spareCgroup}/cgroup.procs`,
-              ...shell,
-            ],
-            cgroup: sandbox.spareCgroup,
-          }
-          : { args: ["-c", AWAIT_SCRIPT, "sh", ...shell] }),
-      }
+    const prepare: PrepareSpec | undefined = waiting && sandbox.prepare
+      ? sandbox.spareCgroup
+        ? sh === undefined ? undefined : {
+          command: sh,
+          ownSession: true,
+          key,
+          input: waiting.input,
+          // sh joins the cgroup, then becomes the waiting process.
+          args: [
+            "-c",
+            `${JOIN_CGROUP} unset PWD; exec "$@"`,
+            `${sandbox.spareCgroup}/cgroup.procs`,
+            ...waiting.argv,
+          ],
+          cgroup: sandbox.spareCgroup,
+        }
+        : {
+          command: waiting.argv[0],
+          ownSession: true,
+          key,
+          input: waiting.input,
+          args: waiting.argv.slice(1),
+        }
       : undefined;
     if (sandbox.cgroup === undefined) {
       return {
         command: inner[0],
         args: inner.slice(1),
         sandboxed: false,
-        prepare: sandbox.spareCgroup ? undefined : prepare,
+        prepare,
       };
     }
     if (!sh) {
@@ -202,19 +250,21 @@ function argv(
     command: bwrap,
     args: [...isolation, ...inner],
     sandboxed: true,
-    prepare: sh && sandbox.prepare
+    prepare: waiting && sandbox.prepare
       ? {
         command: bwrap,
-        args: [...isolation, sh, "-c", AWAIT_SCRIPT, "sh", ...shell],
+        args: [...isolation, ...waiting.argv],
         ownSession: false,
         key: JSON.stringify([bwrap, isolation, shell, request.cwd, ctx.env]),
+        input: waiting.input,
       }
       : undefined,
   };
 }
 
 /**
- * What a prepared sandbox runs: sh reads the script from its stdin (each
+ * What a prepared process runs for a shell other than bash (PowerShell):
+ * sh reads the script from its stdin (each
  * line, the last one wave ends with a newline it adds), then, with stdin
  * from /dev/null and PWD (which sh exports) taken away again, execs the
  * shell with the script as its last argument: the same program, arguments
@@ -223,9 +273,31 @@ function argv(
 const AWAIT_SCRIPT =
   's=; while IFS= read -r l; do s="$s$l\n"; done; unset PWD l; exec "$@" "${s%?}" </dev/null';
 
+/** sh's input: the script, with the newline its loop reads the last line by. */
+const shInput = (script: string) => `${script}\n`;
+
 /**
- * The longest script sent to a prepared sandbox: sh reads its stdin a byte
- * at a time, so a longer one starts sooner in a sandbox of its own.
+ * What a prepared bash runs: it reads the script from its stdin whole
+ * (into `BASH_EXECUTION_STRING`, where `bash -c` keeps it), takes stdin
+ * from /dev/null, leaves `$_` and `$?` as `bash -c` starts with them
+ * (`$0`, the program's path, is its first argument) and runs the script
+ * with `eval`. The command sees what it would under `bash -c`: the same
+ * program, arguments, environment, variables, `$0`, `$#` and `$-`. Two
+ * differences: a syntax error is reported as `eval:` rather than `-c:`,
+ * and the script's last command is started by a fork of bash rather than
+ * in its place. Started ahead, bash's own start (most of what a `bash -c
+ * true` costs) is off the command's path. A pipe closed with no script
+ * (wave gone) is an empty one: bash exits.
+ */
+const BASH_AWAIT_SCRIPT =
+  'IFS= read -r -d "" BASH_EXECUTION_STRING; exec </dev/null; : "$0"; eval "$BASH_EXECUTION_STRING"';
+
+/** bash's input: the script as it is (read to the end of the pipe). */
+const bashInput = (script: string) => script;
+
+/**
+ * The longest script sent to a prepared sandbox: sh and bash read a pipe a
+ * byte at a time, so a longer one starts sooner in a sandbox of its own.
  */
 const MAX_PREPARED_SCRIPT = 16 * 1024;
 
@@ -233,24 +305,35 @@ const MAX_PREPARED_SCRIPT = 16 * 1024;
 interface Prepared {
   /** What it was made for: program, arguments, directory and environment. */
   key: string;
+  /** What it is sent on its stdin for a script. */
+  input(script: string): string;
   child: Deno.ChildProcess;
   marker: string;
   exited: boolean;
 }
 
 /**
- * This worker's prepared sandbox, if any. Making bubblewrap's namespaces
- * and mounts costs several times what `bash -c true` does; made while the
- * session waits for its next call, a command then costs little more than
- * starting its shell. It is the same sandbox a command started at once
- * gets (one per command, with its own pid namespace), made earlier.
+ * How many processes are kept prepared (a sandbox, or a shell in its
+ * cgroup, which a call gives one of: one then): two, so that a command
+ * sent as soon as the last one answered finds one whose namespaces and
+ * mounts are made, which takes longer than a short command.
  */
-let prepared: Prepared | undefined;
-/** Set while the worker's next process is being started (after its call has answered). */
+const SPARES = 2;
+
+/**
+ * This thread's prepared processes, oldest first. Making bubblewrap's
+ * namespaces and mounts costs several times what `bash -c true` does;
+ * made while the session waits for its next call, a command then costs
+ * little more than its shell's work. Each is the same sandbox a command
+ * started at once gets (one per command, with its own pid namespace),
+ * made earlier.
+ */
+const spares: Prepared[] = [];
+/** Set while the next process is being started (after its call has answered). */
 let preparing = false;
 
 /** Kills a prepared sandbox no command will use (it is the calling call's from now on). */
-function discard(ctx: ToolContext, spare: Prepared): void {
+function discard(ctx: ShellContext, spare: Prepared): void {
   const pgid = spare.child.pid;
   ctx.processes.adopted(pgid);
   ctx.processes.signal(pgid, "SIGKILL");
@@ -261,28 +344,28 @@ function discard(ctx: ToolContext, spare: Prepared): void {
 }
 
 /**
- * The prepared sandbox made for `key`, now running `script`; undefined
- * when there is none (another call took it, it was made for other
- * settings, or it has died), and a command must be started at once.
+ * The oldest prepared sandbox made for `key`, now running `script`;
+ * undefined when there is none (another call took it, it was made for
+ * other settings, or it has died), and a command must be started at once.
+ * Those made for other settings are killed.
  */
 async function takePrepared(
-  ctx: ToolContext,
+  ctx: ShellContext,
   key: string,
   script: string,
 ): Promise<Prepared | undefined> {
-  const spare = prepared;
-  if (!spare) return undefined;
-  prepared = undefined;
-  if (spare.key !== key || spare.exited) {
+  let spare: Prepared | undefined;
+  while ((spare = spares.shift())) {
+    if (spare.key === key && !spare.exited) break;
     discard(ctx, spare);
-    return undefined;
   }
+  if (!spare) return undefined;
   ctx.processes.adopted(spare.child.pid);
   const writer = spare.child.stdin.getWriter();
   try {
     // Queued together: the close follows the write without a turn of its own.
     await Promise.all([
-      writer.write(new TextEncoder().encode(`${script}\n`)),
+      writer.write(new TextEncoder().encode(spare.input(script))),
       writer.close(),
     ]);
   } catch {
@@ -292,34 +375,54 @@ async function takePrepared(
   return spare;
 }
 
-/** Starts the process the worker's next command will run in, unless one is ready. */
+/** How many processes made for `spec` are kept: one when it joins a call's cgroup. */
+function sparesFor(spec: PrepareSpec): number {
+  return spec.cgroup ? 1 : SPARES;
+}
+
+/**
+ * Starts a process for the next commands, unless enough are ready, and
+ * the next one after it at the next turn (one at a time: a command that
+ * comes meanwhile shares the cores with one start, not several).
+ */
 function prepareNext(
-  ctx: ToolContext,
+  ctx: ShellContext,
   spec: PrepareSpec,
-  options: Deno.CommandOptions & { args: string[] },
-  marker: string,
+  options: (marker: string) => Deno.CommandOptions & { args: string[] },
 ): void {
   preparing = false;
-  if (prepared) return;
+  if (spares.length >= sparesFor(spec)) return;
+  const marker = crypto.randomUUID();
   let child: Deno.ChildProcess;
   try {
-    const piped = { ...options, stdin: "piped" as const };
+    const piped = { ...options(marker), stdin: "piped" as const };
     child = spec.ownSession
       ? spawnInOwnSession(ctx.programs.setsid, spec.command, piped)
       : new Deno.Command(spec.command, piped).spawn();
   } catch {
     return; // the next command starts its own
   }
-  const spare: Prepared = { key: spec.key, child, marker, exited: false };
+  const spare: Prepared = {
+    key: spec.key,
+    input: spec.input,
+    child,
+    marker,
+    exited: false,
+  };
   ctx.processes.prepared(child.pid, marker, spec.cgroup);
   child.status.then(() => {
     spare.exited = true;
-    if (prepared === spare) {
-      prepared = undefined;
+    const at = spares.indexOf(spare);
+    if (at >= 0) {
+      spares.splice(at, 1);
       ctx.processes.ended(child.pid);
     }
   });
-  prepared = spare;
+  spares.push(spare);
+  if (spares.length < sparesFor(spec)) {
+    preparing = true;
+    setTimeout(() => prepareNext(ctx, spec, options), 0);
+  }
 }
 
 /**
@@ -343,6 +446,58 @@ function spawnInOwnSession(
     : new Deno.Command(command, { ...options, detached: true }).spawn();
 }
 
+/** How a command's process is started: its arguments, directory and environment. */
+function spawnOptions(
+  ctx: ShellContext,
+  cwd: string,
+  sandboxed: boolean,
+  args: string[],
+  marker: string,
+) {
+  return {
+    args,
+    cwd,
+    clearEnv: true,
+    env: {
+      ...ctx.env,
+      ...(sandboxed ? { TMPDIR: "/tmp" } : {}),
+      // Everything the command starts inherits the marker, even what leaves its group.
+      [COMMAND_MARKER]: marker,
+    },
+    stdin: "null" as const,
+    stdout: "piped" as const,
+    stderr: "piped" as const,
+  };
+}
+
+/**
+ * Starts ahead, if none is ready, the process the first command in `cwd`
+ * will run in (see {@linkcode runShell}, which makes one after each
+ * command for the next): idle time before a session's first command is
+ * spent on its sandbox. Throws nothing; without a shell nothing is made.
+ */
+export function prepareShell(
+  ctx: ShellContext,
+  program: ShellRequest["program"],
+  cwd: string,
+): void {
+  if (spares.length > 0 || preparing) return;
+  let spec;
+  try {
+    spec = argv(ctx, { program, script: "", cwd, timeoutMs: 1 });
+  } catch {
+    return; // the first command says why
+  }
+  const { prepare, sandboxed } = spec;
+  if (!prepare) return;
+  if (prepare.cgroup) ctx.processes.hold(prepare.cgroup);
+  prepareNext(
+    ctx,
+    prepare,
+    (marker) => spawnOptions(ctx, cwd, sandboxed, prepare.args, marker),
+  );
+}
+
 /**
  * Runs a command. Never leaves a process behind: when it returns, the
  * command's whole process group has been killed, background jobs included.
@@ -350,26 +505,13 @@ function spawnInOwnSession(
  * error.
  */
 export async function runShell(
-  ctx: ToolContext,
+  ctx: ShellContext,
   request: ShellRequest,
 ): Promise<ShellResult> {
   const { command, args, sandboxed, prepare } = argv(ctx, request);
   const started = performance.now();
-  const environment = (marker: string) => ({
-    ...ctx.env,
-    ...(sandboxed ? { TMPDIR: "/tmp" } : {}),
-    // Everything the command starts inherits the marker, even what leaves its group.
-    [COMMAND_MARKER]: marker,
-  });
-  const options = (args: string[], marker: string) => ({
-    args,
-    cwd: request.cwd,
-    clearEnv: true,
-    env: environment(marker),
-    stdin: "null" as const,
-    stdout: "piped" as const,
-    stderr: "piped" as const,
-  });
+  const options = (args: string[], marker: string) =>
+    spawnOptions(ctx, request.cwd, sandboxed, args, marker);
   const spare = prepare && request.script.length <= MAX_PREPARED_SCRIPT
     ? await takePrepared(ctx, prepare.key, request.script)
     : undefined;
@@ -387,6 +529,8 @@ export async function runShell(
       : spawnInOwnSession(ctx.programs.setsid, command, options(args, marker));
     ctx.processes.started(
       child.pid,
+      // A sandbox's too: killed while bubblewrap was making it, its pid 1
+      // (with the marker) can outlive it, and become wave's child.
       marker,
       ctx.shellSandbox.kind === "none" ? ctx.shellSandbox.cgroup : undefined,
     );
@@ -414,9 +558,14 @@ export async function runShell(
     timedOut = true;
     stop(TIMEOUT_GRACE_MS);
   }, request.timeoutMs);
+  let interruptedAt = 0;
+  /** Looks at the pipes again (set while the call waits for them). */
+  let recheck = () => {};
   const onAbort = () => {
     cancelled = true;
+    interruptedAt = performance.now();
     stop(INTERRUPT_GRACE_MS);
+    recheck();
   };
   if (ctx.signal.aborted) onAbort();
   else ctx.signal.addEventListener("abort", onAbort, { once: true });
@@ -444,6 +593,7 @@ export async function runShell(
   ]);
 
   const status = await child.status;
+
   clearTimeout(timeout);
   // Children may still hold the pipes (a background job): give them a moment, then stop reading.
   // Cancelling a reader drops what it has not delivered yet, so the wait
@@ -454,16 +604,25 @@ export async function runShell(
     pipes.then(() => true),
     new Promise<boolean>((resolve) => {
       const check = () => {
+        clearTimeout(grace);
         const now = performance.now();
         const quietFor = now - Math.max(lastOutput, exitedAt);
+        // An interrupted call answers soon (within a second, with what
+        // the command wrote): a process it detached may hold the pipes.
+        const left = cancelled
+          ? Math.max(exitedAt, interruptedAt) + INTERRUPT_PIPE_GRACE_MS - now
+          : Infinity;
         if (
-          quietFor >= PIPE_GRACE_MS || now - exitedAt >= PIPE_GRACE_MAX_MS
+          quietFor >= PIPE_GRACE_MS || now - exitedAt >= PIPE_GRACE_MAX_MS ||
+          left <= 0
         ) return resolve(false);
-        grace = setTimeout(check, PIPE_GRACE_MS - quietFor);
+        grace = setTimeout(check, Math.min(PIPE_GRACE_MS - quietFor, left));
       };
+      recheck = check;
       check();
     }),
   ]);
+  recheck = () => {};
   clearTimeout(grace);
   // Nothing of the command may outlive the call.
   ctx.processes.signal(pgid, "SIGKILL");
@@ -477,15 +636,21 @@ export async function runShell(
   // The next command's process, made once this call has answered, while
   // the session waits for its next one; the cgroup it will join is the
   // worker's from now on.
-  if (prepare && !ctx.signal.aborted && !prepared && !preparing) {
+  if (
+    prepare && !ctx.signal.aborted && !preparing &&
+    spares.length < sparesFor(prepare)
+  ) {
     preparing = true;
     if (prepare.cgroup) ctx.processes.hold(prepare.cgroup);
-    const marker = crypto.randomUUID();
-    const spareOptions = options(prepare.args, marker);
-    setTimeout(() => prepareNext(ctx, prepare, spareOptions, marker), 0);
+    setTimeout(
+      () =>
+        prepareNext(ctx, prepare, (marker) => options(prepare.args, marker)),
+      0,
+    );
   }
 
   const spill = await capture.finish();
+
   const note = (omitted: number) =>
     `[… ${plural(omitted, "byte")} of output left out${
       spill.fullPath ? `; the full output is in ${spill.fullPath}` : ""
@@ -567,4 +732,59 @@ function modelView(
   return `${stdout.trimEnd()}\n[stderr]\n${
     capture.stderr.text(note, stderrBudget)
   }`;
+}
+
+/**
+ * What a command tool does, as data: the command its input asks for and
+ * the result it makes of how the command went. A tool that has one
+ * ({@linkcode withShellCommand}) is a command and nothing else, so the
+ * session runs its calls on its own thread with {@linkcode runShellCommand}
+ * (the same command, confinement and environment a worker would give it,
+ * without two hops between threads); its `run` does the same in a worker,
+ * where a tool runs outside a session.
+ */
+export interface ShellCommand<I = unknown> {
+  /** The command a call asks for; it runs in the workspace. */
+  request(input: I): Omit<ShellRequest, "cwd">;
+  /** The tool's result for how it went. */
+  result(input: I, outcome: ShellResult): ToolResult;
+}
+
+const SHELL_COMMAND = Symbol("wave.shellCommand");
+
+/** `def`, declared to run `command` (see {@linkcode ShellCommand}). */
+export function withShellCommand<S extends InputSchema>(
+  def: ToolDefinition<S>,
+  command: ShellCommand<InputOf<S>>,
+): ToolDefinition<S> {
+  return Object.assign(def, { [SHELL_COMMAND]: command });
+}
+
+/** The command a tool declared with {@linkcode withShellCommand}, if it did. */
+export function shellCommandOf(
+  def: ToolDefinition,
+): ShellCommand | undefined {
+  return (def as { [SHELL_COMMAND]?: ShellCommand })[SHELL_COMMAND];
+}
+
+/**
+ * Runs a command tool's call: its command in the workspace, then its
+ * result. Never throws for an expected failure (a missing shell, a NUL in
+ * the script): that is an error result, as from the tool's `run`.
+ */
+export async function runShellCommand<I>(
+  command: ShellCommand<I>,
+  input: I,
+  ctx: ShellContext,
+): Promise<ToolResult> {
+  try {
+    const outcome = await runShell(ctx, {
+      ...command.request(input),
+      cwd: ctx.workspace,
+    });
+    return command.result(input, outcome);
+  } catch (error) {
+    if (error instanceof ToolError) return toolErrorResult(error);
+    throw error;
+  }
 }

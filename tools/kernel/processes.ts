@@ -7,6 +7,13 @@
  */
 
 import { libc } from "./_libc.ts";
+import type { ProcessGroupsView } from "./tool.ts";
+
+/**
+ * The worker id of the session's own thread, where a command tool's
+ * calls run (workers are numbered from 1): its groups end at shutdown.
+ */
+export const SESSION_THREAD = 0;
 
 /**
  * Sends a signal to a whole process group, or, when there is no such
@@ -16,18 +23,43 @@ import { libc } from "./_libc.ts";
  */
 export function signalGroup(pgid: number, signal: Deno.Signal): void {
   if (!Number.isInteger(pgid) || pgid <= 1) return;
+  // bubblewrap's sandbox (its pid 1) is a child of the group's leader in
+  // a session of its own; killed while it is being made, before it asked
+  // to die with its parent, it would wait for that parent forever. It is
+  // killed with the leader (its children are looked up before the leader
+  // dies and they become wave's).
+  const children = signal === "SIGKILL" ? childrenOf(pgid) : [];
   for (const target of [-pgid, pgid]) {
     try {
       Deno.kill(target, signal);
-      return;
+      break;
     } catch (error) {
       // ESRCH surfaces as NotFound; anything else is worth a log line.
       if (!(error instanceof Deno.errors.NotFound)) {
         console.error(`wave: could not signal process group ${pgid}:`, error);
-        return;
+        break;
       }
     }
   }
+  for (const child of children) {
+    try {
+      Deno.kill(child, signal);
+    } catch { /* gone */ }
+  }
+}
+
+/** A process's children, as /proc lists them per thread (none once it is gone). */
+function childrenOf(pid: number): number[] {
+  const pids: number[] = [];
+  try {
+    for (const task of Deno.readDirSync(`/proc/${pid}/task`)) {
+      const text = Deno.readTextFileSync(
+        `/proc/${pid}/task/${task.name}/children`,
+      );
+      for (const child of text.split(" ")) if (child) pids.push(Number(child));
+    }
+  } catch { /* gone, or no /proc */ }
+  return pids;
 }
 
 /** The environment variable that marks every process a command starts (see {@linkcode ProcessGroups}). */
@@ -63,18 +95,9 @@ export function becomeNonDumpable(): boolean {
   return prctl(PR_SET_DUMPABLE, 0n);
 }
 
-/** This process's children, as /proc lists them per thread. */
+/** This process's children. */
 function children(): number[] {
-  const pids: number[] = [];
-  try {
-    for (const task of Deno.readDirSync("/proc/self/task")) {
-      const text = Deno.readTextFileSync(
-        `/proc/self/task/${task.name}/children`,
-      );
-      for (const pid of text.split(" ")) if (pid) pids.push(Number(pid));
-    }
-  } catch { /* not Linux, or no /proc: nothing to find */ }
-  return pids;
+  return childrenOf(Deno.pid);
 }
 
 /** The command marker in a process's environment, if it has one. */
@@ -121,6 +144,19 @@ function killCgroup(dir: string, waitMs: number): boolean {
     if (performance.now() >= end) return false;
     // A process killed takes a moment to exit: a short sleep, not a spin.
     Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2);
+  }
+}
+
+/** How long shutdown waits for the command cgroups to empty so it can remove them. */
+const SHUTDOWN_REMOVE_MS = 2000;
+
+/** Removes a cgroup now; whether it is gone. */
+function tryRemoveCgroup(dir: string): boolean {
+  try {
+    Deno.removeSync(dir);
+    return true;
+  } catch (error) {
+    return error instanceof Deno.errors.NotFound;
   }
 }
 
@@ -202,6 +238,8 @@ export class ProcessGroups {
   #ended = new Set<string>();
   /** The cgroups made for calls' commands and not yet ended. */
   #cgroups = new Set<string>();
+  /** Ended cgroups not yet seen empty, watched in the background. */
+  #draining = new Set<string>();
   /** Emptied cgroups kept for the next commands. */
   #idleCgroups: string[] = [];
   /** The parents whose cgroups left by waves that are gone have been removed. */
@@ -215,9 +253,11 @@ export class ProcessGroups {
    * which joins it before it runs; the end of the group that joined it
    * ({@linkcode started}), {@linkcode releaseCgroups} when none did,
    * {@linkcode endCgroup} and {@linkcode killAll} kill whatever is in it.
-   * Throws when it cannot be made.
+   * Throws when it cannot be made, and once {@linkcode killAll} has run.
    */
   makeCgroup(parent: string): string {
+    // Nothing would remove it (a process prepared after the last call).
+    if (this.#closed) throw new Error("wave is shutting down");
     if (!this.#tidied.has(parent)) {
       this.#tidied.add(parent);
       removeStaleCgroups(parent);
@@ -240,8 +280,32 @@ export class ProcessGroups {
    */
   endCgroup(dir: string): void {
     if (!this.#cgroups.delete(dir)) return;
-    const empty = killCgroup(dir, CGROUP_EMPTY_WAIT_MS);
-    if (empty && !this.#closed && this.#idleCgroups.length < IDLE_CGROUPS) {
+    if (this.#closed) {
+      killCgroup(dir, CGROUP_EMPTY_WAIT_MS);
+      return removeCgroup(dir);
+    }
+    if (killCgroup(dir, 0)) return this.#keepOrRemove(dir);
+    // A call's answer does not wait for its cgroup to empty (what was
+    // killed takes a moment to exit): it is watched in the background, and
+    // at shutdown ({@linkcode killAll}) waited for.
+    this.#draining.add(dir);
+    const end = performance.now() + CGROUP_EMPTY_WAIT_MS;
+    const check = () => {
+      if (!this.#draining.has(dir)) return; // killAll took it
+      const empty = killCgroup(dir, 0);
+      if (!empty && performance.now() < end) {
+        return Deno.unrefTimer(setTimeout(check, 2));
+      }
+      this.#draining.delete(dir);
+      if (empty) this.#keepOrRemove(dir);
+      else removeCgroup(dir);
+    };
+    Deno.unrefTimer(setTimeout(check, 2));
+  }
+
+  /** Keeps an emptied cgroup for the next commands, or removes it. */
+  #keepOrRemove(dir: string): void {
+    if (!this.#closed && this.#idleCgroups.length < IDLE_CGROUPS) {
       this.#idleCgroups.push(dir);
     } else removeCgroup(dir);
   }
@@ -260,6 +324,8 @@ export class ProcessGroups {
     cgroup?: string,
     ahead = false,
   ): void {
+    // After shutdown nothing new may live (a process prepared as it began).
+    if (this.#closed) return signalGroup(pgid, "SIGKILL");
     const bound = cgroup !== undefined && this.#cgroups.has(cgroup)
       ? cgroup
       : undefined;
@@ -320,8 +386,13 @@ export class ProcessGroups {
     if (this.#forget(pgid)) this.#sweepNowAndSoon();
   }
 
+  /**
+   * Sweeps at the next turn (the group and its cgroup are dead already:
+   * what the sweep finds left them, and the call's answer need not wait
+   * for a look at every child of wave), and again a little later.
+   */
   #sweepNowAndSoon(): void {
-    this.sweep();
+    setTimeout(() => this.sweep(), 0);
     Deno.unrefTimer(setTimeout(() => this.sweep(), LATE_SWEEP_MS));
   }
 
@@ -338,7 +409,7 @@ export class ProcessGroups {
       // The call that was given the cgroup releases it (and may not reuse
       // it before); one made for a process started ahead is no call's.
       if (group.ahead) this.endCgroup(group.cgroup);
-      else killCgroup(group.cgroup, CGROUP_EMPTY_WAIT_MS);
+      else killCgroup(group.cgroup, 0);
     }
     if (marker === undefined) return false;
     this.#ended.add(marker);
@@ -362,6 +433,24 @@ export class ProcessGroups {
         signalGroup(pid, "SIGKILL");
       }
     }
+  }
+
+  /**
+   * What a call run on the session's own thread ({@linkcode SESSION_THREAD})
+   * reports its groups through: the same records a worker's messages make.
+   */
+  viewFor(callId: string): ProcessGroupsView {
+    const thread = SESSION_THREAD;
+    return {
+      started: (pgid, marker, cgroup) =>
+        this.started(pgid, callId, thread, marker, cgroup),
+      ended: (pgid) => this.ended(pgid),
+      adopted: (pgid) => this.adopt(pgid, callId, thread),
+      prepared: (pgid, marker, cgroup) =>
+        this.started(pgid, callId, thread, marker, cgroup, true),
+      hold: (cgroup) => this.hold(cgroup, thread),
+      signal: (pgid, signal) => this.signal(pgid, callId, signal),
+    };
   }
 
   /** Signals a group, but only one a call of this session started. */
@@ -392,8 +481,25 @@ export class ProcessGroups {
     // Killed groups' markers become ended ones, which the sweep looks for.
     this.kill([...this.#groups.keys()]);
     this.#closed = true;
-    for (const dir of [...this.#cgroups]) this.endCgroup(dir);
-    for (const dir of this.#idleCgroups.splice(0)) removeCgroup(dir);
+    // Every cgroup is removed before wave exits (a background retry would
+    // not outlive it): each is killed, then removed as soon as it empties.
+    const dirs = [
+      ...this.#cgroups,
+      ...this.#draining,
+      ...this.#idleCgroups.splice(0),
+    ];
+    this.#cgroups.clear();
+    this.#draining.clear();
+    for (const dir of dirs) killCgroup(dir, 0);
+    const end = performance.now() + SHUTDOWN_REMOVE_MS;
+    let left = dirs;
+    while (left.length > 0) {
+      left = left.filter((dir) => !tryRemoveCgroup(dir));
+      if (left.length === 0 || performance.now() >= end) break;
+      for (const dir of left) killCgroup(dir, 0);
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
+    }
+    for (const dir of left) removeCgroup(dir);
     this.sweep();
   }
 }

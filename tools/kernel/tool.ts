@@ -123,7 +123,7 @@ export interface ProcessGroupsView {
    * adopt (a prepared sandbox): killed with the worker and at shutdown,
    * and kept when the call that started it has ended.
    */
-  prepared(pgid: number, marker: string, cgroup?: string): void;
+  prepared(pgid: number, marker?: string, cgroup?: string): void;
   /**
    * Reports that a process this worker is about to start ahead will join
    * `cgroup` (one the session gave the call): it is then the worker's,

@@ -12,8 +12,10 @@ import {
   DEFAULT_TIMEOUT_MS,
   describeShellResult,
   MAX_TIMEOUT_MS,
-  runShell,
+  runShellCommand,
   SHELL_PROGRAMS,
+  type ShellCommand,
+  withShellCommand,
 } from "../_core/shell.ts";
 
 const description =
@@ -37,25 +39,30 @@ const input = z.object({
   ),
 }).strict();
 
-export default defineTool({
-  name: "Bash",
-  description,
-  input,
-  // Writes only its spill file under WAVE_HOME; the command itself runs outside Deno's permissions.
-  scopes: { read: true, write: "state", run: SHELL_PROGRAMS },
-  mode: "agent",
-  async run(i, ctx) {
-    const timeoutMs = i.timeout ?? DEFAULT_TIMEOUT_MS;
-    const result = await runShell(ctx, {
-      program: "bash",
-      script: i.command,
-      cwd: ctx.workspace,
-      timeoutMs,
-    });
-    return {
-      content: describeShellResult(result, timeoutMs),
-      isError: result.exitCode !== 0,
-      structured: { type: "bash", command: i.command, ...result },
-    };
-  },
-});
+type Input = z.infer<typeof input>;
+
+const command: ShellCommand<Input> = {
+  request: (i) => ({
+    program: "bash",
+    script: i.command,
+    timeoutMs: i.timeout ?? DEFAULT_TIMEOUT_MS,
+  }),
+  result: (i, result) => ({
+    content: describeShellResult(result, i.timeout ?? DEFAULT_TIMEOUT_MS),
+    isError: result.exitCode !== 0,
+    structured: { type: "bash", command: i.command, ...result },
+  }),
+};
+
+export default withShellCommand(
+  defineTool({
+    name: "Bash",
+    description,
+    input,
+    // Writes only its spill file under WAVE_HOME; the command itself runs outside Deno's permissions.
+    scopes: { read: true, write: "state", run: SHELL_PROGRAMS },
+    mode: "agent",
+    run: (i, ctx) => runShellCommand(command, i, ctx),
+  }),
+  command,
+);
