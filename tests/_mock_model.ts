@@ -340,3 +340,32 @@ function openaiEvents(
   events.push("data: [DONE]\n\n");
   return events;
 }
+
+/** The model key the end-to-end tests give wave (a test may look for it in output). */
+export const MOCK_KEY = "sk-test-secret-key-0123456789";
+
+/**
+ * What a wave whose model is `mock`, reached through `provider`'s API,
+ * is started with: `--model` and `--base-url` (then `extra` flags), and
+ * both providers' keys ({@linkcode MOCK_KEY}) and PATH in its environment.
+ */
+export function mockModelSession(
+  provider: "anthropic" | "openai",
+  mock: MockModel,
+  extra: readonly string[] = [],
+): { args: string[]; env: Record<string, string> } {
+  return {
+    args: [
+      "--model",
+      `${provider}:test-model`,
+      "--base-url",
+      provider === "openai" ? `${mock.url}/v1` : mock.url,
+      ...extra,
+    ],
+    env: {
+      ANTHROPIC_API_KEY: MOCK_KEY,
+      OPENAI_API_KEY: MOCK_KEY,
+      PATH: Deno.env.get("PATH")!,
+    },
+  };
+}

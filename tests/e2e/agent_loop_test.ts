@@ -6,12 +6,10 @@
 
 import assert from "node:assert/strict";
 import { TINY_PNG } from "../_images.ts";
-import { MockModel } from "../_mock_model.ts";
+import { MOCK_KEY, MockModel, mockModelSession } from "../_mock_model.ts";
 import { processesLeft, processesStarted } from "../_processes.ts";
 import { type Message, startWave, type WaveProcess } from "../_wave.ts";
 import { INTERRUPT_WITHIN_MS, WAIT_MS, within } from "../_waiting.ts";
-
-const KEY = "sk-test-secret-key-0123456789";
 
 async function withModel(
   provider: "anthropic" | "openai",
@@ -20,18 +18,7 @@ async function withModel(
 ): Promise<void> {
   const mock = new MockModel();
   const wave = await startWave({
-    args: [
-      "--model",
-      `${provider}:test-model`,
-      "--base-url",
-      provider === "openai" ? `${mock.url}/v1` : mock.url,
-      ...(options.args ?? []),
-    ],
-    env: {
-      ANTHROPIC_API_KEY: KEY,
-      OPENAI_API_KEY: KEY,
-      PATH: Deno.env.get("PATH")!,
-    },
+    ...mockModelSession(provider, mock, options.args),
     waveHome: options.waveHome,
     workspace: options.workspace,
   });
@@ -145,7 +132,7 @@ for (const provider of ["anthropic", "openai"] as const) {
             /^Bearer /,
             "",
           );
-        assert.equal(auth, KEY);
+        assert.equal(auth, MOCK_KEY);
 
         assert.match(
           body.system as string,
@@ -167,7 +154,7 @@ for (const provider of ["anthropic", "openai"] as const) {
         assert.equal(mock.requests[0].path, "/v1/chat/completions");
         assert.equal(
           mock.requests[0].headers.get("authorization"),
-          `Bearer ${KEY}`,
+          `Bearer ${MOCK_KEY}`,
         );
         const messages = body.messages as Message[];
         assert.equal(messages[0].role, "system");
@@ -503,7 +490,10 @@ Deno.test("loop: API keys never reach a command's environment", () =>
     await resultOf(wave);
     const result = wave.messages.find((m) => m.type === "user")!;
     const content = JSON.stringify(result);
-    assert.ok(!content.includes(KEY), "the API key leaked into the command");
+    assert.ok(
+      !content.includes(MOCK_KEY),
+      "the API key leaked into the command",
+    );
     assert.ok(!content.includes("ANTHROPIC_API_KEY"));
     assert.match(result.message.content[0].content, /PATH=/);
   }));

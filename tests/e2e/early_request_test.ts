@@ -6,11 +6,9 @@
  */
 
 import assert from "node:assert/strict";
-import { MockModel } from "../_mock_model.ts";
+import { MOCK_KEY, MockModel, mockModelSession } from "../_mock_model.ts";
 import { startWave, type WaveProcess } from "../_wave.ts";
 import { INTERRUPT_WITHIN_MS, within } from "../_waiting.ts";
-
-const KEY = "sk-test-secret-key-0123456789";
 
 /** What the mock recorded of one request, everything a server sees but the port. */
 interface Seen {
@@ -38,20 +36,13 @@ async function session(
     },
     { reply: [{ type: "text", text: "done" }] },
   );
+  const modelled = mockModelSession(provider, mock, options.args);
   const wave = await startWave({
     workspace: options.workspace,
     waveHome: options.waveHome,
-    args: [
-      "--model",
-      `${provider}:test-model`,
-      "--base-url",
-      provider === "openai" ? `${mock.url}/v1` : mock.url,
-      ...(options.args ?? []),
-    ],
+    args: modelled.args,
     env: {
-      ANTHROPIC_API_KEY: KEY,
-      OPENAI_API_KEY: KEY,
-      PATH: Deno.env.get("PATH")!,
+      ...modelled.env,
       ...early ? {} : { WAVE_EARLY_REQUEST: "off" },
     },
   });
@@ -202,7 +193,7 @@ Deno.test("early first request: an interrupt while it streams ends the turn with
   const wave: WaveProcess = await startWave({
     args: ["--model", "anthropic:test-model", "--base-url", mock.url],
     env: {
-      ANTHROPIC_API_KEY: KEY,
+      ANTHROPIC_API_KEY: MOCK_KEY,
       PATH: Deno.env.get("PATH")!,
     },
   });
