@@ -246,6 +246,20 @@ export class ProcessGroups {
   #tidied = new Set<string>();
   /** Set by {@linkcode killAll}: no cgroup is kept after it. */
   #closed = false;
+  /** A sweep is waiting to run (the ended groups' sweeps are one). */
+  #sweepDue = false;
+  /** A late sweep is waiting to run. */
+  #lateSweepDue = false;
+  /** A group ended after the waiting late sweep was set: another follows it. */
+  #lateSweepAgain = false;
+
+  /**
+   * Runs work that must not delay a call's answer (a sweep, the next
+   * command's process) once the answer is out: the session sets it to run
+   * after its next write (`ProtocolWriter.afterNextWrite`). By default, at
+   * the next turn.
+   */
+  offPath: (task: () => void) => void = (task) => setTimeout(task, 0);
 
   /**
    * Makes an empty cgroup v2 under `parent` (see
@@ -387,13 +401,37 @@ export class ProcessGroups {
   }
 
   /**
-   * Sweeps at the next turn (the group and its cgroup are dead already:
-   * what the sweep finds left them, and the call's answer need not wait
-   * for a look at every child of wave), and again a little later.
+   * Sweeps off the call's path ({@linkcode offPath}, then at the turn after
+   * the other work there: the group and its cgroup are dead already, what
+   * the sweep finds left them, and the call's answer need not wait for a
+   * look at every child of wave), and again a little later. Sweeps asked
+   * for while one waits are that one (it looks at every child); a late
+   * one runs at least {@linkcode LATE_SWEEP_MS} after each end, at most
+   * one per that time.
    */
   #sweepNowAndSoon(): void {
-    setTimeout(() => this.sweep(), 0);
-    Deno.unrefTimer(setTimeout(() => this.sweep(), LATE_SWEEP_MS));
+    if (!this.#sweepDue) {
+      this.#sweepDue = true;
+      this.offPath(() =>
+        setTimeout(() => {
+          this.#sweepDue = false;
+          this.sweep();
+        }, 0)
+      );
+    }
+    if (this.#lateSweepDue) {
+      this.#lateSweepAgain = true;
+      return;
+    }
+    this.#lateSweepDue = true;
+    const late = () => {
+      this.sweep();
+      if (this.#lateSweepAgain) {
+        this.#lateSweepAgain = false;
+        Deno.unrefTimer(setTimeout(late, LATE_SWEEP_MS));
+      } else this.#lateSweepDue = false;
+    };
+    Deno.unrefTimer(setTimeout(late, LATE_SWEEP_MS));
   }
 
   /**
@@ -450,6 +488,7 @@ export class ProcessGroups {
         this.started(pgid, callId, thread, marker, cgroup, true),
       hold: (cgroup) => this.hold(cgroup, thread),
       signal: (pgid, signal) => this.signal(pgid, callId, signal),
+      offPath: (task) => this.offPath(task),
     };
   }
 
