@@ -401,8 +401,8 @@ export class ProcessGroups {
   }
 
   /**
-   * Sweeps off the call's path ({@linkcode offPath}, then at the turn after
-   * the other work there: the group and its cgroup are dead already, what
+   * Sweeps off the call's path ({@linkcode offPath}, after the other work
+   * there: the group and its cgroup are dead already, what
    * the sweep finds left them, and the call's answer need not wait for a
    * look at every child of wave), and again a little later. Sweeps asked
    * for while one waits are that one (it looks at every child); a late
@@ -412,11 +412,13 @@ export class ProcessGroups {
   #sweepNowAndSoon(): void {
     if (!this.#sweepDue) {
       this.#sweepDue = true;
+      // After the other work there (the next command's process), without
+      // a timer's wait, which could put it on the next call's path.
       this.offPath(() =>
-        setTimeout(() => {
+        queueMicrotask(() => {
           this.#sweepDue = false;
           this.sweep();
-        }, 0)
+        })
       );
     }
     if (this.#lateSweepDue) {
