@@ -23,6 +23,11 @@ export const SESSION_THREAD = 0;
  */
 export function signalGroup(pgid: number, signal: Deno.Signal): void {
   if (!Number.isInteger(pgid) || pgid <= 1) return;
+  // A command's group is signalled once more after its leader has exited
+  // (nothing may outlive the call): asked first, a group and a leader that
+  // are gone cost no exceptions (a few hundred microseconds on the answer's
+  // path).
+  if (!exists(pgid) && !exists(-pgid)) return;
   // bubblewrap's sandbox (its pid 1) is a child of the group's leader in
   // a session of its own; killed while it is being made, before it asked
   // to die with its parent, it would wait for that parent forever. It is
@@ -46,6 +51,25 @@ export function signalGroup(pgid: number, signal: Deno.Signal): void {
       Deno.kill(child, signal);
     } catch { /* gone */ }
   }
+}
+
+/** `kill(2)`'s number where wave calls it through libc ({@linkcode exists}). */
+const SYS_KILL = Deno.build.arch === "x86_64"
+  ? 62n
+  : Deno.build.arch === "aarch64"
+  ? 129n
+  : undefined;
+
+/**
+ * Whether a process (`pid`) or a group (`-pgid`) exists, asked with
+ * `kill(target, 0)` through libc, which fails without an exception; true
+ * where it cannot be asked. A process this thread may not signal counts as
+ * gone (wave's commands are its own children, of its own user).
+ */
+function exists(target: number): boolean {
+  const lib = libc();
+  if (SYS_KILL === undefined || !lib) return true;
+  return lib.syscall(SYS_KILL, BigInt(target), 0n, 0n, 0n) === 0n;
 }
 
 /** A process's children, as /proc lists them per thread (none once it is gone). */
