@@ -69,6 +69,12 @@ export interface CoreOptions {
    */
   onEvent: ToolEventRenderer;
   /**
+   * Runs a task once what the front writes next to its parent is written
+   * (a call's answer): work off the call's path, such as the process the
+   * next command will run in, waits for it. Absent: at the next turn.
+   */
+  afterNextWrite?: (task: () => void) => void;
+  /**
    * The front's editor, when its client serves the text of files (ACP's
    * `fs/*`): calls of a tool that declares `buffers` read and write the
    * files they named through it, after the resolver, the approvals and the
@@ -140,6 +146,7 @@ export async function openCore(
   // WAVE_HOME's real location, so paths under it compare with resolved ones.
   config = { ...config, waveHome: realPathOf(config.waveHome) };
   const processes = new ProcessGroups();
+  if (options.afterNextWrite) processes.offPath = options.afterNextWrite;
   const env = commandEnvironment(Deno.env, config.envAllow);
   const loading = ToolRegistry.load(options.modules, {
     output_dir: shownDir(config.workspace, config.outputDir),

@@ -54,6 +54,19 @@ export const LOW_WATER_BYTES = 8 * 1024 * 1024;
 export const WRITE_CHUNK_BYTES = 1024 * 1024;
 /** The longest wait between two attempts at a write that failed (not a broken pipe). */
 const MAX_RETRY_MS = 1000;
+/** How long a task after the next write waits for a line to be queued (see `ProtocolWriter.afterNextWrite`). */
+export const AFTER_WRITE_WAIT_MS = 20;
+
+/** Runs each task; one that throws is logged and does not stop the others. */
+function runAll(tasks: (() => void)[]): void {
+  for (const task of tasks) {
+    try {
+      task();
+    } catch (error) {
+      console.error("wave: a task after a write failed:", error);
+    }
+  }
+}
 
 /** Options of {@linkcode ProtocolWriter}: the congestion marks, in bytes. */
 export interface WriterLimits {
@@ -61,6 +74,8 @@ export interface WriterLimits {
   highWaterBytes?: number;
   /** Congested until below this (default {@linkcode LOW_WATER_BYTES}). */
   lowWaterBytes?: number;
+  /** How long a task after the next write waits for a line to be queued (default {@linkcode AFTER_WRITE_WAIT_MS}). */
+  afterWriteWaitMs?: number;
 }
 
 /** What a {@linkcode ProtocolWriter} holds, for watching it (tests, metrics). */
@@ -114,6 +129,11 @@ export class ProtocolWriter implements OutputQueueView, MessageSink {
   #flushing: Promise<void> | null = null;
   #closed = false;
   #encoder = new TextEncoder();
+  /** Tasks waiting for the next flush to start ({@linkcode afterNextWrite}). */
+  #afterWrite: (() => void)[] = [];
+  /** Runs them if no flush has started meanwhile. */
+  #afterWriteTimer: ReturnType<typeof setTimeout> | undefined;
+  #afterWriteWaitMs: number;
   /** Set under `--include-partial-messages`: writes each stream event as `stream_event`. */
   streamEvent?: (event: { type: string }) => void;
   /** Runs once when the sink reports a broken pipe. */
@@ -130,6 +150,7 @@ export class ProtocolWriter implements OutputQueueView, MessageSink {
       limits.lowWaterBytes ?? LOW_WATER_BYTES,
       this.#highWater,
     );
+    this.#afterWriteWaitMs = limits.afterWriteWaitMs ?? AFTER_WRITE_WAIT_MS;
   }
 
   /** Bytes sent and not yet written to the sink. */
@@ -177,12 +198,39 @@ export class ProtocolWriter implements OutputQueueView, MessageSink {
     this.#flushing ??= this.#flush();
   }
 
+  /**
+   * Runs `task` once the lines queued next (from now: not those being
+   * written) have been written and nothing else waits (or the pipe broke):
+   * for work that must not delay what wave is about to write, such as a
+   * call's answer (the next command's process, a sweep). If nothing is
+   * queued within {@linkcode AFTER_WRITE_WAIT_MS}, it runs then. Each task
+   * runs once; one that throws is logged and does not stop the others.
+   */
+  afterNextWrite(task: () => void): void {
+    this.#afterWrite.push(task);
+    this.#afterWriteTimer ??= setTimeout(() => {
+      this.#afterWriteTimer = undefined;
+      runAll(this.#takeAfterWrite());
+    }, this.#afterWriteWaitMs);
+  }
+
+  /** The tasks waiting for the next flush, which is this one. */
+  #takeAfterWrite(): (() => void)[] {
+    const tasks = this.#afterWrite;
+    this.#afterWrite = [];
+    clearTimeout(this.#afterWriteTimer);
+    this.#afterWriteTimer = undefined;
+    return tasks;
+  }
+
   /** Resolves when every queued line has been written (or the pipe broke). */
   async drain(): Promise<void> {
     while (this.#flushing) await this.#flushing;
   }
 
   async #flush(): Promise<void> {
+    // The tasks waiting for the lines this flush writes.
+    const after = this.#takeAfterWrite();
     try {
       while (this.#head < this.#queue.length && !this.#closed) {
         // Let the rest of this tick queue its lines first.
@@ -209,6 +257,7 @@ export class ProtocolWriter implements OutputQueueView, MessageSink {
       }
     } finally {
       this.#flushing = null;
+      runAll(after);
     }
   }
 

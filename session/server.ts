@@ -139,6 +139,7 @@ export async function serve(
     parent: approvalsParent,
     requests,
     onEvent: (toolUseId, event) => render(toolUseId, event),
+    afterNextWrite: (task) => writer.afterNextWrite(task),
   });
   config = core.config;
   // --mcp-config's servers connect (or fail) before init, which says how

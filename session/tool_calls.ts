@@ -1007,10 +1007,12 @@ export class ToolCalls {
       };
     } finally {
       // Nothing the command started outlives the call (its group's end
-      // already killed what was in its cgroup).
-      deps.processes.releaseCgroups(
-        [cgroup, spareCgroup].filter((c) => c !== undefined),
-      );
+      // already killed what was in its cgroup): the cgroups it was given
+      // and no process holds are empty, and are ended off its path.
+      const given = [cgroup, spareCgroup].filter((c) => c !== undefined);
+      if (given.length > 0) {
+        deps.processes.offPath(() => deps.processes.releaseCgroups(given));
+      }
       ticket.release();
     }
   }

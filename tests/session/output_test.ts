@@ -245,3 +245,44 @@ Deno.test("the writer takes only declared messages", () => {
     writer.send({ type: "system", subtype: "tool_progress", text: "t" });
   };
 });
+
+Deno.test("a task after the next write runs once the lines queued after it are written, not before", async () => {
+  const sink = new Sink();
+  // However slow the machine, the task waits for the line (not for the time).
+  const writer = new ProtocolWriter(sink, "s1", { afterWriteWaitMs: 600_000 });
+  const seen: string[] = [];
+  // A line being written when the task is set is not the one it waits for.
+  writer.send({ type: "system", subtype: "warning", message: "before" });
+  writer.afterNextWrite(() => seen.push(sink.chunks.join("")));
+  await writer.drain();
+  assert.deepEqual(seen, []);
+  writer.send({ type: "system", subtype: "warning", message: "answer" });
+  await writer.drain();
+  assert.deepEqual(seen, [
+    '{"type":"system","subtype":"warning","message":"before","session_id":"s1"}\n' +
+    '{"type":"system","subtype":"warning","message":"answer","session_id":"s1"}\n',
+  ]);
+  // Once only.
+  writer.send({ type: "system", subtype: "warning", message: "later" });
+  await writer.drain();
+  assert.equal(seen.length, 1);
+});
+
+Deno.test("a task after the next write runs on its own when nothing is written, and one that throws does not stop the next", async () => {
+  const writer = new ProtocolWriter(new Sink(), "s1");
+  const errors: unknown[] = [];
+  const log = console.error;
+  console.error = (...args: unknown[]) => errors.push(args);
+  try {
+    const ran = await new Promise<string>((resolve) => {
+      writer.afterNextWrite(() => {
+        throw new Error("boom");
+      });
+      writer.afterNextWrite(() => resolve("ran"));
+    });
+    assert.equal(ran, "ran");
+    assert.equal(errors.length, 1);
+  } finally {
+    console.error = log;
+  }
+});

@@ -642,11 +642,10 @@ export async function runShell(
   ) {
     preparing = true;
     if (prepare.cgroup) ctx.processes.hold(prepare.cgroup);
-    setTimeout(
-      () =>
-        prepareNext(ctx, prepare, (marker) => options(prepare.args, marker)),
-      0,
-    );
+    const next = () =>
+      prepareNext(ctx, prepare, (marker) => options(prepare.args, marker));
+    if (ctx.processes.offPath) ctx.processes.offPath(next);
+    else setTimeout(next, 0);
   }
 
   const spill = await capture.finish();

@@ -23,6 +23,11 @@ export const SESSION_THREAD = 0;
  */
 export function signalGroup(pgid: number, signal: Deno.Signal): void {
   if (!Number.isInteger(pgid) || pgid <= 1) return;
+  // A command's group is signalled once more after its leader has exited
+  // (nothing may outlive the call): asked first, a group and a leader that
+  // are gone cost no exceptions (a few hundred microseconds on the answer's
+  // path).
+  if (!exists(pgid) && !exists(-pgid)) return;
   // bubblewrap's sandbox (its pid 1) is a child of the group's leader in
   // a session of its own; killed while it is being made, before it asked
   // to die with its parent, it would wait for that parent forever. It is
@@ -46,6 +51,25 @@ export function signalGroup(pgid: number, signal: Deno.Signal): void {
       Deno.kill(child, signal);
     } catch { /* gone */ }
   }
+}
+
+/** `kill(2)`'s number where wave calls it through libc ({@linkcode exists}). */
+const SYS_KILL = Deno.build.arch === "x86_64"
+  ? 62n
+  : Deno.build.arch === "aarch64"
+  ? 129n
+  : undefined;
+
+/**
+ * Whether a process (`pid`) or a group (`-pgid`) exists, asked with
+ * `kill(target, 0)` through libc, which fails without an exception; true
+ * where it cannot be asked. A process this thread may not signal counts as
+ * gone (wave's commands are its own children, of its own user).
+ */
+function exists(target: number): boolean {
+  const lib = libc();
+  if (SYS_KILL === undefined || !lib) return true;
+  return lib.syscall(SYS_KILL, BigInt(target), 0n, 0n, 0n) === 0n;
 }
 
 /** A process's children, as /proc lists them per thread (none once it is gone). */
@@ -246,6 +270,20 @@ export class ProcessGroups {
   #tidied = new Set<string>();
   /** Set by {@linkcode killAll}: no cgroup is kept after it. */
   #closed = false;
+  /** A sweep is waiting to run (the ended groups' sweeps are one). */
+  #sweepDue = false;
+  /** A late sweep is waiting to run. */
+  #lateSweepDue = false;
+  /** A group ended after the waiting late sweep was set: another follows it. */
+  #lateSweepAgain = false;
+
+  /**
+   * Runs work that must not delay a call's answer (a sweep, the next
+   * command's process) once the answer is out: the session sets it to run
+   * after its next write (`ProtocolWriter.afterNextWrite`). By default, at
+   * the next turn.
+   */
+  offPath: (task: () => void) => void = (task) => setTimeout(task, 0);
 
   /**
    * Makes an empty cgroup v2 under `parent` (see
@@ -387,13 +425,39 @@ export class ProcessGroups {
   }
 
   /**
-   * Sweeps at the next turn (the group and its cgroup are dead already:
-   * what the sweep finds left them, and the call's answer need not wait
-   * for a look at every child of wave), and again a little later.
+   * Sweeps off the call's path ({@linkcode offPath}, after the other work
+   * there: the group and its cgroup are dead already, what
+   * the sweep finds left them, and the call's answer need not wait for a
+   * look at every child of wave), and again a little later. Sweeps asked
+   * for while one waits are that one (it looks at every child); a late
+   * one runs at least {@linkcode LATE_SWEEP_MS} after each end, at most
+   * one per that time.
    */
   #sweepNowAndSoon(): void {
-    setTimeout(() => this.sweep(), 0);
-    Deno.unrefTimer(setTimeout(() => this.sweep(), LATE_SWEEP_MS));
+    if (!this.#sweepDue) {
+      this.#sweepDue = true;
+      // After the other work there (the next command's process), without
+      // a timer's wait, which could put it on the next call's path.
+      this.offPath(() =>
+        queueMicrotask(() => {
+          this.#sweepDue = false;
+          this.sweep();
+        })
+      );
+    }
+    if (this.#lateSweepDue) {
+      this.#lateSweepAgain = true;
+      return;
+    }
+    this.#lateSweepDue = true;
+    const late = () => {
+      this.sweep();
+      if (this.#lateSweepAgain) {
+        this.#lateSweepAgain = false;
+        Deno.unrefTimer(setTimeout(late, LATE_SWEEP_MS));
+      } else this.#lateSweepDue = false;
+    };
+    Deno.unrefTimer(setTimeout(late, LATE_SWEEP_MS));
   }
 
   /**
@@ -450,6 +514,7 @@ export class ProcessGroups {
         this.started(pgid, callId, thread, marker, cgroup, true),
       hold: (cgroup) => this.hold(cgroup, thread),
       signal: (pgid, signal) => this.signal(pgid, callId, signal),
+      offPath: (task) => this.offPath(task),
     };
   }
 

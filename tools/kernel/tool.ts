@@ -132,6 +132,12 @@ export interface ProcessGroupsView {
   hold(cgroup: string): void;
   /** Asks the main thread to signal the whole group (a worker cannot). */
   signal(pgid: number, signal: Deno.Signal): void;
+  /**
+   * Runs `task` off the call's path: once the call's answer is written
+   * where the session knows when (see `ProcessGroups.offPath`), else at a
+   * later turn. Absent: at a later turn.
+   */
+  offPath?(task: () => void): void;
 }
 
 /** The task a call belongs to: a user turn, or what the parent named with `set_task`. */

@@ -213,3 +213,43 @@ Deno.test("ProcessGroups: a command's cgroup is emptied when its group ends, reu
     assert.throws(() => Deno.statSync(made), Deno.errors.NotFound);
   }
 });
+
+Deno.test("ProcessGroups: the sweep after a command ends runs off the call's path (offPath), once for every end that came while it waited", async () => {
+  const groups = new ProcessGroups();
+  const offPath: (() => void)[] = [];
+  groups.offPath = (task) => offPath.push(task);
+  const spawn = (marker?: string) =>
+    new Deno.Command("sleep", {
+      args: ["30"],
+      env: marker ? { [COMMAND_MARKER]: marker } : {},
+    }).spawn();
+  const leftByFirst = spawn("first-command");
+  const leftBySecond = spawn("second-command");
+  const first = spawn();
+  const second = spawn();
+  groups.started(first.pid, "call-1", 1, "first-command");
+  groups.started(second.pid, "call-2", 1, "second-command");
+  // Each marked child has its marker by now (read from /proc, as the sweep reads it).
+  for (const child of [leftByFirst, leftBySecond]) {
+    while (
+      !Deno.readTextFileSync(`/proc/${child.pid}/environ`).includes(
+        COMMAND_MARKER,
+      )
+    ) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  }
+  for (const ended of [first, second]) {
+    ended.kill("SIGKILL");
+    await ended.status;
+  }
+  groups.ended(first.pid);
+  groups.ended(second.pid);
+  // Nothing swept yet: the sweep waits for the call's answer.
+  assert.equal(offPath.length, 1);
+  assert.ok(alive(leftByFirst.pid) && alive(leftBySecond.pid));
+  offPath.shift()!();
+  assert.equal(await exited(leftByFirst), "SIGKILL");
+  assert.equal(await exited(leftBySecond), "SIGKILL");
+  groups.killAll();
+});
