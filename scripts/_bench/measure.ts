@@ -99,6 +99,62 @@ export async function timeToFirstLine(
   return elapsed;
 }
 
+/**
+ * The arguments that run a bare Deno script with the flags wave runs
+ * with, which speaks wave's lines without doing any work: it writes a
+ * `system/init` line, then answers each `control_request` at once with a
+ * `call_tool`-shaped answer holding `content` (a {@linkcode BenchWave}
+ * drives it as it drives wave). The floor of a call's round trip through
+ * the parent, the pipes and a Deno process. The script is written into
+ * `dir`.
+ */
+export async function echoScriptArgs(
+  dir: string,
+  content: string,
+): Promise<string[]> {
+  const script = `${dir}/echo.ts`;
+  await Deno.writeTextFile(
+    script,
+    `const content = ${JSON.stringify(content)};
+const encoder = new TextEncoder();
+async function writeLine(message: unknown) {
+  const bytes = encoder.encode(JSON.stringify(message) + "\\n");
+  for (let at = 0; at < bytes.length;) {
+    at += await Deno.stdout.write(bytes.subarray(at));
+  }
+}
+await writeLine({ type: "system", subtype: "init" });
+let buffer = "";
+for await (
+  const chunk of Deno.stdin.readable.pipeThrough(new TextDecoderStream())
+) {
+  buffer += chunk;
+  let nl;
+  while ((nl = buffer.indexOf("\\n")) !== -1) {
+    const { request_id } = JSON.parse(buffer.slice(0, nl));
+    buffer = buffer.slice(nl + 1);
+    await writeLine({
+      type: "control_response",
+      response: {
+        subtype: "success",
+        request_id,
+        response: { tool_use_id: "t", content, is_error: false, structured: null },
+      },
+    });
+  }
+}
+`,
+  );
+  return [
+    "run",
+    "--quiet",
+    ...PERMISSION_FLAGS,
+    ...UNSTABLE_FLAGS,
+    ...V8_FLAGS,
+    script,
+  ];
+}
+
 /** A running wave for the bench: send lines, await answers by request id. */
 export class BenchWave {
   readonly child: Deno.ChildProcess;
@@ -108,9 +164,18 @@ export class BenchWave {
   #onLine: (m: Record<string, unknown>) => void = () => {};
   #initSeen: Promise<void>;
 
-  constructor(args: string[], env: Record<string, string>) {
+  /**
+   * Spawns wave with `args`, or, given `denoArgs`, another program that
+   * speaks the same lines (`deno <denoArgs>`): a baseline driven by the
+   * very same parent code.
+   */
+  constructor(
+    args: string[],
+    env: Record<string, string>,
+    denoArgs?: string[],
+  ) {
     const child = new Deno.Command(Deno.execPath(), {
-      args: waveArgs(args),
+      args: denoArgs ?? waveArgs(args),
       stdin: "piped",
       stdout: "piped",
       stderr: "inherit",
