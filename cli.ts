@@ -181,7 +181,6 @@ if (initSent && config.model && !config.listen) {
     streamOf,
     warmFetch,
   } = await import(EARLY) as EarlyModule;
-  earlyStdin = streamOf(peeked);
   if (earlyRequestBlocker(config, Deno.env) === null) {
     // Through fetch only where a proxy is set (fetch honours it); else
     // over a connection of its own, opened now.
@@ -202,6 +201,9 @@ if (initSent && config.model && !config.listen) {
       await Promise.race([request.responded, delay(EARLY_SEND_WAIT_MS)]);
     }
   }
+  // Made now, after the request: the first ReadableStream of a process
+  // loads Deno's streams (~2 ms).
+  earlyStdin = streamOf(peeked);
 }
 
 // A computed specifier: Deno prepares every module a literal import() can
