@@ -218,11 +218,18 @@ export class Http1Post {
       lines.push(`${name}: ${value}`);
     }
     lines.push(`content-length: ${bytes.length}`, "", "");
-    const broken = lines.some((line) => /[\r\n\0]/.test(line));
     const request = lines.join("\r\n");
+    // Header values go out as fetch sends them: a byte per character
+    // (a ByteString); no line break, nothing past U+00FF.
+    const broken = lines.some((line) => /[\r\n\0]|[^\0-\xff]/.test(line));
     const written = connection.then(async (conn) => {
-      if (broken) throw new TypeError("a header with a line break");
-      const head = new TextEncoder().encode(request);
+      if (broken) {
+        throw new TypeError(
+          "a header with a line break or a non-byte character",
+        );
+      }
+      const head = new Uint8Array(request.length);
+      for (let i = 0; i < request.length; i++) head[i] = request.charCodeAt(i);
       const all = new Uint8Array(head.length + bytes.length);
       all.set(head);
       all.set(bytes, head.length);
