@@ -255,3 +255,87 @@ Deno.test("Http1Post: no connection, or a header with a line break, fails the he
     server.close();
   }
 });
+
+/** Runs openssl with `args` in `dir`. */
+async function openssl(dir: string, ...args: string[]): Promise<void> {
+  const done = await new Deno.Command("openssl", { args, cwd: dir }).output();
+  if (!done.success) throw new Error(new TextDecoder().decode(done.stderr));
+}
+
+Deno.test("Http1Post: over TLS (https, HTTP/1.1 offered), the certificate checked against the roots fetch trusts (DENO_CERT), a streamed body read", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "wave-tls-" });
+  // A CA, and a certificate for localhost it signs.
+  await openssl(
+    dir,
+    ..."req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 1 -subj /CN=ca -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign"
+      .split(" "),
+  );
+  await openssl(
+    dir,
+    ..."req -newkey rsa:2048 -nodes -keyout key.pem -out leaf.csr -subj /CN=localhost"
+      .split(" "),
+  );
+  await Deno.writeTextFile(
+    `${dir}/ext.cnf`,
+    "subjectAltName=DNS:localhost\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n",
+  );
+  await openssl(
+    dir,
+    ..."x509 -req -in leaf.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out cert.pem -days 1 -extfile ext.cnf"
+      .split(" "),
+  );
+  const server = Deno.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    cert: await Deno.readTextFile(`${dir}/cert.pem`),
+    key: await Deno.readTextFile(`${dir}/key.pem`),
+    onListen: () => {},
+  }, async (req) => {
+    const body = await req.text();
+    const encoder = new TextEncoder();
+    return new Response(
+      new ReadableStream({
+        async start(controller) {
+          controller.enqueue(encoder.encode(`data: ${body}\n\n`));
+          await new Promise((resolve) => setTimeout(resolve, 10));
+          controller.enqueue(encoder.encode("data: end\n\n"));
+          controller.close();
+        },
+      }),
+      { headers: { "content-type": "text/event-stream" } },
+    );
+  });
+  // DENO_CERT is read at start: a process of its own.
+  const script = `${dir}/post.ts`;
+  await Deno.writeTextFile(
+    script,
+    `import { connectTo, Http1Post } from ${
+      JSON.stringify(new URL("../../session/_http1.ts", import.meta.url).href)
+    };
+const url = new URL("https://localhost:${server.addr.port}/v1/messages");
+const post = new Http1Post(connectTo(url), url, {}, "hi", new AbortController().signal);
+const response = await post.response();
+console.log(JSON.stringify([response.status, await response.text()]));
+`,
+  );
+  const run = (env: Record<string, string>) =>
+    new Deno.Command(Deno.execPath(), {
+      args: ["run", "--allow-all", "--no-config", script],
+      env,
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+  try {
+    const trusted = await run({ DENO_CERT: `${dir}/ca.pem` });
+    assert.equal(
+      new TextDecoder().decode(trusted.stdout),
+      JSON.stringify([200, "data: hi\n\ndata: end\n\n"]) + "\n",
+    );
+    const untrusted = await run({});
+    assert.equal(untrusted.success, false);
+    assert.match(new TextDecoder().decode(untrusted.stderr), /certificate/);
+  } finally {
+    await server.shutdown();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
