@@ -50,12 +50,21 @@ export function connectTo(url: URL): Promise<Deno.Conn> {
   return connection;
 }
 
-const latin1 = (bytes: Uint8Array) => new TextDecoder("latin1").decode(bytes);
+/** `bytes` a character each, as fetch reads a header (TextDecoder's "latin1" is windows-1252). */
+function latin1(bytes: Uint8Array): string {
+  let text = "";
+  for (let at = 0; at < bytes.length; at += 8192) {
+    text += String.fromCharCode(...bytes.subarray(at, at + 8192));
+  }
+  return text;
+}
 
 /** Buffered reading of a connection: lines, and bytes as they come. */
 class Source {
   #conn: Deno.Conn;
   #buffer: Uint8Array = new Uint8Array(0);
+  /** Where each read lands (one for all: a stream makes many small reads). */
+  #chunk = new Uint8Array(READ_BYTES);
 
   constructor(conn: Deno.Conn) {
     this.#conn = conn;
@@ -63,12 +72,11 @@ class Source {
 
   /** Reads more; false at the connection's end. */
   async #fill(): Promise<boolean> {
-    const chunk = new Uint8Array(READ_BYTES);
-    const n = await this.#conn.read(chunk);
+    const n = await this.#conn.read(this.#chunk);
     if (n === null) return false;
     const joined = new Uint8Array(this.#buffer.length + n);
     joined.set(this.#buffer);
-    joined.set(chunk.subarray(0, n), this.#buffer.length);
+    joined.set(this.#chunk.subarray(0, n), this.#buffer.length);
     this.#buffer = joined;
     return true;
   }
