@@ -384,6 +384,13 @@ export class EarlyRequest {
   }
 }
 
+/**
+ * How long the connection {@linkcode sendEarly} opens before the first
+ * line is used for its request: servers close idle connections, some
+ * within seconds; a line that comes later goes over a new one.
+ */
+export const PRECONNECTION_FRESH_MS = 1000;
+
 /** What {@linkcode sendEarly} gives the session. */
 export interface EarlySend {
   /** Settles once the first line was read (or stdin ended, or the line was too long). */
@@ -397,33 +404,44 @@ export interface EarlySend {
  * request at once. Call only when {@linkcode earlyRequestBlocker} is null;
  * `names` are the tools `system/init` announced. Without `send`, the
  * connection to the model's host opens now, while the line is on its way
- * (an http or https URL; closed when the line is not a user message).
+ * (an http or https URL; closed when the line is not a user message, and
+ * replaced by a new one when the line comes after `freshForMs`).
  */
 export function sendEarly(
   config: Config,
   names: readonly string[],
   peeked: Promise<PeekedStream>,
   send?: typeof fetch,
+  freshForMs: number = PRECONNECTION_FRESH_MS,
 ): EarlySend {
   let transport: Transport = send ?? fetch;
+  let url: URL | undefined;
+  const opened = performance.now();
   if (!send) {
-    const url = new URL(firstRequestUrl(config));
+    url = new URL(firstRequestUrl(config));
     if (url.protocol === "http:" || url.protocol === "https:") {
       transport = { connection: connectTo(url) };
     }
   }
   const request = peeked.then((p) => {
     const content = p.line === null ? null : userContent(p.line);
-    if (content !== null) {
-      return new EarlyRequest(
-        firstRequestWire(config, names, content),
-        transport,
-      );
-    }
     if (typeof transport !== "function") {
-      transport.connection.then((c) => c.close()).catch(() => {});
+      // Not used: closed. And a connection left idle for long may be
+      // closed by the server as the request goes out: a later line goes
+      // over a new one.
+      const stale = performance.now() - opened > freshForMs;
+      if (content === null || stale) {
+        transport.connection.then((c) => c.close()).catch(() => {});
+      }
+      if (content !== null && stale) {
+        transport = { connection: connectTo(url!) };
+      }
     }
-    return undefined;
+    if (content === null) return undefined;
+    return new EarlyRequest(
+      firstRequestWire(config, names, content),
+      transport,
+    );
   }).catch(() => undefined);
   return { lineRead: peeked.then(() => {}, () => {}), request };
 }

@@ -296,6 +296,8 @@ Deno.test("sendEarly: the connection opens before the first line comes; a user t
         config,
         ["Read"],
         peekFirstLine(lineAfter(line + "\n", gate.promise), 1 << 20),
+        undefined,
+        60_000, // however slow the machine, the connection is still fresh
       );
       // Accepted while the line has not come yet.
       const conn = await listener.accept();
@@ -317,6 +319,44 @@ Deno.test("sendEarly: the connection opens before the first line comes; a user t
       } else assert.equal(text, "");
       conn.close();
     }
+  } finally {
+    listener.close();
+  }
+});
+
+Deno.test("sendEarly: a first line that comes after the connection's freshness goes over a new connection; the idle one is closed", async () => {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const url = `http://127.0.0.1:${(listener.addr as Deno.NetAddr).port}`;
+  try {
+    const gate = Promise.withResolvers<void>();
+    const sending = sendEarly(
+      configFor("openai", url),
+      [],
+      peekFirstLine(
+        lineAfter(
+          '{"type":"user","message":{"role":"user","content":"hi"}}\n',
+          gate.promise,
+        ),
+        1 << 20,
+      ),
+      undefined,
+      0,
+    );
+    const idle = await listener.accept();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    gate.resolve();
+    const request = await sending.request;
+    const fresh = await listener.accept();
+    const buffer = new Uint8Array(1 << 16);
+    assert.equal(await idle.read(buffer), null);
+    const n = await fresh.read(buffer);
+    assert.match(
+      new TextDecoder().decode(buffer.subarray(0, n!)),
+      /^POST \/v1\/chat\/completions HTTP\/1\.1\r\n/,
+    );
+    request!.discard();
+    idle.close();
+    fresh.close();
   } finally {
     listener.close();
   }
