@@ -174,13 +174,24 @@ let early: ReturnType<EarlyModule["sendEarly"]> | undefined;
 if (initSent && config.model && !config.listen) {
   // The read starts first, and the module loads while the line comes.
   const peeked = peekFirstLine(Deno.stdin, config.maxLineBytes, "yield");
-  const { earlyRequestBlocker, sendEarly, streamOf, warmFetch } = await import(
-    EARLY
-  ) as EarlyModule;
-  earlyStdin = streamOf(peeked);
+  const {
+    earlyRequestBlocker,
+    proxyVariable,
+    sendEarly,
+    streamOf,
+    warmFetch,
+  } = await import(EARLY) as EarlyModule;
   if (earlyRequestBlocker(config, Deno.env) === null) {
-    warmFetch();
-    const sending = sendEarly(config, announced, peeked);
+    // Through fetch only where a proxy is set (fetch honours it); else
+    // over a connection of its own, opened now.
+    const viaFetch = proxyVariable(Deno.env) !== null;
+    if (viaFetch) warmFetch();
+    const sending = sendEarly(
+      config,
+      announced,
+      peeked,
+      viaFetch ? fetch : undefined,
+    );
     early = sending;
     const request = await Promise.race([
       sending.lineRead.then(() => sending.request),
@@ -190,6 +201,9 @@ if (initSent && config.model && !config.listen) {
       await Promise.race([request.responded, delay(EARLY_SEND_WAIT_MS)]);
     }
   }
+  // Made now, after the request: the first ReadableStream of a process
+  // loads Deno's streams (~2 ms).
+  earlyStdin = streamOf(peeked);
 }
 
 // A computed specifier: Deno prepares every module a literal import() can

@@ -24,11 +24,12 @@ import type { Config } from "./config.ts";
 import type { PeekedStream } from "./_first_line.ts";
 import type { Block } from "./messages.ts";
 import { modelRequest } from "./model_request.ts";
-import { messagesParams } from "./models/anthropic.ts";
-import { chatParams } from "./models/openai.ts";
+import { messagesParams } from "./models/messages_params.ts";
+import { chatParams } from "./models/chat_params.ts";
 import { API_KEY_VARIABLES, parseModelId } from "./models/model_id.ts";
 import { permissionSettings } from "./permission_modes.ts";
 import { shownDir } from "./_paths.ts";
+import { connectTo, Http1Post } from "./_http1.ts";
 
 /**
  * The SDK versions the headers name (`User-Agent`, `X-Stainless-Package-Version`).
@@ -154,6 +155,37 @@ function joinUrl(base: string, path: string): string {
   return base + (base.endsWith("/") ? path.slice(1) : path);
 }
 
+/** Where the first request of `config`'s session goes (its model's API, at its base URL). */
+export function firstRequestUrl(config: Config): string {
+  const id = parseModelId(config.model!);
+  return "provider" in id && id.provider === "anthropic"
+    ? joinUrl(config.baseUrl ?? "https://api.anthropic.com", "/v1/messages")
+    : joinUrl(
+      config.baseUrl ?? "https://api.openai.com/v1",
+      "/chat/completions",
+    );
+}
+
+/**
+ * The proxy variable set in `env`, or null: `fetch` honours them, and the
+ * early request then goes through `fetch` too (not over a connection of
+ * its own, which would not).
+ */
+export function proxyVariable(
+  env: { toObject(): Record<string, string> },
+): string | null {
+  return Object.keys(env.toObject()).find((name) =>
+    /^(https?|all)_proxy$/i.test(name)
+  ) ?? null;
+}
+
+/**
+ * How an early request goes out: over a connection of its own
+ * (`_http1.ts`: no `fetch` machinery loads before it is written), or
+ * through a `fetch` (the global one where a proxy is set).
+ */
+export type Transport = typeof fetch | { connection: Promise<Deno.Conn> };
+
 /**
  * The first request of `config`'s session for the user message `content`,
  * offering `names` (the tools `system/init` announced), as the SDK would
@@ -189,12 +221,10 @@ export function firstRequestWire(
   }, [{ role: "user", content }]);
   const key = config.apiKey!.reveal();
   const version = SDK_VERSIONS[id.provider];
+  const url = firstRequestUrl(config);
   if (id.provider === "anthropic") {
     return {
-      url: joinUrl(
-        config.baseUrl ?? "https://api.anthropic.com",
-        "/v1/messages",
-      ),
+      url,
       headers: {
         "accept": "application/json",
         "user-agent": `Anthropic/JS ${version}`,
@@ -213,10 +243,7 @@ export function firstRequestWire(
     };
   }
   return {
-    url: joinUrl(
-      config.baseUrl ?? "https://api.openai.com/v1",
-      "/chat/completions",
-    ),
+    url,
     headers: {
       "accept": "application/json",
       "user-agent": `OpenAI/JS ${version}`,
@@ -258,20 +285,40 @@ export class EarlyRequest {
   /** The request sent. */
   readonly wire: Wire;
   #controller = new AbortController();
-  #response: Promise<Response>;
+  #response: () => Promise<Response>;
+  #responded: Promise<void>;
   #settled = false;
 
-  /** Sends `wire` now, with `send` (the global `fetch` unless given). */
-  constructor(wire: Wire, send: typeof fetch = fetch) {
+  /**
+   * Sends `wire` now, by `transport`: over a connection of its own to the
+   * URL's host (opened now unless given), or with a `fetch`.
+   */
+  constructor(wire: Wire, transport?: Transport) {
     this.wire = wire;
-    this.#response = send(wire.url, {
-      method: "POST",
-      headers: wire.headers,
-      body: wire.body,
-      signal: this.#controller.signal,
-    });
-    // Whoever takes it over sees a failure; left alone, it is no error.
-    this.#response.catch(() => {});
+    const signal = this.#controller.signal;
+    if (typeof transport === "function") {
+      const response = transport(wire.url, {
+        method: "POST",
+        headers: wire.headers,
+        body: wire.body,
+        signal,
+      });
+      // Whoever takes it over sees a failure; left alone, it is no error.
+      response.catch(() => {});
+      this.#response = () => response;
+      this.#responded = response.then(() => {}, () => {});
+    } else {
+      const url = new URL(wire.url);
+      const post = new Http1Post(
+        transport?.connection ?? connectTo(url),
+        url,
+        wire.headers,
+        wire.body,
+        signal,
+      );
+      this.#response = () => post.response();
+      this.#responded = post.head.then(() => {}, () => {});
+    }
   }
 
   /**
@@ -311,12 +358,12 @@ export class EarlyRequest {
       () => this.#controller.abort(signal.reason),
       { once: true },
     );
-    return this.#response;
+    return this.#response();
   }
 
   /** Settles once the response's headers came, or the request failed. */
   get responded(): Promise<void> {
-    return this.#response.then(() => {}, () => {});
+    return this.#responded;
   }
 
   /** Whether the SDK took the response over. */
@@ -337,6 +384,13 @@ export class EarlyRequest {
   }
 }
 
+/**
+ * How long the connection {@linkcode sendEarly} opens before the first
+ * line is used for its request: servers close idle connections, some
+ * within seconds; a line that comes later goes over a new one.
+ */
+export const PRECONNECTION_FRESH_MS = 1000;
+
 /** What {@linkcode sendEarly} gives the session. */
 export interface EarlySend {
   /** Settles once the first line was read (or stdin ended, or the line was too long). */
@@ -348,18 +402,46 @@ export interface EarlySend {
 /**
  * When the first line `peeked` reads is a user message, sends its model
  * request at once. Call only when {@linkcode earlyRequestBlocker} is null;
- * `names` are the tools `system/init` announced.
+ * `names` are the tools `system/init` announced. Without `send`, the
+ * connection to the model's host opens now, while the line is on its way
+ * (an http or https URL; closed when the line is not a user message, and
+ * replaced by a new one when the line comes after `freshForMs`).
  */
 export function sendEarly(
   config: Config,
   names: readonly string[],
   peeked: Promise<PeekedStream>,
-  send: typeof fetch = fetch,
+  send?: typeof fetch,
+  freshForMs: number = PRECONNECTION_FRESH_MS,
 ): EarlySend {
+  let transport: Transport = send ?? fetch;
+  let url: URL | undefined;
+  const opened = performance.now();
+  if (!send) {
+    url = new URL(firstRequestUrl(config));
+    if (url.protocol === "http:" || url.protocol === "https:") {
+      transport = { connection: connectTo(url) };
+    }
+  }
   const request = peeked.then((p) => {
     const content = p.line === null ? null : userContent(p.line);
+    if (typeof transport !== "function") {
+      // Not used: closed. And a connection left idle for long may be
+      // closed by the server as the request goes out: a later line goes
+      // over a new one.
+      const stale = performance.now() - opened > freshForMs;
+      if (content === null || stale) {
+        transport.connection.then((c) => c.close()).catch(() => {});
+      }
+      if (content !== null && stale) {
+        transport = { connection: connectTo(url!) };
+      }
+    }
     if (content === null) return undefined;
-    return new EarlyRequest(firstRequestWire(config, names, content), send);
+    return new EarlyRequest(
+      firstRequestWire(config, names, content),
+      transport,
+    );
   }).catch(() => undefined);
   return { lineRead: peeked.then(() => {}, () => {}), request };
 }

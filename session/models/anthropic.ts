@@ -7,6 +7,7 @@
 
 import type Anthropic from "@anthropic-ai/sdk";
 import { SdkProvider } from "./_sdk_provider.ts";
+import { messagesParams } from "./messages_params.ts";
 import type {
   ApiOptions,
   EventStream,
@@ -17,29 +18,6 @@ import type {
 
 /** Imports the Anthropic SDK (slow: a first request, or a preload, pays it once). */
 export const loadAnthropicSdk = () => import("@anthropic-ai/sdk");
-
-/**
- * The Messages API parameters of `request` to `model` (the SDK sends them
- * with `stream: true` added last): the one place they are made, for the
- * SDK and for the early first request alike.
- */
-export function messagesParams(
-  model: string,
-  request: ModelRequest,
-): Anthropic.MessageCreateParamsNonStreaming {
-  const budget = request.thinkingBudget;
-  return {
-    model,
-    // The budget is part of the output: room for the answer after it.
-    max_tokens: budget ? budget + request.maxTokens : request.maxTokens,
-    system: request.system,
-    messages: request.messages as Anthropic.MessageParam[],
-    tools: request.tools as Anthropic.Tool[],
-    ...(budget
-      ? { thinking: { type: "enabled" as const, budget_tokens: budget } }
-      : {}),
-  };
-}
 
 /** Claude over the Messages API. */
 export class AnthropicProvider extends SdkProvider<Anthropic> {

@@ -5,8 +5,11 @@ import {
   EarlyRequest,
   earlyRequestBlocker,
   firstRequestWire,
+  proxyVariable,
+  sendEarly,
   userContent,
 } from "../../session/early_request.ts";
+import { peekFirstLine } from "../../session/_first_line.ts";
 import { modelRequest } from "../../session/model_request.ts";
 import { createProvider } from "../../session/models/mod.ts";
 import { ToolRegistry } from "../../session/registry.ts";
@@ -240,3 +243,121 @@ for (const api of ["anthropic", "openai"] as const) {
     }
   });
 }
+
+Deno.test("proxyVariable: a proxy fetch honours sends the early request through fetch", () => {
+  assert.equal(proxyVariable(env({ PATH: "/bin", NO_PROXY: "x" })), null);
+  for (const name of ["HTTPS_PROXY", "http_proxy", "ALL_PROXY"]) {
+    assert.equal(proxyVariable(env({ [name]: "http://proxy:3128" })), name);
+  }
+});
+
+/** The config of a session on `url`'s model API, as parsed at start. */
+function configFor(api: "anthropic" | "openai", url: string) {
+  const parsed = parseFlags(
+    [
+      "--workspace",
+      "/tmp",
+      "--model",
+      `${api}:test-model`,
+      "--base-url",
+      api === "openai" ? `${url}/v1` : url,
+    ],
+    env({ WAVE_HOME: "/tmp/wave-home-unused", ANTHROPIC_API_KEY: "sk-x" }),
+    TOOLSET_NAMES,
+  );
+  if (parsed.kind !== "run") throw new Error(parsed.stderr);
+  return parsed.config;
+}
+
+/** A stream that gives `text` once `gate` opens. */
+function lineAfter(text: string, gate: Promise<void>) {
+  return new ReadableStream<Uint8Array>({
+    async start(controller) {
+      await gate;
+      controller.enqueue(new TextEncoder().encode(text));
+      controller.close();
+    },
+  });
+}
+
+Deno.test("sendEarly: the connection opens before the first line comes; a user turn goes over it, any other line closes it", async () => {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const url = `http://127.0.0.1:${(listener.addr as Deno.NetAddr).port}`;
+  const config = configFor("anthropic", url);
+  try {
+    for (
+      const [line, sends] of [
+        ['{"type":"user","message":{"role":"user","content":"hi"}}', true],
+        ['{"type":"control_request","request_id":"r","request":{}}', false],
+      ] as const
+    ) {
+      const gate = Promise.withResolvers<void>();
+      const sending = sendEarly(
+        config,
+        ["Read"],
+        peekFirstLine(lineAfter(line + "\n", gate.promise), 1 << 20),
+        undefined,
+        60_000, // however slow the machine, the connection is still fresh
+      );
+      // Accepted while the line has not come yet.
+      const conn = await listener.accept();
+      gate.resolve();
+      const request = await sending.request;
+      assert.equal(request !== undefined, sends);
+      const bytes: number[] = [];
+      const buffer = new Uint8Array(1 << 16);
+      for (let n; (n = await conn.read(buffer)) !== null;) {
+        bytes.push(...buffer.subarray(0, n));
+        if (
+          new TextDecoder().decode(new Uint8Array(bytes)).includes("\r\n\r\n")
+        ) break;
+      }
+      const text = new TextDecoder().decode(new Uint8Array(bytes));
+      if (sends) {
+        assert.match(text, /^POST \/v1\/messages HTTP\/1\.1\r\n/);
+        request!.discard();
+      } else assert.equal(text, "");
+      conn.close();
+    }
+  } finally {
+    listener.close();
+  }
+});
+
+Deno.test("sendEarly: a first line that comes after the connection's freshness goes over a new connection; the idle one is closed", async () => {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const url = `http://127.0.0.1:${(listener.addr as Deno.NetAddr).port}`;
+  try {
+    const gate = Promise.withResolvers<void>();
+    const sending = sendEarly(
+      configFor("openai", url),
+      [],
+      peekFirstLine(
+        lineAfter(
+          '{"type":"user","message":{"role":"user","content":"hi"}}\n',
+          gate.promise,
+        ),
+        1 << 20,
+      ),
+      undefined,
+      0,
+    );
+    const idle = await listener.accept();
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    gate.resolve();
+    const request = await sending.request;
+    const fresh = await listener.accept();
+    const buffer = new Uint8Array(1 << 16);
+    assert.equal(await idle.read(buffer), null);
+    const n = await fresh.read(buffer);
+    assert.match(
+      new TextDecoder().decode(buffer.subarray(0, n!)),
+      /^POST \/v1\/chat\/completions HTTP\/1\.1\r\n/,
+    );
+    request!.discard();
+    idle.close();
+    fresh.close();
+  } finally {
+    listener.close();
+  }
+});
