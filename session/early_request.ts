@@ -378,9 +378,28 @@ export class EarlyRequest {
     this.#controller.abort();
   }
 
-  /** A `fetch` whose first call may take this response over; every other call is `real`'s. */
+  /**
+   * A `fetch` whose first call may take this response over; every other
+   * call is `real`'s. An early request that failed before its response
+   * began (its own connection refused or reset, its TLS, a malformed head)
+   * is wave's failure, not the API's: that call then goes out through
+   * `real` at once, not after the SDK's retry backoff; an abort by the
+   * caller stays an abort.
+   */
   fetchFor(real: typeof fetch = fetch): typeof fetch {
-    return (input, init) => this.claim(input, init) ?? real(input, init);
+    return (input, init) => {
+      const early = this.claim(input, init);
+      if (!early) return real(input, init);
+      return early.catch((error) => {
+        if (init?.signal?.aborted) throw error;
+        console.error(
+          `wave: the early first request failed (${
+            error instanceof Error ? error.message : String(error)
+          }); the SDK's was sent`,
+        );
+        return real(input, init);
+      });
+    };
   }
 }
 

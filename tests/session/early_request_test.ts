@@ -149,6 +149,52 @@ Deno.test("EarlyRequest: the SDK's same request takes the response over, once; a
   }
 });
 
+Deno.test("EarlyRequest: one that failed before its response began gives way to the SDK's own request at once, with a line on stderr", async () => {
+  const mock = new MockModel();
+  mock.script(textStep("sdk"));
+  // A server that takes the early request's connection and drops it.
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const dropping = (async () => {
+    const conn = await listener.accept();
+    await conn.read(new Uint8Array(1024));
+    conn.close();
+  })();
+  const errors: string[] = [];
+  const log = console.error;
+  console.error = (...data: unknown[]) => errors.push(data.join(" "));
+  try {
+    const wire = {
+      url: `http://127.0.0.1:${listener.addr.port}/v1/messages`,
+      headers: { "content-type": "application/json" },
+      body: '{"model":"m","stream":true}',
+    };
+    const early = new EarlyRequest(wire);
+    const sent: string[] = [];
+    const real: typeof fetch = (input, init) => {
+      sent.push(String(input));
+      return fetch(`${mock.url}/v1/messages`, init);
+    };
+    const response = await early.fetchFor(real)(wire.url, {
+      method: "POST",
+      headers: wire.headers,
+      body: wire.body,
+    });
+    assert.match(await response.text(), /sdk/);
+    assert.deepEqual(sent, [wire.url]);
+    assert.equal(mock.requests.length, 1);
+    assert.equal(errors.length, 1);
+    assert.match(
+      errors[0],
+      /^wave: the early first request failed \(.+\); the SDK's was sent$/,
+    );
+  } finally {
+    console.error = log;
+    await dropping;
+    listener.close();
+    await mock.close();
+  }
+});
+
 Deno.test("EarlyRequest: discarded, it is aborted and nothing can take it over; an aborted SDK request aborts it", async () => {
   const mock = new MockModel();
   mock.script(
