@@ -46,13 +46,18 @@ export async function time(fn: () => Promise<unknown>): Promise<number> {
 export async function emptyScriptArgs(dir: string): Promise<string[]> {
   const empty = `${dir}/empty.ts`;
   await Deno.writeTextFile(empty, 'console.log("{}");\n');
+  return scriptArgs(empty);
+}
+
+/** The arguments that run `script` with the flags wave runs with. */
+function scriptArgs(script: string): string[] {
   return [
     "run",
     "--quiet",
     ...PERMISSION_FLAGS,
     ...UNSTABLE_FLAGS,
     ...V8_FLAGS,
-    empty,
+    script,
   ];
 }
 
@@ -145,14 +150,7 @@ for await (
 }
 `,
   );
-  return [
-    "run",
-    "--quiet",
-    ...PERMISSION_FLAGS,
-    ...UNSTABLE_FLAGS,
-    ...V8_FLAGS,
-    script,
-  ];
+  return scriptArgs(script);
 }
 
 /** A running wave for the bench: send lines, await answers by request id. */
