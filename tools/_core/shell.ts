@@ -592,6 +592,12 @@ export async function runShell(
     pump(readers[1], "stderr"),
   ]);
 
+  // bubblewrap's own exit, not its `--json-status-fd` exit-code line: that
+  // line comes only 0.1–0.2 ms sooner (the outer bubblewrap writes it just
+  // before it exits), and the answer must wait for the pipes' end anyway,
+  // which comes once bubblewrap's pid 1, which holds them, dies of its
+  // parent's exit (a pidfd of pid 1 is readable later still: its namespace
+  // is torn down first).
   const status = await child.status;
 
   clearTimeout(timeout);
