@@ -41,12 +41,43 @@ console.dir = console.error;
 
 const modules = new Map<string, Promise<ToolDefinition>>();
 const controllers = new Map<string, AbortController>();
-/** Transcripts asked of the main thread, by request number. */
-const transcripts = new Map<
+/**
+ * What the tools asked of the main thread (a transcript, opening a file, an
+ * editor's buffer) and wait for, by request number.
+ */
+const asked = new Map<
   number,
-  { resolve(text: string): void; reject(error: ToolError): void }
+  (answer: { text?: string; error?: ToolError }) => void
 >();
-let nextTranscript = 1;
+let nextRequest = 1;
+
+/**
+ * Sends the main thread the request `message` makes of a fresh request
+ * number, and resolves with its answer's text or rejects with its error;
+ * when `signal` aborts first, rejects at once with a ToolError saying
+ * `interrupted` (the main thread has the call's signal and stops too).
+ */
+function ask(
+  signal: AbortSignal,
+  interrupted: string,
+  message: (request: number) => FromWorker,
+): Promise<string> {
+  const request = nextRequest++;
+  return new Promise<string>((resolve, reject) => {
+    const onAbort = () => {
+      asked.delete(request);
+      reject(new ToolError(interrupted, { type: "interrupted" }));
+    };
+    if (signal.aborted) return onAbort();
+    signal.addEventListener("abort", onAbort, { once: true });
+    asked.set(request, ({ text, error }) => {
+      signal.removeEventListener("abort", onAbort);
+      if (error) reject(error);
+      else resolve(text ?? "");
+    });
+    post(message(request));
+  });
+}
 
 /** Asks the main thread for a transcript (ToolContext.transcribe). */
 function transcribe(
@@ -56,11 +87,10 @@ function transcribe(
   path: string,
 ): Promise<string> {
   if (data.stt === null) return Promise.reject(noSttModelError());
-  const interrupted = () =>
-    new ToolError("the transcription was interrupted", {
-      type: "interrupted",
-    });
-  if (signal.aborted) return Promise.reject(interrupted());
+  const interrupted = "the transcription was interrupted";
+  if (signal.aborted) {
+    return Promise.reject(new ToolError(interrupted, { type: "interrupted" }));
+  }
   // Opened here, on the confined thread: what the main thread transcribes
   // must be this file (Landlock held the open to the call's roots).
   let file: FileIdentity;
@@ -78,35 +108,12 @@ function transcribe(
       }),
     );
   }
-  const request = nextTranscript++;
-  return new Promise<string>((resolve, reject) => {
-    // The main thread stops too (it has the call's signal); the tool need
-    // not wait for it to say so.
-    const onAbort = () => {
-      transcripts.delete(request);
-      reject(interrupted());
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
-    transcripts.set(request, {
-      resolve: (text) => {
-        signal.removeEventListener("abort", onAbort);
-        resolve(text);
-      },
-      reject: (error) => {
-        signal.removeEventListener("abort", onAbort);
-        reject(error);
-      },
-    });
-    post({ type: "transcribe", id, request, path, file });
-  });
+  return ask(
+    signal,
+    interrupted,
+    (request) => ({ type: "transcribe", id, request, path, file }),
+  );
 }
-
-/** open_file requests asked of the main thread, by request number. */
-const opens = new Map<
-  number,
-  (answer: { text?: string; error?: ToolError }) => void
->();
-let nextOpen = 1;
 
 /** Asks the main thread to open a file for the person (ToolContext.openFile). */
 function openFile(
@@ -115,28 +122,12 @@ function openFile(
   path: string,
   timeoutMs: number,
 ): Promise<string> {
-  const request = nextOpen++;
-  return new Promise<string>((resolve, reject) => {
-    const onAbort = () => {
-      opens.delete(request);
-      reject(new ToolError("opening was interrupted", { type: "interrupted" }));
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
-    opens.set(request, ({ text, error }) => {
-      signal.removeEventListener("abort", onAbort);
-      if (error) reject(error);
-      else resolve(text ?? "");
-    });
-    post({ type: "open_file", id, request, path, timeoutMs });
-  });
+  return ask(
+    signal,
+    "opening was interrupted",
+    (request) => ({ type: "open_file", id, request, path, timeoutMs }),
+  );
 }
-
-/** Buffer requests asked of the main thread, by request number. */
-const buffers = new Map<
-  number,
-  (answer: { text?: string; error?: ToolError }) => void
->();
-let nextBuffer = 1;
 
 /** Asks the main thread to read (no `text`) or write the editor's buffer of `path` (ToolContext.buffers). */
 function buffer(
@@ -145,25 +136,11 @@ function buffer(
   path: string,
   text?: string,
 ): Promise<string> {
-  const request = nextBuffer++;
-  return new Promise<string>((resolve, reject) => {
-    const onAbort = () => {
-      buffers.delete(request);
-      reject(
-        new ToolError("the editor's answer was interrupted", {
-          type: "interrupted",
-        }),
-      );
-    };
-    if (signal.aborted) return onAbort();
-    signal.addEventListener("abort", onAbort, { once: true });
-    buffers.set(request, ({ text, error }) => {
-      signal.removeEventListener("abort", onAbort);
-      if (error) reject(error);
-      else resolve(text ?? "");
-    });
-    post({ type: "buffer", id, request, path, text });
-  });
+  return ask(
+    signal,
+    "the editor's answer was interrupted",
+    (request) => ({ type: "buffer", id, request, path, text }),
+  );
 }
 
 function post(message: FromWorker): void {
@@ -340,29 +317,16 @@ self.onmessage = (event: MessageEvent<ToWorker>) => {
     );
   } else if (message.type === "call") runCall(message);
   else if (message.type === "abort") controllers.get(message.id)?.abort();
-  else if (message.type === "buffered") {
-    const waiting = buffers.get(message.request);
-    buffers.delete(message.request);
+  else if (
+    message.type === "buffered" || message.type === "opened" ||
+    message.type === "transcript"
+  ) {
+    const waiting = asked.get(message.request);
+    asked.delete(message.request);
     waiting?.({
       text: message.text,
       error: message.error &&
         new ToolError(message.error.message, message.error.structured),
     });
-  } else if (message.type === "opened") {
-    const waiting = opens.get(message.request);
-    opens.delete(message.request);
-    waiting?.({
-      text: message.text,
-      error: message.error &&
-        new ToolError(message.error.message, message.error.structured),
-    });
-  } else if (message.type === "transcript") {
-    const waiting = transcripts.get(message.request);
-    transcripts.delete(message.request);
-    if (message.error) {
-      waiting?.reject(
-        new ToolError(message.error.message, message.error.structured),
-      );
-    } else waiting?.resolve(message.text ?? "");
   }
 };
