@@ -40,6 +40,18 @@ export async function startup(runs = 21): Promise<Figure[]> {
   ];
 }
 
+/** An MCP client's `initialize` request, one line: what a server answers first. */
+export const MCP_INITIALIZE: string = JSON.stringify({
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: {
+    protocolVersion: "2025-06-18",
+    capabilities: {},
+    clientInfo: { name: "bench", version: "1" },
+  },
+}) + "\n";
+
 /**
  * `wave mcp` and `wave acp`: start to the answer of the client's
  * `initialize` ÷ an empty script's start to its first line, same flags,
@@ -50,16 +62,7 @@ export async function fronts(runs = 21): Promise<Figure[]> {
   const emptyArgs = await emptyScriptArgs(dir);
   const env = { WAVE_HOME: `${dir}/home` };
   const initialize = {
-    mcp: JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: {
-        protocolVersion: "2025-06-18",
-        capabilities: {},
-        clientInfo: { name: "bench", version: "1" },
-      },
-    }) + "\n",
+    mcp: MCP_INITIALIZE,
     acp: JSON.stringify({
       jsonrpc: "2.0",
       id: 1,

@@ -22,6 +22,7 @@ import {
   timeToFirstLine,
 } from "./measure.ts";
 import { waveArgs } from "../flags.ts";
+import { MCP_INITIALIZE } from "./foundation.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 /** The small real server the tests use (written with the MCP SDK). */
@@ -88,16 +89,6 @@ export async function mcp(runs = 30): Promise<Figure[]> {
 
   // Start: system/init with the server ÷ the server's own answer to
   // initialize (what init waits for), and ÷ init without the server.
-  const initialize = JSON.stringify({
-    jsonrpc: "2.0",
-    id: 1,
-    method: "initialize",
-    params: {
-      protocolVersion: "2025-06-18",
-      capabilities: {},
-      clientInfo: { name: "bench", version: "1" },
-    },
-  }) + "\n";
   const withServer: number[] = [];
   const serverAlone: number[] = [];
   const without: number[] = [];
@@ -108,7 +99,7 @@ export async function mcp(runs = 30): Promise<Figure[]> {
         env,
       ),
     );
-    serverAlone.push(await serverStart(env, initialize));
+    serverAlone.push(await serverStart(env, MCP_INITIALIZE));
     without.push(await timeToFirstLine(waveArgs(["--workspace", dir]), env));
   }
   return [
