@@ -45,6 +45,8 @@ export class MockModel {
     /** The body's bytes as they came, as text. */
     text: string;
     headers: Headers;
+    /** The client's port: which connection the request came on. */
+    remotePort: number;
   }[] = [];
   readonly #steps: MockStep[] = [];
   readonly #server: Deno.HttpServer;
@@ -53,11 +55,14 @@ export class MockModel {
   #hanging = Promise.withResolvers<void>();
 
   constructor() {
-    this.#server = Deno.serve({
-      hostname: "127.0.0.1",
-      port: 0,
-      onListen: () => {},
-    }, (req) => this.#handle(req));
+    this.#server = Deno.serve(
+      {
+        hostname: "127.0.0.1",
+        port: 0,
+        onListen: () => {},
+      },
+      (req, info) => this.#handle(req, (info.remoteAddr as Deno.NetAddr).port),
+    );
   }
 
   /** The server's base URL (Anthropic style: the SDK appends /v1/messages). */
@@ -91,11 +96,11 @@ export class MockModel {
     await this.#server.shutdown();
   }
 
-  async #handle(req: Request): Promise<Response> {
+  async #handle(req: Request, remotePort: number): Promise<Response> {
     const path = new URL(req.url).pathname;
     const text = await req.text();
     const body = JSON.parse(text);
-    this.requests.push({ path, body, text, headers: req.headers });
+    this.requests.push({ path, body, text, headers: req.headers, remotePort });
     const step = this.#steps.shift();
     if (!step) {
       return Response.json({

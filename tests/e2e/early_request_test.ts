@@ -23,7 +23,9 @@ async function session(
   early: boolean,
   lines: unknown[],
   options: { args?: string[]; waveHome?: string; workspace: string },
-): Promise<{ seen: Seen[]; stderr: string; results: unknown[] }> {
+): Promise<
+  { seen: Seen[]; ports: number[]; stderr: string; results: unknown[] }
+> {
   const mock = new MockModel();
   mock.script(
     {
@@ -57,6 +59,7 @@ async function session(
         text: r.text,
         headers: [...r.headers].filter(([name]) => name !== "host"),
       })),
+      ports: mock.requests.map((r) => r.remotePort),
       stderr: wave.stderr,
       results: wave.messages.filter((m) => m.type === "result").map((m) => [
         m.subtype,
@@ -142,6 +145,11 @@ for (const c of CASES) {
     assert.deepEqual(on.seen, off.seen, on.stderr);
     assert.doesNotMatch(on.stderr, /early first request differed/);
     assert.deepEqual(on.results, off.results);
+    // Which path sent the first request: the SDK's fetch keeps one
+    // connection for both turns; the early request has a connection of
+    // its own, so the second turn comes on another one.
+    assert.equal(off.ports[0], off.ports[1], "one connection without it");
+    assert.notEqual(on.ports[0], on.ports[1], "the first on its own");
   });
 }
 
