@@ -50,7 +50,7 @@ export async function emptyScriptArgs(dir: string): Promise<string[]> {
 }
 
 /** The arguments that run `script` with the flags wave runs with. */
-function scriptArgs(script: string): string[] {
+export function scriptArgs(script: string): string[] {
   return [
     "run",
     "--quiet",

@@ -11,7 +11,7 @@
  */
 
 import { type MockBlock, MockModel } from "../../tests/_mock_model.ts";
-import { BenchWave, type Figure, time } from "./measure.ts";
+import { BenchWave, type Figure, scriptArgs, time } from "./measure.ts";
 import { sample } from "./soak.ts";
 
 const TURNS = 50;
@@ -71,6 +71,9 @@ interface SessionCost {
   /** wave's RSS (MB) and threads once the result has arrived. */
   rssMb: number;
   threads: number;
+  /** Of the RSS: wave's own pages, and pages of files (the deno binary). */
+  anonMb: number;
+  fileMb: number;
 }
 
 /** wave's wall time for the whole session, and its memory at the end. */
@@ -111,10 +114,48 @@ async function waveSession(
     const result = await done;
     if (result.is_error) throw new Error(JSON.stringify(result));
   });
-  const { rssMb, threads } = await sample(wave.child.pid);
+  const memory = await sample(wave.child.pid);
   await wave.close();
   await Deno.remove(dir, { recursive: true });
-  return { ms, rssMb, threads };
+  return { ms, ...memory };
+}
+
+/**
+ * The RSS of a bare Deno process (wave's flags) shaped as wave is after a
+ * session, doing none of its work: the main thread and two workers (wave's
+ * readers' and writers' sandbox workers) with nothing loaded, one
+ * request to the mock server and one process run. What Deno itself costs
+ * before any of wave's code: the floor under the RSS figure.
+ */
+async function bareRss(
+  mock: MockModel,
+): Promise<Awaited<ReturnType<typeof sample>>> {
+  const dir = await Deno.makeTempDir({ prefix: "wave-bench-rss-" });
+  await Deno.writeTextFile(`${dir}/worker.ts`, "self.postMessage(0);\n");
+  const url = JSON.stringify(`${mock.url}/v1/messages`);
+  await Deno.writeTextFile(
+    `${dir}/bare.ts`,
+    `const workers = [0, 1].map(() =>
+  new Worker(new URL("./worker.ts", import.meta.url), { type: "module" })
+);
+await Promise.all(workers.map((w) => new Promise((r) => w.onmessage = r)));
+await (await fetch(${url}, { method: "POST", body: "{}" })).arrayBuffer();
+await new Deno.Command("true").output();
+console.log(JSON.stringify({ type: "system", subtype: "init" }));
+for await (const _ of Deno.stdin.readable);
+Deno.exit(0);
+`,
+  );
+  const bare = new BenchWave(
+    [],
+    { PATH: Deno.env.get("PATH")! },
+    scriptArgs(`${dir}/bare.ts`),
+  );
+  await bare.ready();
+  const memory = await sample(bare.child.pid);
+  await bare.close();
+  await Deno.remove(dir, { recursive: true });
+  return memory;
 }
 
 /** The floor: the same exchanges by a bare client, and the same calls through call_tool. */
@@ -163,9 +204,14 @@ export async function session(): Promise<Figure[]> {
     const mock = new MockModel();
     await waveSession(provider, mock); // warm-up: caches, page cache
     mock.requests.length = 0;
-    const { ms: wall, rssMb, threads } = await waveSession(provider, mock);
+    const { ms: wall, rssMb, threads, anonMb, fileMb } = await waveSession(
+      provider,
+      mock,
+    );
     const requests = [...mock.requests];
     const base = await floor(mock, requests);
+    mock.script({ status: 404 });
+    const bare = await bareRss(mock);
     await mock.close();
     figures.push({
       name: `${TURNS}-turn session (${provider}) ÷ its HTTP + tool floor`,
@@ -182,7 +228,16 @@ export async function session(): Promise<Figure[]> {
       unit: "MB",
       target: "≤ 90",
       ok: rssMb <= 90,
-      detail: `${threads} threads`,
+      detail: `${threads} threads; own pages ${anonMb.toFixed(0)} MB, the ` +
+        `binary's and other files' ${fileMb.toFixed(0)} MB`,
+    }, {
+      name:
+        `RSS floor: a bare Deno process with two idle workers (${provider})`,
+      value: bare.rssMb,
+      unit: "MB",
+      detail: `${bare.threads} threads; own pages ${
+        bare.anonMb.toFixed(0)
+      } MB, files ${bare.fileMb.toFixed(0)} MB`,
     });
   }
   return figures;

@@ -17,14 +17,20 @@ const WINDOW = 64;
 /** How often RSS and threads are sampled under load. */
 const SAMPLE_MS = 200;
 
-/** RSS (MB) and threads of a process, from /proc. */
+/** RSS (MB) and threads of a process, from /proc, and what the RSS is made of. */
 export async function sample(
   pid: number,
-): Promise<{ rssMb: number; threads: number }> {
+): Promise<{ rssMb: number; threads: number; anonMb: number; fileMb: number }> {
   const status = await Deno.readTextFile(`/proc/${pid}/status`);
+  const mb = (field: string) =>
+    Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)![1]) / 1024;
   return {
-    rssMb: Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) / 1024,
+    rssMb: mb("VmRSS"),
     threads: Number(/Threads:\s+(\d+)/.exec(status)![1]),
+    // Pages of its own (V8's heaps, malloc) and pages of files (the
+    // deno binary's code above all, shared with every deno process).
+    anonMb: mb("RssAnon"),
+    fileMb: mb("RssFile"),
   };
 }
 
