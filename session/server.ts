@@ -313,7 +313,8 @@ function openSession(
     task: core.task,
     initialize: (request) =>
       initializeSession(request, {
-        config,
+        config: turns.config,
+        reconfigure: (next) => turns.reconfigure(next),
         calls,
         mode,
         requests,
@@ -324,14 +325,15 @@ function openSession(
         announce: () =>
           writer.send(
             initMessage(
-              config,
+              turns.config,
               registry.bound(mode.current).map((t) => t.def.name),
               core.openedMcpServers()?.list(),
             ) as SystemInit,
           ),
       }),
     setModel: (model) => turns.setModel(model),
-    setThinkingBudget: (tokens) => config.maxThinkingTokens = tokens,
+    setThinkingBudget: (tokens) =>
+      turns.reconfigure({ ...turns.config, maxThinkingTokens: tokens }),
   });
   return {
     dispatch: new InboundDispatch({
