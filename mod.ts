@@ -45,7 +45,12 @@ export {
   type PermissionMode,
 } from "./session/permission_modes.ts";
 export type { LineSink, OutputQueueView } from "./session/output.ts";
-export { serve, type ServeOptions, type SessionIO } from "./session/server.ts";
+export {
+  serve,
+  type ServeOptions,
+  type SessionIO,
+  type WarmupWatcher,
+} from "./session/server.ts";
 export type { EarlyRequest, Wire } from "./session/early_request.ts";
 export {
   type CallTask,

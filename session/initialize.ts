@@ -21,7 +21,15 @@ import { VERSION } from "./version.ts";
 
 /** The parts of a session `initialize` changes. */
 export interface InitializeTarget {
+  /** The session's config as it is now: read, never changed. */
   config: Config;
+  /**
+   * Makes `config` the session's config for the turns to come: the one
+   * initialize made from the session's, which it does not change (its
+   * objects may be shared: the CLI's parsed flags, a library caller's,
+   * another session's).
+   */
+  reconfigure(config: Config): void;
   calls: ToolCalls;
   mode: SessionMode;
   requests: ParentRequests;
@@ -51,19 +59,9 @@ export async function initializeSession(
   request: InitializeRequest,
   target: InitializeTarget,
 ): Promise<InitializeAnswer> {
-  const { config } = target;
+  const config = configAfterInitialize(target.config, request);
+  if (config !== target.config) target.reconfigure(config);
   const warnings: string[] = [];
-  // The session's settings for the turns to come: what initialize gives
-  // wins over the flags, as it does in Claude Code.
-  if (request.systemPrompt !== undefined) {
-    config.systemPrompt.replace = Array.isArray(request.systemPrompt)
-      ? request.systemPrompt.join("\n\n")
-      : request.systemPrompt;
-  }
-  if (request.appendSystemPrompt !== undefined) {
-    config.systemPrompt.append = request.appendSystemPrompt;
-  }
-  if (request.jsonSchema) config.jsonSchema = request.jsonSchema;
   let hooksApplied: boolean | undefined;
   if (request.hooks) {
     const hooks = new ParentHooks(request.hooks, target.requests, {
@@ -117,6 +115,35 @@ export async function initializeSession(
     claude_code_version: `wave ${VERSION}`,
     warnings,
     ...(request.mcpServers ? { mcp_servers_applied: true } : {}),
+  };
+}
+
+/**
+ * The session's settings for the turns to come after `request`: a new
+ * config when the request changes any (what initialize gives wins over the
+ * flags, as it does in Claude Code), else `config` itself. `config` and
+ * the objects in it are left as they were.
+ */
+export function configAfterInitialize(
+  config: Config,
+  request: InitializeRequest,
+): Config {
+  const { systemPrompt, appendSystemPrompt, jsonSchema } = request;
+  if (
+    systemPrompt === undefined && appendSystemPrompt === undefined &&
+    !jsonSchema
+  ) return config;
+  return {
+    ...config,
+    systemPrompt: {
+      replace: systemPrompt === undefined
+        ? config.systemPrompt.replace
+        : Array.isArray(systemPrompt)
+        ? systemPrompt.join("\n\n")
+        : systemPrompt,
+      append: appendSystemPrompt ?? config.systemPrompt.append,
+    },
+    jsonSchema: jsonSchema || config.jsonSchema,
   };
 }
 

@@ -59,6 +59,14 @@ export interface ServeOptions {
   /** Called once with the session's output queue, to watch how much waits for the parent. */
   onOutputQueue?: (queue: OutputQueueView) => void;
   /**
+   * Told about the session's warm-up of its tools in idle time
+   * (`ToolCalls.prewarm`), for a caller that watches it: `call` with each
+   * warm-up call's tool as the call starts, `ended` once the warm-up is
+   * over (done, or stopped as the session ends: serve resolves only
+   * after). `wave acp` warms each workspace's tools once.
+   */
+  onWarmup?: WarmupWatcher;
+  /**
    * `wave mcp` and `wave acp`: the id of the client's `initialize`, which
    * the CLI already answered (before anything heavy loaded); the front
    * reads the request but does not answer it again. Unused by stream-json.
@@ -73,6 +81,14 @@ export interface ServeOptions {
 }
 
 export { WEAK_FILE_BOUNDARY } from "./core.ts";
+
+/** What {@linkcode ServeOptions.onWarmup} is told. */
+export interface WarmupWatcher {
+  /** A warm-up call of the tool `tool` starts. */
+  call?(tool: string): void;
+  /** The warm-up is over; none of its work runs after. */
+  ended?(): void;
+}
 
 /**
  * Serves one session over `io` until stdin ends or `signal` aborts, and
@@ -201,7 +217,10 @@ export async function serve(
   const readerWarm = new Promise((resolve) => setTimeout(resolve, 0))
     .then(() => warmLineReader(spillDirOf(config)));
   const warmup = new AbortController();
-  const warming = core.calls.prewarm({ signal: warmup.signal });
+  const warming = core.calls.prewarm({
+    signal: warmup.signal,
+    onCall: options.onWarmup?.call,
+  }).then(() => options.onWarmup?.ended?.());
 
   const readLoop = (async () => {
     for await (const item of reader) {
@@ -313,7 +332,8 @@ function openSession(
     task: core.task,
     initialize: (request) =>
       initializeSession(request, {
-        config,
+        config: turns.config,
+        reconfigure: (next) => turns.reconfigure(next),
         calls,
         mode,
         requests,
@@ -324,14 +344,15 @@ function openSession(
         announce: () =>
           writer.send(
             initMessage(
-              config,
+              turns.config,
               registry.bound(mode.current).map((t) => t.def.name),
               core.openedMcpServers()?.list(),
             ) as SystemInit,
           ),
       }),
     setModel: (model) => turns.setModel(model),
-    setThinkingBudget: (tokens) => config.maxThinkingTokens = tokens,
+    setThinkingBudget: (tokens) =>
+      turns.reconfigure({ ...turns.config, maxThinkingTokens: tokens }),
   });
   return {
     dispatch: new InboundDispatch({

@@ -62,9 +62,27 @@ export class UserTurns {
   /** Lets the session's warm-up go on: the running turn's first request is being sent. */
   #requesting: (() => void) | undefined;
 
+  /** The session's config for the turns from now on. */
+  #config: Config;
+
   /** Turns of the session `deps` describe. */
   constructor(deps: UserTurnsDeps) {
     this.#deps = deps;
+    this.#config = deps.config;
+  }
+
+  /** The session's config for the turns from now on. */
+  get config(): Config {
+    return this.#config;
+  }
+
+  /**
+   * Makes `config` the session's config from the next model request on
+   * (initialize's prompt and schema, set_max_thinking_tokens' budget): a
+   * new object, so the one the session started from stays as it was.
+   */
+  reconfigure(config: Config): void {
+    this.#config = config;
   }
 
   /**
@@ -85,8 +103,8 @@ export class UserTurns {
 
   /** Queues a turn on `content`. Its work is tracked, and an interrupt ends it. */
   start(content: string | Block[]): void {
-    const { config, inFlight } = this.#deps;
-    if (!config.model) {
+    const { inFlight } = this.#deps;
+    if (!this.#config.model) {
       return this.#failed(
         "error_during_execution",
         "no model is configured: start wave with --model PROVIDER:NAME (anthropic:…, openai:…, replay:FILE), or drive the tools with control_request call_tool",
@@ -146,7 +164,7 @@ export class UserTurns {
    * Rejects with a message a parent can act on when it cannot be reached.
    */
   async setModel(model: string | null): Promise<string> {
-    const { config } = this.#deps;
+    const config = this.#config;
     const wanted = model === null
       ? config.model
       : modelIdOf(model, config.model);
@@ -166,7 +184,7 @@ export class UserTurns {
 
   /** The model the next request goes to. */
   get model(): string | null {
-    return this.#model ?? this.#deps.config.model;
+    return this.#model ?? this.#config.model;
   }
 
   /** Aborts the early first request unless its response was taken over. */
@@ -175,7 +193,7 @@ export class UserTurns {
   }
 
   #providerFor(model: string, send?: typeof fetch) {
-    const { config } = this.#deps;
+    const config = this.#config;
     const sameApi = model.slice(0, model.indexOf(":")) ===
       config.model?.slice(0, config.model.indexOf(":"));
     return createProvider({
@@ -188,23 +206,26 @@ export class UserTurns {
 
   #failed(subtype: ResultSubtype, message: string): void {
     this.#deps.writer.send(
-      turnResult({ subtype, text: message }, this.#deps.config.claudeCompat),
+      turnResult({ subtype, text: message }, this.#config.claudeCompat),
     );
   }
 
   /** The agent loop, made on the first turn: the provider and any resumed history load then. */
   #loop(): Promise<AgentLoop> {
-    const { config, registry, calls, writer, transcript, mode, reminders } =
-      this.#deps;
+    const { registry, calls, writer, transcript, mode, reminders } = this.#deps;
+    const currentConfig = () => this.#config;
     this.#agent ??= (async () => {
       // The session's first provider, of --model: its SDK may take the
       // early first request over.
-      const early = this.model === config.model
+      const early = this.model === this.#config.model
         ? await this.#deps.early
         : undefined;
       const provider = await this.#providerFor(this.model!, early?.fetchFor());
       return new AgentLoop({
-        config,
+        // Read at each request: what reconfigure gave is used from then on.
+        get config() {
+          return currentConfig();
+        },
         provider,
         registry,
         calls,

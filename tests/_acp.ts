@@ -10,6 +10,7 @@ import { waveArgs } from "../scripts/flags.ts";
 import { waitUntil } from "./_waiting.ts";
 import { DENO_DIR } from "./_wave.ts";
 import { MockModel } from "./_mock_model.ts";
+import { tempDir } from "./_temp.ts";
 
 export { acp };
 
@@ -71,9 +72,9 @@ export interface AcpSession {
 /** Spawns `wave acp` and connects the SDK's client to it. */
 export async function startAcp(options: AcpOptions = {}): Promise<AcpSession> {
   const workspace = options.workspace ??
-    await Deno.realPath(await Deno.makeTempDir({ prefix: "wave-ws-" }));
+    await Deno.realPath(await tempDir({ prefix: "wave-ws-" }));
   const waveHome = options.waveHome ??
-    await Deno.makeTempDir({ prefix: "wave-home-" });
+    await tempDir({ prefix: "wave-home-" });
   const command = options.command ??
     {
       command: Deno.execPath(),

@@ -18,6 +18,7 @@ import { MockModel, type MockStep } from "./_mock_model.ts";
 
 export { callStep, textStep } from "./_mock_model.ts";
 import { DENO_DIR, ROOT } from "./_wave.ts";
+import { tempDir } from "./_temp.ts";
 
 /** wave's launcher, the executable a Claude Agent SDK parent starts. */
 export const LAUNCHER = `${ROOT}bin/wave`;
@@ -35,8 +36,8 @@ export class SdkSession {
 
   /** A new session with `files` in its workspace. */
   static async open(files: Record<string, string> = {}): Promise<SdkSession> {
-    const workspace = await Deno.realPath(await Deno.makeTempDir());
-    const waveHome = await Deno.makeTempDir();
+    const workspace = await Deno.realPath(await tempDir());
+    const waveHome = await tempDir();
     for (const [name, text] of Object.entries(files)) {
       await Deno.writeTextFile(`${workspace}/${name}`, text);
     }

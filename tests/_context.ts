@@ -22,6 +22,7 @@ import { zodSchemaOf } from "../tools/kernel/tool.ts";
 import { resolveInWorkspace } from "../tools/kernel/workspace.ts";
 import { SHELL_PROGRAMS } from "../tools/_core/shell.ts";
 import { lastItems, waitUntil } from "./_waiting.ts";
+import { tempDir } from "./_temp.ts";
 
 /** A fake session for in-process tool runs. */
 export class TestSession {
@@ -65,9 +66,9 @@ export class TestSession {
   /** A session on a new temp workspace (real path), with ripgrep found. */
   static async create(): Promise<TestSession> {
     const workspace = await Deno.realPath(
-      await Deno.makeTempDir({ prefix: "wave-core-" }),
+      await tempDir({ prefix: "wave-core-" }),
     );
-    const home = await Deno.makeTempDir({ prefix: "wave-home-" });
+    const home = await tempDir({ prefix: "wave-home-" });
     const session = new TestSession(workspace, home);
     session.programs = await resolvePrograms(["rg", ...SHELL_PROGRAMS], home);
     return session;

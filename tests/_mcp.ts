@@ -16,6 +16,7 @@ import type { ClientCapabilities } from "@modelcontextprotocol/sdk/types.js";
 import { waveArgs } from "../scripts/flags.ts";
 import { waitUntil } from "./_waiting.ts";
 import { DENO_DIR } from "./_wave.ts";
+import { tempDir } from "./_temp.ts";
 
 export { Client };
 
@@ -45,9 +46,9 @@ export interface McpSession {
 async function dirs(): Promise<{ workspace: string; waveHome: string }> {
   return {
     workspace: await Deno.realPath(
-      await Deno.makeTempDir({ prefix: "wave-ws-" }),
+      await tempDir({ prefix: "wave-ws-" }),
     ),
-    waveHome: await Deno.makeTempDir({ prefix: "wave-home-" }),
+    waveHome: await tempDir({ prefix: "wave-home-" }),
   };
 }
 

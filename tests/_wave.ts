@@ -11,6 +11,7 @@ import { fileURLToPath } from "node:url";
 import { waveArgs } from "../scripts/flags.ts";
 import { checkOutboundLine } from "../session/outbound.ts";
 import { describePredicate, lastItems, WAIT_MS, within } from "./_waiting.ts";
+import { tempDir } from "./_temp.ts";
 
 /** The project's root directory. */
 export const ROOT: string = fileURLToPath(new URL("..", import.meta.url));
@@ -338,9 +339,9 @@ export async function startWave(
   options: StartOptions = {},
 ): Promise<WaveProcess> {
   const workspace = options.workspace ??
-    await Deno.makeTempDir({ prefix: "wave-ws-" });
+    await tempDir({ prefix: "wave-ws-" });
   const waveHome = options.waveHome ??
-    await Deno.makeTempDir({ prefix: "wave-home-" });
+    await tempDir({ prefix: "wave-home-" });
   const args = ["--workspace", workspace, ...(options.args ?? [])];
   for (const tool of options.fixtureTools ?? []) {
     args.push("--tool-module", `${FIXTURE_TOOLS}/${tool}`);

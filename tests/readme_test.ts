@@ -1,6 +1,7 @@
 /** The README renders as meant: every table is whole. */
 import assert from "node:assert/strict";
 import { waveArgs } from "../scripts/flags.ts";
+import { tempDir, tempFile } from "./_temp.ts";
 
 /** The cells of a Markdown table row; a `|` inside backticks or escaped is text. */
 export function cells(row: string): string[] {
@@ -150,7 +151,7 @@ Deno.test("README: the Claude Code and Codex snippets' commands start wave mcp, 
     // The one placeholder: where this repository is checked out.
     const args = snippet.args.map((a) => a.replace("/path/to/wave", root));
     assert.deepEqual(args.slice(-2), [`${root}/cli.ts`, "mcp"], snippet.where);
-    const workspace = await Deno.realPath(await Deno.makeTempDir());
+    const workspace = await Deno.realPath(await tempDir());
     const client = new Client({ name: "readme", version: "1" });
     await client.connect(
       new StdioClientTransport({
@@ -160,7 +161,7 @@ Deno.test("README: the Claude Code and Codex snippets' commands start wave mcp, 
         env: {
           PATH: Deno.env.get("PATH")!,
           HOME: Deno.env.get("HOME") ?? "/root",
-          WAVE_HOME: await Deno.makeTempDir(),
+          WAVE_HOME: await tempDir(),
         },
         stderr: "ignore",
       }),
@@ -193,13 +194,13 @@ Deno.test("README: the Zed snippet's command starts wave acp, and an ACP client 
   );
   assert.deepEqual(args.slice(5, 7), [`${root}/cli.ts`, "acp"]);
   // The snippet's placeholders: the checkout, and a file with the key.
-  const keyFile = await Deno.makeTempFile();
+  const keyFile = await tempFile();
   await Deno.writeTextFile(keyFile, "sk-ant-test-key-0123456789\n");
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(server.env)) {
     env[name] = String(value).replace("/path/to/anthropic-key", keyFile);
   }
-  const project = await Deno.realPath(await Deno.makeTempDir());
+  const project = await Deno.realPath(await tempDir());
   const wave = await startAcp({
     command: { command: server.command, args, cwd: project },
     workspace: project,

@@ -20,6 +20,7 @@ import { type Core, noParentRequests, openCore } from "../../session/core.ts";
 import { InFlight } from "../../session/in_flight.ts";
 import type { Outbound } from "../../session/outbound.ts";
 import type { MessageSink } from "../../session/output.ts";
+import type { WarmupWatcher } from "../../session/server.ts";
 import type { ToolRegistry } from "../../session/registry.ts";
 import { TaskReminders } from "../../session/task_reminders.ts";
 import type { ToolEvent } from "../../tools/kernel/events.ts";
@@ -87,11 +88,26 @@ export class AcpFront {
   #modules: readonly string[];
   #sessions = new Map<string, AcpSession>();
   #calls = new Map<string, RunningCall>();
+  /** Ends every core's warm-up at its next step: the front is closing. */
+  #stopWarmup = new AbortController();
+  /** Each core's warm-up (`ToolCalls.prewarm`), until it has ended. */
+  #warmups = new Set<Promise<unknown>>();
 
-  /** An agent for sessions configured by `config`, with the tools of `modules`. */
-  constructor(config: Config, modules: readonly string[]) {
+  /** Told about each core's warm-up (`ServeOptions.onWarmup`). */
+  #warmupWatcher: WarmupWatcher | undefined;
+
+  /**
+   * An agent for sessions configured by `config`, with the tools of
+   * `modules`; `warmup` is told about each core's warm-up.
+   */
+  constructor(
+    config: Config,
+    modules: readonly string[],
+    warmup?: WarmupWatcher,
+  ) {
     this.#config = config;
     this.#modules = modules;
+    this.#warmupWatcher = warmup;
   }
 
   /** The SDK app that answers ACP on a connection. */
@@ -261,8 +277,17 @@ export class AcpFront {
       });
       this.#cores.set(workspace, core);
       core.then(async (opened) => {
-        // Idle time until the first turn's calls: the workers start now.
-        Deno.unrefTimer(setTimeout(() => opened.calls.prewarm(), 100));
+        // Idle time until the first turn's calls: the workers start now,
+        // as they do for stream-json. Each step waits while a call runs
+        // or a prompt's turn holds it (until its first model request is
+        // sent: UserTurns), and close() stops it.
+        const watcher = this.#warmupWatcher;
+        const warming = opened.calls.prewarm({
+          signal: this.#stopWarmup.signal,
+          onCall: watcher?.call,
+        }).then(() => watcher?.ended?.());
+        this.#warmups.add(warming);
+        warming.finally(() => this.#warmups.delete(warming));
         for (const warning of await opened.warnings()) {
           console.error(`wave: warning: ${warning}`);
         }
@@ -536,10 +561,13 @@ export class AcpFront {
   }
 
   /**
-   * Shuts down: every approval still waiting is denied with `reason`,
+   * Shuts down: the warm-up stops (no step starts; it has ended when this
+   * resolves), every approval still waiting is denied with `reason`,
    * every turn interrupted (at most 1.5 s to stop), every core closed.
    */
   async close(reason: string): Promise<void> {
+    // No warm-up step starts from now on.
+    this.#stopWarmup.abort();
     const cores = await Promise.allSettled([...this.#cores.values()]);
     for (const c of cores) {
       if (c.status === "fulfilled") c.value.approvals.close(reason);
@@ -551,6 +579,9 @@ export class AcpFront {
     for (const c of cores) {
       if (c.status === "fulfilled") await c.value.close();
     }
+    // A warm-up call in flight ended with the workers: nothing of the
+    // warm-up runs after close.
+    await Promise.all(this.#warmups);
   }
 }
 

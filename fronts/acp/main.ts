@@ -27,7 +27,7 @@ export async function serve(
   options: ServeOptions,
   signal?: AbortSignal,
 ): Promise<number> {
-  const front = new AcpFront(config, options.modules);
+  const front = new AcpFront(config, options.modules, options.onWarmup);
   // The SDK writes one message a chunk; a second answer to an initialize
   // already answered (early.ts) is not written.
   let answered = options.answered;

@@ -43,11 +43,12 @@ export async function serve(
   const core = await opening;
   front.attach(core);
   // Idle time until the first call: the tools' workers start now, as they
-  // do for stream-json.
+  // do for stream-json; each step waits while a call runs.
   const warmup = new AbortController();
-  Deno.unrefTimer(
-    setTimeout(() => core.calls.prewarm({ signal: warmup.signal }), 100),
-  );
+  const warming = core.calls.prewarm({
+    signal: warmup.signal,
+    onCall: options.onWarmup?.call,
+  }).then(() => options.onWarmup?.ended?.());
   for (const warning of await core.warnings()) {
     console.error(`wave: warning: ${warning}`);
   }
@@ -95,5 +96,8 @@ export async function serve(
   warmup.abort();
   await front.closeAll();
   await core.close();
+  // Its call in flight, if any, ended with the workers: nothing of the
+  // warm-up runs after serve resolves.
+  await warming;
   return how === "signal" ? 1 : 0;
 }

@@ -11,6 +11,7 @@
 import { dirname } from "node:path";
 import { ROOT, WaveProcess } from "../_wave.ts";
 import { waveArgs } from "../../scripts/flags.ts";
+import { tempDir } from "../_temp.ts";
 
 /** uid and gid of `nobody`. */
 export const NOBODY = 65534;
@@ -46,7 +47,7 @@ export function nobodyRuntime(): Promise<NobodyRuntime | string> {
 async function prepare(): Promise<NobodyRuntime | string> {
   if (Deno.uid() !== 0) return "the tests do not run as root";
   if (!await run("setpriv", ["--version"])) return "setpriv is not installed";
-  const base = await Deno.makeTempDir({ prefix: "wave-nobody-" });
+  const base = await tempDir({ prefix: "wave-nobody-", keep: "file" });
   await Deno.chmod(base, 0o755);
   const deno = `${base}/deno`;
   try {
@@ -99,7 +100,7 @@ async function prepare(): Promise<NobodyRuntime | string> {
 
 /** A new directory owned by nobody. */
 export async function nobodyDir(rt: NobodyRuntime, prefix: string) {
-  const dir = await Deno.makeTempDir({ dir: rt.home, prefix });
+  const dir = await tempDir({ dir: rt.home, prefix });
   await Deno.chown(dir, NOBODY, NOBODY);
   return dir;
 }

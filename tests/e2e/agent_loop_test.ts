@@ -10,6 +10,7 @@ import { MOCK_KEY, MockModel, mockModelSession } from "../_mock_model.ts";
 import { processesLeft, processesStarted } from "../_processes.ts";
 import { type Message, startWave, type WaveProcess } from "../_wave.ts";
 import { INTERRUPT_WITHIN_MS, WAIT_MS, within } from "../_waiting.ts";
+import { tempDir } from "../_temp.ts";
 
 async function withModel(
   provider: "anthropic" | "openai",
@@ -499,8 +500,8 @@ Deno.test("loop: API keys never reach a command's environment", () =>
   }));
 
 Deno.test("loop: transcripts record every message; --resume sends the history back to the model", async () => {
-  const waveHome = await Deno.makeTempDir();
-  const workspace = await Deno.realPath(await Deno.makeTempDir());
+  const waveHome = await tempDir();
+  const workspace = await Deno.realPath(await tempDir());
   await Deno.writeTextFile(`${workspace}/f.txt`, "remember me\n");
   let sessionId = "";
   await withModel("anthropic", async (wave, mock) => {

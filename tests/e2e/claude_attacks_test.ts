@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { type Message, startWave, type WaveProcess } from "../_wave.ts";
 import { MockModel } from "../_mock_model.ts";
+import { tempDir, tempFile } from "../_temp.ts";
 
 /** Sends `call_tool`, approves its `can_use_tool` (with `updatedPermissions`), and returns the call's answer. */
 async function approved(
@@ -38,9 +39,9 @@ async function approved(
 
 Deno.test("claude attacks: a command that puts a link where the debug file was does not send wave's log into the file it names; the log holds no model key", async () => {
   const workspace = await Deno.realPath(
-    await Deno.makeTempDir({ prefix: "wave-ws-" }),
+    await tempDir({ prefix: "wave-ws-" }),
   );
-  const outside = await Deno.makeTempFile({ prefix: "wave-outside-" });
+  const outside = await tempFile({ prefix: "wave-outside-" });
   await Deno.writeTextFile(outside, "precious\n");
   const key = "sk-ant-debug-file-secret-0123456789";
   const wave = await startWave({
@@ -85,7 +86,7 @@ Deno.test("claude attacks: a command that puts a link where the debug file was d
 
 Deno.test("claude attacks: --add-dir naming WAVE_HOME shows commands none of wave's state: other sessions' transcripts stay hidden and nothing can be made where wave keeps its programs", async () => {
   const waveHome = await Deno.realPath(
-    await Deno.makeTempDir({ prefix: "wave-home-" }),
+    await tempDir({ prefix: "wave-home-" }),
   );
   await Deno.mkdir(`${waveHome}/sessions`, { recursive: true });
   await Deno.writeTextFile(`${waveHome}/sessions/other.jsonl`, "other\n");
@@ -165,7 +166,7 @@ Deno.test("claude attacks: malformed updatedPermissions in a can_use_tool answer
 
 Deno.test("claude attacks: an input swapped by a PreToolUse hook or by the parent's updatedInput is asked about again when it names a path outside or a sensitive file", async () => {
   const outside = await Deno.realPath(
-    await Deno.makeTempDir({ prefix: "wave-outside-" }),
+    await tempDir({ prefix: "wave-outside-" }),
   );
   const wave = await startWave({
     args: [
@@ -300,7 +301,7 @@ Deno.test("claude attacks: a PreToolUse hook registered with a timeout longer th
 
 Deno.test("claude attacks: the model's API key file in an --add-dir root is asked about before a file tool reads or searches it, even under bypassPermissions", async () => {
   const keys = await Deno.realPath(
-    await Deno.makeTempDir({ prefix: "wave-keys-" }),
+    await tempDir({ prefix: "wave-keys-" }),
   );
   const key = "sk-ant-in-a-root-0123456789";
   await Deno.writeTextFile(`${keys}/anthropic_token`, `${key}\n`);

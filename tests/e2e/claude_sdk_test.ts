@@ -23,6 +23,7 @@ import {
   textStep,
   toolResults,
 } from "../_claude_sdk.ts";
+import { tempDir } from "../_temp.ts";
 
 Deno.test("claude sdk: a plain turn: init, the reply, a success result with every field the SDK declares", async () => {
   const s = await SdkSession.open();
@@ -499,7 +500,7 @@ Deno.test("claude sdk: partial messages stream the reply's raw events as stream_
 
 Deno.test("claude sdk: structured output, the budget, the fallback model, a forked session, no persistence, another directory, a debug file", async () => {
   const s = await SdkSession.open();
-  const extra = await Deno.realPath(await Deno.makeTempDir());
+  const extra = await Deno.realPath(await tempDir());
   try {
     // outputFormat: the model answers through StructuredOutput.
     s.script(

@@ -19,6 +19,7 @@ import { nobodyRuntime, startWaveAsNobody } from "./_unprivileged.ts";
 import { landlockAbi } from "../../tools/kernel/landlock.ts";
 import { waitUntil } from "../_waiting.ts";
 import { commandCgroupParent } from "../../session/command_sandbox.ts";
+import { tempDir } from "../_temp.ts";
 
 const SECRET = `sk-ant-contain-${crypto.randomUUID()}`;
 /** How the file tools are held here (system/init's `sandbox.files`). */
@@ -335,7 +336,7 @@ attack(
 
 /** A directory nobody can read too (the tests' temp directories are 700). */
 async function openDir(prefix: string, dir?: string): Promise<string> {
-  const path = await Deno.realPath(await Deno.makeTempDir({ prefix, dir }));
+  const path = await Deno.realPath(await tempDir({ prefix, dir }));
   await Deno.chmod(path, 0o755);
   return path;
 }
@@ -564,7 +565,7 @@ attack(
 
 async function fakeHome(): Promise<string> {
   const home = await Deno.realPath(
-    await Deno.makeTempDir({ prefix: "wave-fakehome-" }),
+    await tempDir({ prefix: "wave-fakehome-" }),
   );
   await Deno.mkdir(`${home}/proj`);
   return home;
@@ -934,7 +935,7 @@ Deno.test("under --shell-sandbox none, a command in its cgroup keeps the session
 
 Deno.test("where commands cannot be confined, system/init says so and a system/warning says what they can reach", async () => {
   // A PATH with bash and without bubblewrap.
-  const bin = await Deno.makeTempDir({ prefix: "wave-nobwrap-" });
+  const bin = await tempDir({ prefix: "wave-nobwrap-" });
   for (const program of ["bash", "setsid", "sh", "env", "sleep"]) {
     const path = (await new Deno.Command("bash", {
       args: ["-c", `command -v ${program}`],

@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import { MOCK_KEY, MockModel, mockModelSession } from "../_mock_model.ts";
 import { startWave, type WaveProcess } from "../_wave.ts";
 import { INTERRUPT_WITHIN_MS, within } from "../_waiting.ts";
+import { tempDir } from "../_temp.ts";
 
 /** What the mock recorded of one request, everything a server sees but the port. */
 interface Seen {
@@ -128,7 +129,7 @@ const CASES: {
 
 for (const c of CASES) {
   Deno.test(`early first request (${c.name}): the same bytes as the SDK's, taken over by it`, async () => {
-    const workspace = await Deno.makeTempDir({ prefix: "wave-ws-" });
+    const workspace = await tempDir({ prefix: "wave-ws-" });
     await Deno.writeTextFile(`${workspace}/a.txt`, "a\n");
     // The tool may not be offered (a toolset without Glob): the call
     // then fails the same way on both paths.
@@ -154,8 +155,8 @@ for (const c of CASES) {
 }
 
 Deno.test("early first request: --resume takes the normal path, and sends the history", async () => {
-  const workspace = await Deno.makeTempDir({ prefix: "wave-ws-" });
-  const waveHome = await Deno.makeTempDir({ prefix: "wave-home-" });
+  const workspace = await tempDir({ prefix: "wave-ws-" });
+  const waveHome = await tempDir({ prefix: "wave-home-" });
   const id = "early-resume-1";
   await session("anthropic", true, [user("first")], {
     args: ["--session-id", id],
@@ -178,7 +179,7 @@ Deno.test("early first request: --resume takes the normal path, and sends the hi
 });
 
 Deno.test("early first request: a first line that is not a user turn sends nothing early", async () => {
-  const workspace = await Deno.makeTempDir({ prefix: "wave-ws-" });
+  const workspace = await tempDir({ prefix: "wave-ws-" });
   const lines = [
     {
       type: "control_request",

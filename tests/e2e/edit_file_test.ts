@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { type WaveProcess, withWave } from "../_wave.ts";
 import { listVersions } from "../../tools/_core/history.ts";
 import { ROW_REFUSAL } from "../../tools/files/edit_file.ts";
+import { tempDirSync } from "../_temp.ts";
 
 const files = (
   fn: (wave: WaveProcess) => Promise<void>,
@@ -387,8 +388,8 @@ Deno.test("e2e 004 edit_file: a task restore that fails part-way leaves every fi
   }));
 
 Deno.test("e2e 004 edit_file: a rollback cut short by a crash is finished backwards (every file as it was) by the next edit_file call", async () => {
-  const workspace = Deno.realPathSync(Deno.makeTempDirSync());
-  const waveHome = Deno.makeTempDirSync();
+  const workspace = Deno.realPathSync(tempDirSync());
+  const waveHome = tempDirSync();
   Deno.writeTextFileSync(`${workspace}/a.txt`, "a now\n");
   Deno.writeTextFileSync(`${workspace}/b.txt`, "b now\n");
   const module = new URL("../../tools/_core/history.ts", import.meta.url).href;
@@ -432,8 +433,8 @@ Deno.test("e2e 004 edit_file: a rollback cut short by a crash is finished backwa
 });
 
 Deno.test("e2e 004 edit_file: history is shared by two sessions on one workspace: a later session restores what an earlier one changed", async () => {
-  const workspace = Deno.makeTempDirSync();
-  const waveHome = Deno.makeTempDirSync();
+  const workspace = tempDirSync();
+  const waveHome = tempDirSync();
   let id = "";
   await files(
     async (wave) => {
@@ -510,7 +511,7 @@ Deno.test("e2e 004 edit_file: the description names the output directory, output
 
 Deno.test("e2e 004 edit_file: approvals and the sandbox as for every writing tool: outside the workspace is denied under --approvals deny; bound only in agent mode", () =>
   files(async (wave) => {
-    const outside = join(Deno.makeTempDirSync(), "x.txt");
+    const outside = join(tempDirSync(), "x.txt");
     const r = await edit(wave, { path: outside, content: "no" });
     assert.equal(r.is_error, true);
     assert.equal(r.structured.type, "permission_denied");

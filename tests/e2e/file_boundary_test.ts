@@ -23,6 +23,7 @@ import {
   nobodyRuntime,
   startWaveAsNobody,
 } from "./_unprivileged.ts";
+import { tempDir } from "../_temp.ts";
 
 const SECRET = `outside-secret-${crypto.randomUUID()}`;
 const RACER = fileURLToPath(new URL("./_racer.ts", import.meta.url));
@@ -99,8 +100,7 @@ interface Runner {
 const asThisUser: Runner = {
   name: Deno.uid() === 0 ? "root" : "this user",
   skip: () => Promise.resolve(false),
-  dir: async (prefix) =>
-    await Deno.realPath(await Deno.makeTempDir({ prefix })),
+  dir: async (prefix) => await Deno.realPath(await tempDir({ prefix })),
   start: (args, workspace) => startWave({ args, workspace }),
 };
 

@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { type WaveProcess, withWave } from "../_wave.ts";
 import { listVersions } from "../../tools/_core/history.ts";
+import { tempDirSync } from "../_temp.ts";
 
 const files = (
   fn: (wave: WaveProcess) => Promise<void>,
@@ -171,8 +172,8 @@ Deno.test("e2e 004 file_history: read diffs each path's latest recorded version 
   }));
 
 Deno.test("e2e 004 file_history: a later session on the same workspace lists what an earlier one changed", async () => {
-  const workspace = Deno.makeTempDirSync();
-  const waveHome = Deno.makeTempDirSync();
+  const workspace = tempDirSync();
+  const waveHome = tempDirSync();
   await files(async (wave) => {
     await wave.callTool("edit_file", { path: "s.txt", content: "x" });
   }, { workspace, waveHome });

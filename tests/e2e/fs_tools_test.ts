@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { type WaveProcess, withWave as run } from "../_wave.ts";
 import { TINY_PNG } from "../_images.ts";
+import { tempDir } from "../_temp.ts";
 
 /** Runs `fn` against a wave; options last, as these tests read best. */
 const withWave = (
@@ -307,7 +308,7 @@ Deno.test(
   },
   async () => {
     const base = await Deno.realPath(
-      await Deno.makeTempDir({ prefix: "wave-full-" }),
+      await tempDir({ prefix: "wave-full-" }),
     );
     const mount = await new Deno.Command("mount", {
       args: ["-t", "tmpfs", "-o", "size=256k", "tmpfs", base],

@@ -7,6 +7,7 @@
 
 import assert from "node:assert/strict";
 import { type Message, type WaveProcess, withWave as run } from "../_wave.ts";
+import { tempDir } from "../_temp.ts";
 
 const withWave = (
   fn: (wave: WaveProcess) => Promise<void>,
@@ -51,7 +52,7 @@ Deno.test("e2e leaks: the session's spill files may be read without an approval,
 
 Deno.test("e2e leaks: WAVE_HOME inside the workspace is off limits: no search finds it, no tool reads or writes it", async () => {
   const workspace = await Deno.realPath(
-    await Deno.makeTempDir({ prefix: "wave-ws-home-" }),
+    await tempDir({ prefix: "wave-ws-home-" }),
   );
   const home = `${workspace}/.wave`;
   await Deno.mkdir(`${home}/sessions`, { recursive: true });
@@ -133,7 +134,7 @@ Deno.test("e2e leaks: a hard link to a sensitive file is that file: it needs the
   }));
 
 Deno.test("e2e leaks: list_directory shows no size or kind of what a symlink leads to outside", async () => {
-  const outside = await Deno.realPath(await Deno.makeTempDir());
+  const outside = await Deno.realPath(await tempDir());
   await Deno.writeTextFile(`${outside}/secret.bin`, "x".repeat(12_345));
   await withWave(async (wave) => {
     const ws = await Deno.realPath(wave.workspace);

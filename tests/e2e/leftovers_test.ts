@@ -8,6 +8,7 @@
 import assert from "node:assert/strict";
 import { withWave } from "../_wave.ts";
 import { waitUntil } from "../_waiting.ts";
+import { tempDir } from "../_temp.ts";
 
 /** The writer's second names in `dir`. */
 function leftovers(dir: string): string[] {
@@ -17,7 +18,7 @@ function leftovers(dir: string): string[] {
 
 Deno.test("e2e leftovers: swept at start and before a write in their directory, a live writer's kept, never listed", async () => {
   const workspace = await Deno.realPath(
-    await Deno.makeTempDir({ prefix: "wave-ws-" }),
+    await tempDir({ prefix: "wave-ws-" }),
   );
   await Deno.mkdir(`${workspace}/src`);
   const put = (path: string, text: string) =>
@@ -64,7 +65,7 @@ Deno.test("e2e leftovers: swept at start and before a write in their directory, 
 
 Deno.test("e2e leftovers: wave killed with SIGKILL during large writes leaves nothing the next wave does not sweep", async () => {
   const workspace = await Deno.realPath(
-    await Deno.makeTempDir({ prefix: "wave-ws-" }),
+    await tempDir({ prefix: "wave-ws-" }),
   );
   const content = "x".repeat(4 << 20);
   Deno.writeTextFileSync(`${workspace}/big.txt`, content);

@@ -13,6 +13,7 @@ import { MockModel } from "../_mock_model.ts";
 import { processesLeft, processesStarted } from "../_processes.ts";
 import { waitUntil } from "../_waiting.ts";
 import { DENO_DIR, type Message, ROOT, startWave } from "../_wave.ts";
+import { tempDir } from "../_temp.ts";
 
 const FIXTURE = `${ROOT}tests/fixtures/mcp_echo_server.ts`;
 const KEY = "sk-test-secret-key";
@@ -391,7 +392,7 @@ for (const how of ["stdin closed", "SIGTERM", "SIGKILL"] as const) {
 }
 
 Deno.test("mcp streamable HTTP: the server's tools are called over HTTP, with the entry's headers", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "wave-mcp-http-" });
+  const dir = await tempDir({ prefix: "wave-mcp-http-" });
   const seenAuth: (string | null)[] = [];
   const server = Deno.serve(
     { hostname: "127.0.0.1", port: 0, onListen: () => {} },
@@ -435,7 +436,7 @@ Deno.test("mcp streamable HTTP: the server's tools are called over HTTP, with th
 });
 
 Deno.test("mcp sdk: a server the parent hosts is reached through control_request mcp_message, and its tools are called", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "wave-mcp-sdk-" });
+  const dir = await tempDir({ prefix: "wave-mcp-sdk-" });
   const wave = await startWave({
     args: [
       "--mcp-config",

@@ -6,10 +6,11 @@
 
 import assert from "node:assert/strict";
 import { type WaveProcess, withWave } from "../_wave.ts";
+import { tempDirSync } from "../_temp.ts";
 
 /** A directory whose `xdg-open` runs `body` (sh), recording into `record`. */
 function fakeOpener(body: string): { bin: string; record: string } {
-  const bin = Deno.makeTempDirSync({ prefix: "wave-opener-" });
+  const bin = tempDirSync({ prefix: "wave-opener-" });
   const record = `${bin}/record`;
   Deno.writeTextFileSync(
     `${bin}/xdg-open`,
@@ -203,7 +204,7 @@ Deno.test("e2e 004 open_file: paths go through the resolver and approvals like a
   withWave(
     { args: ["--toolset", "files", "--open-with", "parent"] },
     async (wave) => {
-      const outside = `${Deno.makeTempDirSync()}/x.png`;
+      const outside = `${tempDirSync()}/x.png`;
       Deno.writeTextFileSync(outside, "x");
       const denied = await open(wave, outside);
       assert.equal(denied.is_error, true);

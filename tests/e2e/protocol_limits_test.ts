@@ -6,6 +6,7 @@
 
 import assert from "node:assert/strict";
 import { type Message, startWave, type WaveProcess } from "../_wave.ts";
+import { tempFile } from "../_temp.ts";
 
 const answerTo = (wave: WaveProcess, id: string) =>
   wave.waitFor(
@@ -29,7 +30,7 @@ const approve = (wave: WaveProcess, ask: Message, behavior: "allow") =>
   });
 
 Deno.test("a request_id still in flight cannot be used again: the duplicate is refused and not run, the first still answered", async () => {
-  const outside = await Deno.makeTempFile({ suffix: ".txt" });
+  const outside = await tempFile({ suffix: ".txt" });
   await Deno.writeTextFile(outside, "outside\n");
   const wave = await startWave({ args: ["--approvals", "parent"] });
   try {

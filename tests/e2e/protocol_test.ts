@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { runWave, startWave, type WaveProcess } from "../_wave.ts";
 import { within } from "../_waiting.ts";
 import { TOOLSETS } from "../../tools/toolsets.ts";
+import { tempDir } from "../_temp.ts";
 
 const ECHO = ["echo.ts"];
 /** The wave toolset's tools that ask mode binds (fs_tools_test pins the list itself). */
@@ -519,7 +520,7 @@ Deno.test("CLI: --version and --help", async () => {
 });
 
 Deno.test("the workspace defaults to the current directory", async () => {
-  const dir = await Deno.realPath(await Deno.makeTempDir());
+  const dir = await Deno.realPath(await tempDir());
   const child = new Deno.Command(Deno.execPath(), {
     args: (await import("../_wave.ts")).waveCommand([]),
     cwd: dir,

@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { dirname } from "node:path";
 import { type Message, startWave, type WaveProcess } from "../_wave.ts";
+import { tempDir } from "../_temp.ts";
 
 interface Layout {
   base: string;
@@ -17,7 +18,7 @@ interface Layout {
 /** A workspace and, beside it, a directory with a secret; plus every kind of escape route. */
 async function layout(): Promise<Layout> {
   const base = await Deno.realPath(
-    await Deno.makeTempDir({ prefix: "wave-esc-" }),
+    await tempDir({ prefix: "wave-esc-" }),
   );
   const ws = `${base}/ws`;
   const outside = `${base}/outside`;

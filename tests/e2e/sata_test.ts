@@ -5,6 +5,7 @@
 
 import assert from "node:assert/strict";
 import { startWave, type WaveProcess } from "../_wave.ts";
+import { tempFile } from "../_temp.ts";
 
 async function sata(
   fn: (wave: WaveProcess) => Promise<void>,
@@ -269,7 +270,7 @@ Deno.test("001 边界: 计划工具只动 .cursor/ 下的 markdown", () =>
 
 Deno.test("001 功能职责: 路径先落到本会话工作目录；目录外必须等人批过才能执行", () =>
   sata(async (wave) => {
-    const outside = await Deno.makeTempFile();
+    const outside = await tempFile();
     await Deno.writeTextFile(outside, "outside text\n");
     const pending = wave.callTool("read", { Path: outside });
     const ask = await wave.waitFor((m) => m.type === "control_request");

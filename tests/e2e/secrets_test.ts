@@ -22,6 +22,7 @@ import {
 } from "../_wave.ts";
 import { capabilityBound } from "../../session/environment.ts";
 import { checkBwrap } from "../../tools/kernel/bwrap.ts";
+import { tempDir, tempFile } from "../_temp.ts";
 
 /** The key as a command may carry it: not as itself. */
 const encodeBase64 = (text: string) => btoa(text);
@@ -173,7 +174,7 @@ if (nobodySkip) {
 async function denoForNobody(): Promise<
   { dir: string; deno: string; denoDir: string }
 > {
-  const dir = await Deno.makeTempDir({ prefix: "wave-nobody-" });
+  const dir = await tempDir({ prefix: "wave-nobody-" });
   await Deno.chmod(dir, 0o755);
   const deno = `${dir}/deno`;
   try {
@@ -210,8 +211,8 @@ async function startWaveAsNobody(
   env: Record<string, string>,
 ): Promise<{ wave: WaveProcess; deno: string; cleanup(): Promise<void> }> {
   const { dir, deno, denoDir } = await denoForNobody();
-  const workspace = await Deno.makeTempDir({ prefix: "wave-ws-" });
-  const home = await Deno.makeTempDir({ prefix: "wave-home-" });
+  const workspace = await tempDir({ prefix: "wave-ws-" });
+  const home = await tempDir({ prefix: "wave-home-" });
   for (const dir of [workspace, home]) await Deno.chown(dir, 65534, 65534);
   const child = new Deno.Command("setpriv", {
     args: [
@@ -320,7 +321,7 @@ done | sort -u`,
 
 Deno.test("secrets: the key from ANTHROPIC_API_KEY_FILE, and from a pipe (--api-key-file /dev/fd/3), reaches the model API", async () => {
   const key = newKey();
-  const keyFile = await Deno.makeTempFile();
+  const keyFile = await tempFile();
   await Deno.writeTextFile(keyFile, `${key}\n`);
   for (const how of ["variable", "pipe"] as const) {
     const mock = new MockModel();
@@ -332,8 +333,8 @@ Deno.test("secrets: the key from ANTHROPIC_API_KEY_FILE, and from a pipe (--api-
       mock.url,
       ...(how === "pipe" ? ["--api-key-file", "/dev/fd/3"] : []),
     ];
-    const workspace = await Deno.makeTempDir();
-    const waveHome = await Deno.makeTempDir();
+    const workspace = await tempDir();
+    const waveHome = await tempDir();
     const command = waveCommand(["--workspace", workspace, ...waveArgs])
       .map((arg) => `'${arg}'`).join(" ");
     // bash hands wave the key on fd 3, a pipe, and execs it in place.
@@ -379,7 +380,7 @@ Deno.test({
     "secrets: a forged approval answer, injected into wave's stdin by a command, approves nothing",
   ignore: !rootCanTrace,
   async fn() {
-    const outside = await Deno.makeTempFile({ suffix: ".txt" });
+    const outside = await tempFile({ suffix: ".txt" });
     await Deno.writeTextFile(outside, "outside\n");
     const wave = await startWave({
       args: ["--shell-sandbox", "none", "--approvals", "parent"],

@@ -8,6 +8,7 @@ import { ALLOWED_ENV } from "../../session/environment.ts";
 import { processesLeft, processesStarted } from "../_processes.ts";
 import { INTERRUPT_WITHIN_MS, waitUntil } from "../_waiting.ts";
 import { startWave, type WaveProcess } from "../_wave.ts";
+import { tempDir } from "../_temp.ts";
 
 /**
  * The tests of process groups and of the marker run commands unconfined:
@@ -249,7 +250,7 @@ Deno.test({
   name: "e2e 001: --shell-sandbox bwrap blocks a write outside the workspace",
   ignore: !hasBwrap,
   fn: async () => {
-    const outside = await Deno.makeTempDir({ dir: "/var/tmp" });
+    const outside = await tempDir({ dir: "/var/tmp" });
     const wave = await startWave({ args: ["--shell-sandbox", "bwrap"] });
     try {
       const r = await wave.callTool("Bash", {

@@ -16,13 +16,14 @@ import {
 import { serve } from "../../session/server.ts";
 import { builtinRef, TOOLSET_NAMES, TOOLSETS } from "../../tools/toolsets.ts";
 import { waitUntil } from "../_waiting.ts";
+import { tempDir } from "../_temp.ts";
 
 const CALLS = 150;
 const LATE = 10;
 
 Deno.test("a parent that does not read stdout while 150 calls print 1 MB each: every request answered once, the queue bounded, input paused, exit 0", async () => {
-  const workspace = await Deno.makeTempDir({ prefix: "wave-ws-" });
-  const home = await Deno.makeTempDir({ prefix: "wave-home-" });
+  const workspace = await tempDir({ prefix: "wave-ws-" });
+  const home = await tempDir({ prefix: "wave-home-" });
   const parsed = parseFlags(
     ["--workspace", workspace, "--session-id", "s-slow"],
     { get: (name) => name === "WAVE_HOME" ? home : undefined },

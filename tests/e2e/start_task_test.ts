@@ -9,6 +9,7 @@
 
 import assert from "node:assert/strict";
 import { ROOT } from "../_wave.ts";
+import { tempDir } from "../_temp.ts";
 
 /** The environment of a shell with no `INIT_CWD` (this test may run under npx, which sets one). */
 function shellEnv(extra: Record<string, string>): Record<string, string> {
@@ -40,21 +41,21 @@ async function initFromTask(
 }
 
 Deno.test("deno task start: a relative --workspace resolves against the directory the task was run from", async () => {
-  const dir = await Deno.realPath(await Deno.makeTempDir());
+  const dir = await Deno.realPath(await tempDir());
   await Deno.mkdir(`${dir}/sub`);
   const init = await initFromTask(dir, ["--workspace", "sub"]);
   assert.equal(init.cwd, `${dir}/sub`);
 });
 
 Deno.test("deno task start: the workspace defaults to the directory the task was run from", async () => {
-  const dir = await Deno.realPath(await Deno.makeTempDir({ prefix: "a b " }));
+  const dir = await Deno.realPath(await tempDir({ prefix: "a b " }));
   const init = await initFromTask(dir, []);
   assert.equal(init.cwd, dir);
 });
 
 Deno.test("deno task start: an INIT_CWD already set (as npx sets it) is the directory run from", async () => {
-  const dir = await Deno.realPath(await Deno.makeTempDir());
-  const elsewhere = await Deno.realPath(await Deno.makeTempDir());
+  const dir = await Deno.realPath(await tempDir());
+  const elsewhere = await Deno.realPath(await tempDir());
   const init = await initFromTask(elsewhere, [], { INIT_CWD: dir });
   assert.equal(init.cwd, dir);
 });

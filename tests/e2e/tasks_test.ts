@@ -8,9 +8,10 @@ import assert from "node:assert/strict";
 import { MockModel } from "../_mock_model.ts";
 import { type Message, startWave, type WaveProcess } from "../_wave.ts";
 import { TOOLSET_NAMES } from "../../tools/toolsets.ts";
+import { tempDir } from "../_temp.ts";
 
 Deno.test("003 边界 并发创建: 8 OS processes × 25 TaskCreate on one list → ids 1..200, no duplicate, no gap", async () => {
-  const waveHome = await Deno.makeTempDir();
+  const waveHome = await tempDir();
   const waves = await Promise.all(
     Array.from(
       { length: 8 },
@@ -78,7 +79,7 @@ Deno.test("003 列表 UI #1, #2: system/task_list after every change, tasks in i
 });
 
 Deno.test("003 列表 UI #3: a resumed list whose tasks are all completed says visible: false in its very first event", async () => {
-  const waveHome = await Deno.makeTempDir();
+  const waveHome = await tempDir();
   const first = await startWave({
     waveHome,
     args: ["--task-list", "done-list"],
@@ -127,7 +128,7 @@ Deno.test("003 TodoWrite #1: no toolset has TodoWrite; list_tools proves it", as
 });
 
 Deno.test("003 边界: an unwritable task store is a tool error, and the runtime keeps serving", async () => {
-  const waveHome = await Deno.makeTempDir();
+  const waveHome = await tempDir();
   await Deno.writeTextFile(`${waveHome}/tasks`, "not a directory");
   const wave = await startWave({ waveHome });
   try {
@@ -199,7 +200,7 @@ function reminderIn(messages: Message[]): string | undefined {
 const glob = { name: "Glob", input: { pattern: "*" } };
 
 Deno.test("003 提醒 #1: after 10 assistant turns without TaskCreate/TaskUpdate the next request carries the reminder, recorded as isMeta", async () => {
-  const waveHome = await Deno.makeTempDir();
+  const waveHome = await tempDir();
   const { requests, wave, mock } = await turnsWithMock(
     [
       [{ name: "TaskCreate", input: { subject: "Audit", description: "" } }],
@@ -284,8 +285,8 @@ Deno.test("003 提醒 边界: without TaskCreate/TaskUpdate in the toolset, no r
 });
 
 Deno.test("003 提醒 #1: the count survives a resume (the transcript has the turns)", async () => {
-  const waveHome = await Deno.makeTempDir();
-  const workspace = await Deno.realPath(await Deno.makeTempDir());
+  const waveHome = await tempDir();
+  const workspace = await Deno.realPath(await tempDir());
   const first = await turnsWithMock(Array(7).fill([glob]), {
     waveHome,
     workspace,

@@ -7,9 +7,9 @@
 import assert from "node:assert/strict";
 import { MockStt, spokenWav } from "../_mock_stt.ts";
 import { type WaveProcess, withWave } from "../_wave.ts";
+import { tempFile } from "../_temp.ts";
 
-const spoken = await Deno.makeTempFile({ suffix: ".wav" });
-globalThis.addEventListener("unload", () => Deno.removeSync(spoken));
+const spoken = await tempFile({ suffix: ".wav" });
 const noEspeak = await spokenWav(spoken, "hello world");
 if (noEspeak) console.error(`skipping the spoken-WAV test: ${noEspeak}`);
 

@@ -9,6 +9,7 @@
 import assert from "node:assert/strict";
 import { startWave } from "../_wave.ts";
 import { waitUntil } from "../_waiting.ts";
+import { tempDir } from "../_temp.ts";
 
 const NOTES = "line 1\nline 2\n";
 
@@ -23,7 +24,7 @@ function exists(path: string): boolean {
 
 Deno.test("e2e warm-up: done in idle time, it leaves no scratch directory, the workspace as it was, and no file history; a first Read then Edit work", async () => {
   const workspace = await Deno.realPath(
-    await Deno.makeTempDir({ prefix: "wave-ws-warmup-" }),
+    await tempDir({ prefix: "wave-ws-warmup-" }),
   );
   await Deno.writeTextFile(`${workspace}/notes.txt`, NOTES);
   const wave = await startWave({ workspace });

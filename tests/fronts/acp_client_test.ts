@@ -18,6 +18,7 @@ import {
 import { callStep, textStep } from "../_mock_model.ts";
 import { historyDir } from "../../tools/_core/history.ts";
 import { contentHash } from "../../tools/_core/content_hash.ts";
+import { tempDir } from "../_temp.ts";
 
 async function prompt(wave: AcpSession, sessionId: string, text: string) {
   assert.deepEqual(
@@ -49,12 +50,12 @@ const FS = { fs: { readTextFile: true, writeTextFile: true } };
 
 Deno.test("wave acp with fs: Read sees the editor's buffer, Edit and Write go to the editor (exact text, disk untouched), freshness follows the buffer, an outside path is still asked", async () => {
   const outsideDir = await Deno.realPath(
-    await Deno.makeTempDir({ prefix: "wave-outside-" }),
+    await tempDir({ prefix: "wave-outside-" }),
   );
   const outside = `${outsideDir}/notes.txt`;
   await Deno.writeTextFile(outside, "outside notes\n");
   const workspace = await Deno.realPath(
-    await Deno.makeTempDir({ prefix: "wave-ws-" }),
+    await tempDir({ prefix: "wave-ws-" }),
   );
   const a = `${workspace}/a.txt`;
   const b = `${workspace}/b.txt`;
@@ -161,7 +162,7 @@ Deno.test("wave acp without fs (or with only one half): the disk is the truth an
     const capabilities of [{}, { fs: { readTextFile: true } }] as const
   ) {
     const workspace = await Deno.realPath(
-      await Deno.makeTempDir({ prefix: "wave-ws-" }),
+      await tempDir({ prefix: "wave-ws-" }),
     );
     const a = `${workspace}/a.txt`;
     await Deno.writeTextFile(a, "hello disk\n");

@@ -20,6 +20,7 @@ import { DENO_DIR, ROOT } from "../_wave.ts";
 // @ts-types="@modelcontextprotocol/sdk/server/webStandardStreamableHttp"
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { echoServer } from "../fixtures/mcp_echo_server.ts";
+import { tempDir } from "../_temp.ts";
 
 function prompt(
   wave: AcpSession,
@@ -206,7 +207,7 @@ Deno.test("wave acp: a prompt reads, edits (diff content), runs a command and up
 
 Deno.test("wave acp: approvals through session/request_permission: allow once, allow always (remembered for the session), reject", async () => {
   const outsideDir = await Deno.realPath(
-    await Deno.makeTempDir({ prefix: "wave-outside-" }),
+    await tempDir({ prefix: "wave-outside-" }),
   );
   const outside = `${outsideDir}/notes.txt`;
   await Deno.writeTextFile(outside, "outside notes\n");
@@ -303,8 +304,8 @@ Deno.test("wave acp: session/cancel mid-command ends the turn as cancelled and l
 });
 
 Deno.test("wave acp: session/load replays the transcript as updates, and the session goes on from it", async () => {
-  const waveHome = await Deno.makeTempDir({ prefix: "wave-home-" });
-  const workspace = await Deno.realPath(await Deno.makeTempDir());
+  const waveHome = await tempDir({ prefix: "wave-home-" });
+  const workspace = await Deno.realPath(await tempDir());
   await Deno.writeTextFile(`${workspace}/a.txt`, "first\n");
   let sessionId = "";
   await withAcp({ waveHome, workspace }, async (wave, mock) => {
@@ -389,14 +390,14 @@ Deno.test("wave acp: session/load replays the transcript as updates, and the ses
 });
 
 Deno.test("wave acp: initialize is answered before the SDK loads, once, as the SDK's handler answers it", async () => {
-  const workspace = await Deno.realPath(await Deno.makeTempDir());
+  const workspace = await Deno.realPath(await tempDir());
   const run = async (lines: unknown[]) => {
     const child = new Deno.Command(Deno.execPath(), {
       args: waveArgs(["acp", "--workspace", workspace]),
       stdin: "piped",
       stdout: "piped",
       stderr: "null",
-      env: { WAVE_HOME: await Deno.makeTempDir() },
+      env: { WAVE_HOME: await tempDir() },
     }).spawn();
     const writer = child.stdin.getWriter();
     await writer.write(
@@ -446,7 +447,7 @@ Deno.test("wave acp: session/new's mcpServers (stdio and http) become that sessi
         sessionIdGenerator: undefined,
         enableJsonResponse: true,
       });
-      await echoServer(await Deno.makeTempDir(), "acp-http").connect(
+      await echoServer(await tempDir(), "acp-http").connect(
         transport,
       );
       return await transport.handleRequest(request);

@@ -19,6 +19,7 @@ import { waitUntil } from "../_waiting.ts";
 import { waveArgs } from "../../scripts/flags.ts";
 import { TOOLSETS } from "../../tools/toolsets.ts";
 import { PROTOCOL_VERSIONS } from "../../fronts/mcp/early.ts";
+import { tempDir } from "../_temp.ts";
 
 // deno-lint-ignore no-explicit-any
 type Result = Record<string, any>;
@@ -219,7 +220,7 @@ Deno.test("wave mcp: an escape from the workspace is refused without elicitation
 });
 
 Deno.test("wave mcp: approvals by elicitation when the client supports it (accept, decline), else --approvals decides", async () => {
-  const outsideDir = await Deno.makeTempDir({ prefix: "wave-outside-" });
+  const outsideDir = await tempDir({ prefix: "wave-outside-" });
   const outside = `${outsideDir}/secret.txt`;
   await Deno.writeTextFile(outside, "outside\n");
   const asked: string[] = [];
@@ -366,13 +367,13 @@ Deno.test("wave mcp: the task list is the resource wave://tasks/<list>, updated 
 });
 
 Deno.test("wave mcp: stdout carries JSON-RPC only; a bad line gets a JSON-RPC error and the session goes on; EOF ends wave with 0", async () => {
-  const workspace = await Deno.makeTempDir();
+  const workspace = await tempDir();
   const child = new Deno.Command(Deno.execPath(), {
     args: waveArgs(["mcp", "--workspace", workspace]),
     stdin: "piped",
     stdout: "piped",
     stderr: "piped",
-    env: { WAVE_HOME: await Deno.makeTempDir() },
+    env: { WAVE_HOME: await tempDir() },
   }).spawn();
   const writer = child.stdin.getWriter();
   const encoder = new TextEncoder();
@@ -477,13 +478,13 @@ Deno.test("wave mcp --listen: streamable HTTP on 127.0.0.1 with sessions, progre
 
 /** Runs `wave mcp` on `lines` to EOF; its stdout lines, parsed. */
 async function rawMcp(lines: unknown[]): Promise<Result[]> {
-  const workspace = await Deno.realPath(await Deno.makeTempDir());
+  const workspace = await Deno.realPath(await tempDir());
   const out = await new Deno.Command(Deno.execPath(), {
     args: waveArgs(["mcp", "--workspace", workspace]),
     stdin: "piped",
     stdout: "piped",
     stderr: "null",
-    env: { WAVE_HOME: await Deno.makeTempDir() },
+    env: { WAVE_HOME: await tempDir() },
   }).spawn();
   const writer = out.stdin.getWriter();
   await writer.write(

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { parseFlags } from "../../session/config.ts";
 import { type ApiKey, readApiKey } from "../../session/models/api_key.ts";
 import { forgetModelKeys } from "../../session/environment.ts";
+import { tempDir } from "../_temp.ts";
 
 const env = (vars: Record<string, string>) => ({ get: (k: string) => vars[k] });
 
@@ -53,7 +54,7 @@ Deno.test("api key: from the variable, and what to do without one", () => {
 });
 
 Deno.test("api key: a file wins over the variable; --api-key-file over both; relative to the caller", async () => {
-  const dir = await Deno.realPath(await Deno.makeTempDir());
+  const dir = await Deno.realPath(await tempDir());
   await Deno.writeTextFile(`${dir}/flag.key`, "  from-flag\n");
   await Deno.writeTextFile(`${dir}/var.key`, "from-var-file\n");
   const vars = {
@@ -74,7 +75,7 @@ Deno.test("api key: a file wins over the variable; --api-key-file over both; rel
 
 Deno.test("api key: a pipe works as the key file, read once", async () => {
   // A parent that leaves the key on no disk: --api-key-file on a pipe.
-  const dir = await Deno.realPath(await Deno.makeTempDir());
+  const dir = await Deno.realPath(await tempDir());
   const fifo = `${dir}/key.fifo`;
   const made = await new Deno.Command("mkfifo", { args: [fifo] }).output();
   assert.ok(made.success);
@@ -89,7 +90,7 @@ Deno.test("api key: a pipe works as the key file, read once", async () => {
 });
 
 Deno.test("api key: a missing, unreadable or empty key file is a start-up error (exit 2, one line)", async () => {
-  const dir = await Deno.realPath(await Deno.makeTempDir());
+  const dir = await Deno.realPath(await tempDir());
   await Deno.writeTextFile(`${dir}/empty.key`, " \n");
   const run = (args: string[], vars: Record<string, string> = {}) =>
     parseFlags(
@@ -135,7 +136,7 @@ Deno.test("api key: a missing, unreadable or empty key file is a start-up error 
 });
 
 Deno.test("api key: the config holds it, and shows it to no log", async () => {
-  const dir = await Deno.realPath(await Deno.makeTempDir());
+  const dir = await Deno.realPath(await tempDir());
   const out = parseFlags(
     ["--workspace", dir, "--model", "anthropic:c"],
     env({ HOME: dir, ANTHROPIC_API_KEY: "sk-secret-1" }),

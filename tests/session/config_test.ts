@@ -1,11 +1,12 @@
 import assert from "node:assert/strict";
 import { parseFlags } from "../../session/config.ts";
 import { landlockAbi } from "../../tools/kernel/landlock.ts";
+import { tempDir, tempFile } from "../_temp.ts";
 
 const env = (vars: Record<string, string>) => ({ get: (k: string) => vars[k] });
 
 Deno.test("defaults", async () => {
-  const dir = await Deno.realPath(await Deno.makeTempDir());
+  const dir = await Deno.realPath(await tempDir());
   const out = parseFlags(["--workspace", dir], env({ HOME: "/home/u" }), [
     "wave",
   ]);
@@ -64,7 +65,7 @@ Deno.test("defaults", async () => {
 });
 
 Deno.test("--report FILE is taken relative to the caller's directory", async () => {
-  const dir = await Deno.realPath(await Deno.makeTempDir());
+  const dir = await Deno.realPath(await tempDir());
   const out = parseFlags(
     ["--workspace", dir, "--report", "out/r.html"],
     env({ HOME: "/home/u", WAVE_CALLER_CWD: "/srv/ci" }),
@@ -77,7 +78,7 @@ Deno.test("--report FILE is taken relative to the caller's directory", async () 
 });
 
 Deno.test("flags with = and with a separate value; WAVE_HOME wins over HOME", async () => {
-  const dir = await Deno.realPath(await Deno.makeTempDir());
+  const dir = await Deno.realPath(await tempDir());
   const out = parseFlags(
     [
       `--workspace=${dir}`,
@@ -101,7 +102,7 @@ Deno.test("flags with = and with a separate value; WAVE_HOME wins over HOME", as
 });
 
 Deno.test("a workspace that is a file is refused", async () => {
-  const file = await Deno.makeTempFile();
+  const file = await tempFile();
   const out = parseFlags(["--workspace", file], env({ HOME: "/h" }), ["wave"]);
   assert.equal(out.kind, "exit");
   assert.ok(
@@ -111,7 +112,7 @@ Deno.test("a workspace that is a file is refused", async () => {
 });
 
 Deno.test("the caller's directory: a relative --workspace, the default workspace, a replay script and a tool module resolve against it", async () => {
-  const caller = await Deno.realPath(await Deno.makeTempDir());
+  const caller = await Deno.realPath(await tempDir());
   await Deno.mkdir(`${caller}/sub`);
   await Deno.writeTextFile(`${caller}/script.json`, "{}");
   const vars = { HOME: "/home/u", WAVE_CALLER_CWD: caller };
@@ -137,7 +138,7 @@ Deno.test("the caller's directory: a relative --workspace, the default workspace
 });
 
 Deno.test("INIT_CWD alone is not the caller's directory: npm sets it too, and parents pass it on", async () => {
-  const other = await Deno.realPath(await Deno.makeTempDir());
+  const other = await Deno.realPath(await tempDir());
   const out = parseFlags([], env({ HOME: "/home/u", INIT_CWD: other }), [
     "wave",
   ]);
@@ -160,7 +161,7 @@ Deno.test("a missing workspace is named as resolved against the caller's directo
 });
 
 Deno.test("--stt-model: openai:NAME only; its key from OPENAI_API_KEY, --model openai:'s own for the same server, or none for --stt-base-url", async () => {
-  const dir = await Deno.realPath(await Deno.makeTempDir());
+  const dir = await Deno.realPath(await tempDir());
   const parse = (args: string[], vars: Record<string, string> = {}) =>
     parseFlags(["--workspace", dir, ...args], env({ HOME: "/h", ...vars }), [
       "wave",
@@ -223,7 +224,7 @@ Deno.test("--stt-model: openai:NAME only; its key from OPENAI_API_KEY, --model o
 });
 
 Deno.test("fronts: wave mcp and wave acp take the same flags, ask their parent unless --approvals says, and --listen is wave mcp's", async () => {
-  const dir = await Deno.realPath(await Deno.makeTempDir());
+  const dir = await Deno.realPath(await tempDir());
   const vars = env({ HOME: "/home/u" });
   const mcp = parseFlags(["mcp", "--workspace", dir, "--mode", "ask"], vars, [
     "wave",
@@ -284,8 +285,8 @@ Deno.test("fronts: wave mcp and wave acp take the same flags, ask their parent u
 });
 
 Deno.test("Claude Code's flags, as the Claude Agent SDK passes them (--flag value and --flag=value)", async () => {
-  const dir = await Deno.realPath(await Deno.makeTempDir());
-  const extra = await Deno.realPath(await Deno.makeTempDir());
+  const dir = await Deno.realPath(await tempDir());
+  const extra = await Deno.realPath(await tempDir());
   const out = parseFlags(
     [
       "--output-format",
@@ -359,7 +360,7 @@ Deno.test("Claude Code's flags, as the Claude Agent SDK passes them (--flag valu
 });
 
 Deno.test("Claude Code's flags wave cannot honour are accepted and named in a warning; bad values exit 2", async () => {
-  const dir = await Deno.realPath(await Deno.makeTempDir());
+  const dir = await Deno.realPath(await tempDir());
   const run = (...args: string[]) =>
     parseFlags([...args, "--workspace", dir], env({ HOME: dir }), ["wave"]);
   const out = run(
@@ -423,7 +424,7 @@ Deno.test("Claude Code's flags wave cannot honour are accepted and named in a wa
 });
 
 Deno.test("--add-dir with no directory, a rule whose parentheses do not close, and a fork into an existing session id are refused instead of naming the current directory, nothing, or overwriting a transcript", async () => {
-  const dir = await Deno.realPath(await Deno.makeTempDir());
+  const dir = await Deno.realPath(await tempDir());
   const run = (...args: string[]) =>
     parseFlags([...args, "--workspace", dir], env({ HOME: dir }), ["wave"]);
   const bad: [string[], string][] = [
@@ -480,9 +481,9 @@ Deno.test("--add-dir with no directory, a rule whose parentheses do not close, a
 });
 
 Deno.test("--continue takes this workspace's newest session; --fork-session starts a new id from it", async () => {
-  const dir = await Deno.realPath(await Deno.makeTempDir());
-  const other = await Deno.realPath(await Deno.makeTempDir());
-  const home = await Deno.makeTempDir();
+  const dir = await Deno.realPath(await tempDir());
+  const other = await Deno.realPath(await tempDir());
+  const home = await tempDir();
   await Deno.mkdir(`${home}/sessions`);
   const write = async (id: string, cwd: string, age: number) => {
     const path = `${home}/sessions/${id}.jsonl`;
@@ -516,7 +517,7 @@ Deno.test("--continue takes this workspace's newest session; --fork-session star
 });
 
 Deno.test("--mcp-config: inline JSON and files merge by name; --strict-mcp-config is accepted", async () => {
-  const dir = await Deno.realPath(await Deno.makeTempDir());
+  const dir = await Deno.realPath(await tempDir());
   await Deno.writeTextFile(
     `${dir}/servers.json`,
     JSON.stringify({
@@ -546,7 +547,7 @@ Deno.test("--mcp-config: inline JSON and files merge by name; --strict-mcp-confi
 });
 
 Deno.test("--mcp-config: bad JSON, a missing file and a config without mcpServers each exit 2 naming the flag", async () => {
-  const dir = await Deno.realPath(await Deno.makeTempDir());
+  const dir = await Deno.realPath(await tempDir());
   const run = (value: string) =>
     parseFlags(
       ["--workspace", dir, "--mcp-config", value],
@@ -587,7 +588,7 @@ Deno.test("--mcp-config: bad JSON, a missing file and a config without mcpServer
 });
 
 Deno.test("MCP_TIMEOUT and MCP_TOOL_TIMEOUT (Claude Code's) set the MCP servers' timeouts; a bad one exits 2 naming it", async () => {
-  const dir = await Deno.realPath(await Deno.makeTempDir());
+  const dir = await Deno.realPath(await tempDir());
   const out = parseFlags(
     ["--workspace", dir],
     env({ HOME: "/home/u", MCP_TIMEOUT: "1500", MCP_TOOL_TIMEOUT: "90000" }),

@@ -17,6 +17,7 @@ import type { Scopes, ToolEvent } from "../../tools/kernel/tool.ts";
 import { resolveInWorkspace } from "../../tools/kernel/workspace.ts";
 import { waitUntil } from "../_waiting.ts";
 import { FIXTURE_TOOLS, ROOT } from "../_wave.ts";
+import { tempDir, tempFile } from "../_temp.ts";
 
 const fixture = (file: string) =>
   pathToFileURL(`${FIXTURE_TOOLS}/${file}`).href;
@@ -58,10 +59,10 @@ let nextCall = 1;
 
 async function harness(options: Partial<ExecutorOptions>): Promise<Harness> {
   const workspace = await Deno.realPath(
-    await Deno.makeTempDir({ prefix: "wave-exec-" }),
+    await tempDir({ prefix: "wave-exec-" }),
   );
   const waveHome = await Deno.realPath(
-    await Deno.makeTempDir({ prefix: "wave-exec-home-" }),
+    await tempDir({ prefix: "wave-exec-home-" }),
   );
   const executor = new SandboxExecutor({
     workspace,
@@ -162,7 +163,7 @@ Deno.test("executor: a worker with a call in flight is not retired when another 
 
 Deno.test("executor: a one-off worker for an approved outside path ends with its call", async () => {
   const h = await harness({});
-  const outside = await Deno.makeTempFile({ prefix: "wave-exec-outside-" });
+  const outside = await tempFile({ prefix: "wave-exec-outside-" });
   await Deno.writeTextFile(outside, "out there");
   const real = await Deno.realPath(outside);
   try {

@@ -2,6 +2,7 @@
 
 import assert from "node:assert/strict";
 import { connectTo, Http1Post } from "../../session/_http1.ts";
+import { tempDir } from "../_temp.ts";
 
 /**
  * A server on 127.0.0.1 that records the bytes of one connection's
@@ -263,7 +264,7 @@ async function openssl(dir: string, ...args: string[]): Promise<void> {
 }
 
 Deno.test("Http1Post: over TLS (https, HTTP/1.1 offered), the certificate checked against the roots fetch trusts (DENO_CERT), a streamed body read", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "wave-tls-" });
+  const dir = await tempDir({ prefix: "wave-tls-" });
   // A CA, and a certificate for localhost it signs.
   await openssl(
     dir,

@@ -4,6 +4,7 @@ import {
   readLines,
   warmLineReader,
 } from "../../session/line_reader.ts";
+import { tempDir } from "../_temp.ts";
 
 function streamOf(chunks: (string | number[])[]): ReadableStream<Uint8Array> {
   const enc = new TextEncoder();
@@ -64,7 +65,7 @@ Deno.test("a line of exactly the limit is accepted", async () => {
 });
 
 Deno.test("warmLineReader reads its sample through a file and removes it; without its directory it does nothing, and does not fail", async () => {
-  const dir = await Deno.makeTempDir();
+  const dir = await tempDir();
   await Deno.writeTextFile(`${dir}/kept.txt`, "x");
   await warmLineReader(dir);
   assert.deepEqual([...Deno.readDirSync(dir)].map((e) => e.name), [

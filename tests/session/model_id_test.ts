@@ -3,6 +3,7 @@ import { parseFlags } from "../../session/config.ts";
 import { createProvider } from "../../session/models/mod.ts";
 import { ApiKey } from "../../session/models/api_key.ts";
 import { parseModelId } from "../../session/models/model_id.ts";
+import { tempDir } from "../_temp.ts";
 
 const env = (vars: Record<string, string>) => ({ get: (k: string) => vars[k] });
 
@@ -39,7 +40,7 @@ Deno.test("model id: a bare name is an Anthropic model, as Claude Code's --model
 });
 
 Deno.test("model id: the flag check and createProvider say the same thing", async () => {
-  const dir = await Deno.realPath(await Deno.makeTempDir());
+  const dir = await Deno.realPath(await tempDir());
   const cases: [string, Record<string, string>][] = [
     ["gpt4", {}],
     ["anthropic:", {}],

@@ -3,6 +3,7 @@ import { ToolPermissions } from "../../session/permissions.ts";
 import { SessionMode } from "../../session/session_mode.ts";
 import type { PermissionMode } from "../../session/permission_modes.ts";
 import type { ResolvedPath } from "../../tools/kernel/workspace.ts";
+import { tempDirSync } from "../_temp.ts";
 
 const BASH = {
   name: "Bash",
@@ -150,7 +151,7 @@ Deno.test("permissions: a parent's updates add and remove rules, switch the mode
     q.apply([{ type: "setMode", mode: "yolo", destination: "session" }]),
     ['unknown permission mode "yolo"'],
   );
-  const dir = Deno.realPathSync(Deno.makeTempDirSync());
+  const dir = Deno.realPathSync(tempDirSync());
   q.apply([{
     type: "addDirectories",
     directories: [dir],

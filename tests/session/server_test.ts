@@ -9,11 +9,12 @@ import { type Config, parseFlags } from "../../session/config.ts";
 import { checkOutboundLine } from "../../session/outbound.ts";
 import { serve } from "../../session/server.ts";
 import { builtinRef, TOOLSET_NAMES, TOOLSETS } from "../../tools/toolsets.ts";
+import { tempDir } from "../_temp.ts";
 
 /** A config for a new temp workspace and WAVE_HOME. */
 async function tempConfig(args: string[] = []): Promise<Config> {
-  const workspace = await Deno.makeTempDir({ prefix: "wave-ws-" });
-  const home = await Deno.makeTempDir({ prefix: "wave-home-" });
+  const workspace = await tempDir({ prefix: "wave-ws-" });
+  const home = await tempDir({ prefix: "wave-home-" });
   const parsed = parseFlags(
     ["--workspace", workspace, "--session-id", "s-test", ...args],
     { get: (name) => name === "WAVE_HOME" ? home : undefined },

@@ -13,6 +13,7 @@ import {
   TaskReminders,
   type TaskTrackers,
 } from "../../session/task_reminders.ts";
+import { tempDir } from "../_temp.ts";
 
 function registryOf(toolset: string): Promise<ToolRegistry> {
   return ToolRegistry.load(TOOLSETS[toolset].map(builtinRef));
@@ -50,7 +51,7 @@ Deno.test("the tools that change the task list are the ones that declare it: Tas
 });
 
 Deno.test("003 提醒: counters reset on TaskCreate/TaskUpdate only; due after 10 turns, then every 10", async () => {
-  const store = new TaskStore(await Deno.makeTempDir(), "r");
+  const store = new TaskStore(await tempDir(), "r");
   const registry = await registryOf("wave");
   const reminders = new TaskReminders(
     store,
@@ -83,7 +84,7 @@ Deno.test("003 提醒: counters reset on TaskCreate/TaskUpdate only; due after 1
 });
 
 Deno.test("003 提醒 边界: no tool that changes the task list bound, no reminder, ever", async () => {
-  const store = new TaskStore(await Deno.makeTempDir(), "r");
+  const store = new TaskStore(await tempDir(), "r");
   const inAsk = new TaskReminders(
     store,
     trackersOf(await registryOf("wave"), () => "ask"),

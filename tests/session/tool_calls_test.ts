@@ -17,6 +17,7 @@ import { historyDir } from "../../tools/_core/history.ts";
 import { WARMUP_FILES } from "../../tools/kernel/tool.ts";
 import { builtinRef, TOOLSET_NAMES, TOOLSETS } from "../../tools/toolsets.ts";
 import { waitUntil } from "../_waiting.ts";
+import { tempDir } from "../_temp.ts";
 
 /** The session's own notes.txt: named as the scratch one is, with other bytes. */
 const NOTES = "line 1\nline 2\nline 3\nline 4\n";
@@ -36,10 +37,10 @@ async function session(
   before: (config: Config) => void = () => {},
 ): Promise<Session> {
   const workspace = await Deno.realPath(
-    await Deno.makeTempDir({ prefix: "wave-warmup-" }),
+    await tempDir({ prefix: "wave-warmup-" }),
   );
   const home = await Deno.realPath(
-    await Deno.makeTempDir({ prefix: "wave-warmup-home-" }),
+    await tempDir({ prefix: "wave-warmup-home-" }),
   );
   await Deno.writeTextFile(`${workspace}/notes.txt`, NOTES);
   const parsed = parseFlags(

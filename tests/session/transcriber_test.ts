@@ -10,11 +10,9 @@ import { requestTranscript } from "../../session/models/transcription.ts";
 import { Transcriber, TranscriptionError } from "../../session/transcriber.ts";
 import { findOnPath } from "../../tools/kernel/programs.ts";
 import { MockStt, spokenWav } from "../_mock_stt.ts";
+import { tempDir } from "../_temp.ts";
 
-const dir = await Deno.makeTempDir({ prefix: "wave-stt-test-" });
-globalThis.addEventListener("unload", () => {
-  Deno.removeSync(dir, { recursive: true });
-});
+const dir = await tempDir({ prefix: "wave-stt-test-" });
 const wav = `${dir}/hello.wav`;
 const noEspeak = await spokenWav(wav, "hello world");
 if (noEspeak) console.error(`skipping the spoken-WAV tests: ${noEspeak}`);

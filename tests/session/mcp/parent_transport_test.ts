@@ -19,6 +19,7 @@ import {
 } from "../../../session/parent_requests.ts";
 import { ToolRegistry } from "../../../session/registry.ts";
 import { ProcessGroups } from "../../../tools/kernel/processes.ts";
+import { tempDir } from "../../_temp.ts";
 
 /** The server's end, as the SDK's host keeps it: `send` is what the server says. */
 class HostTransport implements Transport {
@@ -41,7 +42,7 @@ class HostTransport implements Transport {
 
 /** A parent hosting `echoServer` as "inproc", answering as the Claude Agent SDK does. */
 async function hosted(answerWithError?: string) {
-  const dir = await Deno.makeTempDir();
+  const dir = await tempDir();
   const sent: ParentRequest[] = [];
   /** The wave request each of wave's JSON-RPC requests came in. */
   const waiting = new Map<string | number, string>();

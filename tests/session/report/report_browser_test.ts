@@ -18,6 +18,7 @@ import {
 } from "../../_browser.ts";
 import { ROOT, runWave, startWave } from "../../_wave.ts";
 import { renderReport } from "../../../session/report/report.ts";
+import { tempDir, tempFile } from "../../_temp.ts";
 
 const chromium = findChromium();
 if ("skip" in chromium) console.error(`skipping: ${chromium.skip}`);
@@ -46,7 +47,7 @@ async function toggle(page: Page, fold: string): Promise<boolean> {
 }
 
 async function screenshot(page: Page): Promise<void> {
-  const file = await Deno.makeTempFile({ suffix: ".png" });
+  const file = await tempFile({ suffix: ".png" });
   try {
     await page.screenshot({ path: file as `${string}.png`, fullPage: true });
     const png = await Deno.readFile(file);
@@ -62,11 +63,11 @@ Deno.test({
     "report: the demo's session, written by --report, shows its prompt, diff and commands; a fold opens and closes; nothing leaves the page",
   ignore,
   fn: async () => {
-    const workspace = await Deno.makeTempDir({ prefix: "wave-report-ws-" });
+    const workspace = await tempDir({ prefix: "wave-report-ws-" });
     await new Deno.Command("cp", {
       args: ["-R", `${ROOT}examples/demo-workspace/.`, workspace],
     }).output();
-    const out = `${await Deno.makeTempDir()}/demo.html`;
+    const out = `${await tempDir()}/demo.html`;
     const wave = await startWave({
       workspace,
       args: [
@@ -125,10 +126,10 @@ Deno.test({
     "report: a session with edits, a failing command, a refused approval, a task list and an interrupt shows each",
   ignore,
   fn: async () => {
-    const workspace = await Deno.makeTempDir({ prefix: "wave-report-ws-" });
+    const workspace = await tempDir({ prefix: "wave-report-ws-" });
     await Deno.mkdir(`${workspace}/src`);
     await Deno.writeTextFile(`${workspace}/src/stats.js`, STATS_JS);
-    const dir = await Deno.makeTempDir();
+    const dir = await tempDir();
     const script = `${dir}/replay.json`;
     const out = `${dir}/report.html`;
     await Deno.writeTextFile(
@@ -376,7 +377,7 @@ Deno.test({
     "report: --report writes the page after SIGTERM, from what the transcript holds",
   ignore,
   fn: async () => {
-    const dir = await Deno.makeTempDir();
+    const dir = await tempDir();
     const script = `${dir}/replay.json`;
     const out = `${dir}/report.html`;
     await Deno.writeTextFile(
@@ -429,7 +430,7 @@ Deno.test({
     "report: a hostile transcript's <script>, onerror, javascript: links and </style> show as text and run nothing; a torn line is noted",
   ignore,
   fn: async () => {
-    const dir = await Deno.makeTempDir();
+    const dir = await tempDir();
     const transcript = `${dir}/hostile.jsonl`;
     const all = PAYLOADS.join("\n\n");
     const t = (s: number) =>
@@ -592,7 +593,7 @@ Deno.test({
     "report: a 2,000-call transcript makes a page under 10 MB whose folds render when opened (size and times printed)",
   ignore,
   fn: async () => {
-    const dir = await Deno.makeTempDir();
+    const dir = await tempDir();
     const transcript = `${dir}/big.jsonl`;
     await Deno.writeTextFile(transcript, bigTranscript(2000));
     const started = performance.now();
@@ -734,7 +735,7 @@ export function bigTranscript(calls: number): string {
 }
 
 Deno.test("report: `wave report` names what is wrong with its arguments", async () => {
-  const home = await Deno.makeTempDir();
+  const home = await tempDir();
   const env = { WAVE_HOME: home };
   assert.deepEqual(await runWave(["report"], "", env), {
     code: 2,
@@ -760,8 +761,8 @@ Deno.test("report: `wave report` names what is wrong with its arguments", async 
 });
 
 Deno.test("report: `wave report ID` writes wave-report-ID.html in the caller's directory", async () => {
-  const home = await Deno.makeTempDir();
-  const cwd = await Deno.makeTempDir();
+  const home = await tempDir();
+  const cwd = await tempDir();
   await Deno.mkdir(`${home}/sessions`);
   // A session killed mid-turn: a session line and a prompt, no result.
   await Deno.writeTextFile(
@@ -801,7 +802,7 @@ Deno.test("report: `wave report ID` writes wave-report-ID.html in the caller's d
 });
 
 Deno.test("report: --report on a session that ran no user turn writes a page that says so", async () => {
-  const out = `${await Deno.makeTempDir()}/empty.html`;
+  const out = `${await tempDir()}/empty.html`;
   const wave = await startWave({ args: ["--report", out] });
   assert.equal((await wave.finish()).code, 0);
   const html = await Deno.readTextFile(out);

@@ -14,13 +14,14 @@ import {
   versionBytes,
 } from "../../../tools/_core/history.ts";
 import { contentHash } from "../../../tools/_core/content_hash.ts";
+import { tempDir } from "../../_temp.ts";
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
 
 async function setup(): Promise<HistoryContext> {
-  const workspace = await Deno.realPath(await Deno.makeTempDir());
-  const waveHome = await Deno.makeTempDir();
+  const workspace = await Deno.realPath(await tempDir());
+  const waveHome = await tempDir();
   return {
     workspace,
     waveHome,
@@ -111,7 +112,7 @@ Deno.test("history: kept per workspace, so two sessions on one workspace share i
     "s1",
     "s2",
   ]);
-  const elsewhere = { ...ctx, workspace: await Deno.makeTempDir() };
+  const elsewhere = { ...ctx, workspace: await tempDir() };
   assert.deepEqual(await listVersions(elsewhere), []);
 });
 

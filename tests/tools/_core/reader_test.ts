@@ -9,6 +9,7 @@ import {
   statForRead,
 } from "../../../tools/_core/reader.ts";
 import { ToolError } from "../../../tools/kernel/tool.ts";
+import { tempDir } from "../../_temp.ts";
 
 function refusal(run: () => unknown): [string, unknown] {
   try {
@@ -72,7 +73,7 @@ Deno.test("reader: UTF-8 text and notebooks pass; binaries, images and UTF-16 ar
 });
 
 Deno.test("reader: statFile is null for nothing, says the dialect's words for a directory (or lets it through), refuses a FIFO", async () => {
-  const dir = await Deno.makeTempDir();
+  const dir = await tempDir();
   await Deno.mkdir(`${dir}/sub`);
   assert.equal(await statFile(`${dir}/none`, "none", "a dir"), null);
   assert.equal(
@@ -98,7 +99,7 @@ Deno.test("reader: statFile is null for nothing, says the dialect's words for a 
 });
 
 Deno.test("reader: readLineWindow keeps a window of lines, each cut to its head, across chunk boundaries, CRLF and a BOM", async () => {
-  const dir = await Deno.makeTempDir();
+  const dir = await tempDir();
   const path = `${dir}/lines.txt`;
   // Line 2 spans four 256 KiB read chunks; its \r ends the fourth, its \n starts the fifth.
   const long = "é".repeat(300_000) + "x".repeat(448_565);

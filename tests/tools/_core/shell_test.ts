@@ -5,6 +5,7 @@ import { describeShellResult, runShell } from "../../../tools/_core/shell.ts";
 import { TestSession } from "../../_context.ts";
 import { processesLeft, processesStarted } from "../../_processes.ts";
 import { INTERRUPT_WITHIN_MS, within } from "../../_waiting.ts";
+import { tempDir } from "../../_temp.ts";
 
 const run = (
   s: TestSession,
@@ -223,7 +224,7 @@ Deno.test({
       showReadOnly: [],
       network: false,
     };
-    const outside = await Deno.makeTempDir({ dir: "/var/tmp" });
+    const outside = await tempDir({ dir: "/var/tmp" });
     const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
     const port = (listener.addr as Deno.NetAddr).port;
     try {

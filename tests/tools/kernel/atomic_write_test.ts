@@ -9,9 +9,10 @@ import {
   RELEASE_IN_BACKGROUND,
   sweepLeftovers,
 } from "../../../tools/kernel/atomic_write.ts";
+import { tempDir } from "../../_temp.ts";
 
 async function dirWith(name: string, text: string, mode = 0o640) {
-  const dir = await Deno.makeTempDir();
+  const dir = await tempDir();
   const path = `${dir}/${name}`;
   await Deno.writeTextFile(path, text);
   await Deno.chmod(path, mode);
@@ -127,7 +128,7 @@ Deno.test("000 atomic: a read-only directory, for real, as root (chattr +i)", {
 });
 
 Deno.test("000 atomic #1: a concurrent reader never sees a half-written file", async () => {
-  const dir = await Deno.makeTempDir();
+  const dir = await tempDir();
   const path = `${dir}/big.txt`;
   const a = "a".repeat(2 * 1024 * 1024);
   const b = "b".repeat(3 * 1024 * 1024);
@@ -151,7 +152,7 @@ Deno.test("000 atomic #1: a concurrent reader never sees a half-written file", a
 });
 
 Deno.test("atomic: new files get parents on request and the umask's mode", async () => {
-  const dir = await Deno.makeTempDir();
+  const dir = await tempDir();
   const path = `${dir}/x/y/z.txt`;
   await assert.rejects(atomicWrite(path, "1"), Deno.errors.NotFound);
   const result = await atomicWrite(path, "1", { createParents: true });
@@ -166,7 +167,7 @@ Deno.test("atomic: new files get parents on request and the umask's mode", async
 });
 
 Deno.test("atomic: a directory at the path is refused", async () => {
-  const dir = await Deno.makeTempDir();
+  const dir = await tempDir();
   await assert.rejects(atomicWrite(dir, "x"), Deno.errors.IsADirectory);
 });
 
@@ -234,7 +235,7 @@ Deno.test("atomic: a failing rename of a large file leaves it whole, with no sec
 });
 
 Deno.test("atomic: a named pipe at the path is refused and left as it is", async () => {
-  const dir = await Deno.makeTempDir();
+  const dir = await tempDir();
   const path = `${dir}/pipe`;
   assert.equal(
     (await new Deno.Command("mkfifo", { args: [path] }).output()).code,
@@ -264,7 +265,7 @@ Deno.test("atomic: a parent that is a file is said to be one", async () => {
 });
 
 Deno.test("atomic: many small chunks are written in a few large writes, byte for byte", async () => {
-  const dir = await Deno.makeTempDir();
+  const dir = await tempDir();
   const chunks: Uint8Array[] = [];
   for (let i = 0; i < 100_000; i++) {
     chunks.push(new TextEncoder().encode(`${i},`));
@@ -309,7 +310,7 @@ Deno.test("atomic: its second names are .NAME.XXXXXXXX.wave-tmp and .wave-old, a
 });
 
 Deno.test("atomic: a name of 255 bytes is written; its temp name is cut to fit", async () => {
-  const dir = await Deno.makeTempDir();
+  const dir = await tempDir();
   const name = "é".repeat(120) + "x".repeat(15); // 255 bytes
   const temps: string[] = [];
   await atomicWrite(`${dir}/${name}`, "fits", {
@@ -328,7 +329,7 @@ Deno.test("atomic: a name of 255 bytes is written; its temp name is cut to fit",
 });
 
 Deno.test("atomic: a sweep removes leftovers no process holds, never a live writer's temp file, nor other names", async () => {
-  const dir = await Deno.makeTempDir();
+  const dir = await tempDir();
   const orphan = ".a.txt.0123abcd.wave-tmp";
   const old = ".big.bin.89abcdef.wave-old";
   const others = ["a.txt.0123abcd.wave-tmp", ".a.txt.wave-tmp"];
@@ -379,7 +380,7 @@ Deno.test("atomic: a sweep removes leftovers no process holds, never a live writ
 });
 
 Deno.test("atomic: a writer killed with SIGKILL leaves a temp file the next sweep removes; alive, it kept it", async () => {
-  const dir = await Deno.makeTempDir();
+  const dir = await tempDir();
   const module =
     new URL("../../../tools/kernel/atomic_write.ts", import.meta.url)
       .href;
@@ -428,7 +429,7 @@ Deno.test(
     ignore: Deno.build.os === "windows",
   },
   async () => {
-    const dir = await Deno.makeTempDir();
+    const dir = await tempDir();
     const path = `${dir}/.a.txt.0123abcd.wave-tmp`;
     await Deno.writeTextFile(path, "half a wri");
     const seen = await Deno.lstat(path);

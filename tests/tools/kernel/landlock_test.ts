@@ -6,6 +6,7 @@ import {
   READ,
   READ_WRITE,
 } from "../../../tools/kernel/landlock.ts";
+import { tempDir } from "../../_temp.ts";
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 const haveLandlock = landlockAbi() > 0;
@@ -36,7 +37,7 @@ function probe(
 }
 
 async function tree() {
-  const base = await Deno.realPath(await Deno.makeTempDir());
+  const base = await Deno.realPath(await tempDir());
   await Deno.mkdir(`${base}/ws/dir`, { recursive: true });
   await Deno.mkdir(`${base}/outside`);
   await Deno.writeTextFile(`${base}/ws/dir/f.txt`, "inside");

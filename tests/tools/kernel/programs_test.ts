@@ -6,9 +6,10 @@ import {
   PathLookup,
   resolvePrograms,
 } from "../../../tools/kernel/programs.ts";
+import { tempDir } from "../../_temp.ts";
 
 Deno.test("findOnPath finds executables the way a shell does", async () => {
-  const dir = await Deno.makeTempDir();
+  const dir = await tempDir();
   await Deno.writeTextFile(`${dir}/tool`, "#!/bin/sh\n");
   await Deno.writeTextFile(`${dir}/notexec`, "");
   await Deno.chmod(`${dir}/tool`, 0o755);
@@ -27,7 +28,7 @@ Deno.test("ripgrep comes from npm:@vscode/ripgrep, resolved when asked", async (
 
 Deno.test("a compiled wave's ripgrep is copied out to WAVE_HOME/bin/rg-<hash>, mode 755, once", async () => {
   const rg = (await findRipgrep("/unused"))!;
-  const home = await Deno.makeTempDir();
+  const home = await tempDir();
   const first = await installBinary(rg, `${home}/bin`, "rg");
   assert.match(first, new RegExp(`^${home}/bin/rg-[0-9a-f]{16}$`));
   assert.equal((await Deno.stat(first)).mode! & 0o777, 0o755);
@@ -50,7 +51,7 @@ Deno.test("resolvePrograms leaves out what is not installed", async () => {
 });
 
 Deno.test("PathLookup remembers programs: a removed one is dropped at once, an installed one found after the recheck interval", async () => {
-  const dir = await Deno.makeTempDir();
+  const dir = await tempDir();
   let now = 0;
   const lookup = new PathLookup(1000, () => now);
   const tool = `${dir}/tool`;

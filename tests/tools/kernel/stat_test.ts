@@ -5,9 +5,10 @@ import {
   lstatOrNullSync,
   statOrNull,
 } from "../../../tools/kernel/stat.ts";
+import { tempDir } from "../../_temp.ts";
 
 Deno.test("stat: nothing there, or below a file, is null; a dangling link is a link to lstat and nothing to stat", async () => {
-  const dir = await Deno.makeTempDir();
+  const dir = await tempDir();
   await Deno.writeTextFile(`${dir}/f`, "x");
   await Deno.symlink(`${dir}/gone`, `${dir}/dangling`);
   assert.equal(await statOrNull(`${dir}/missing`), null);

@@ -12,6 +12,7 @@ import TaskGet from "../../../tools/wave/task_get.ts";
 import TaskList from "../../../tools/wave/task_list.ts";
 import TaskUpdate from "../../../tools/wave/task_update.ts";
 import { TestSession, text } from "../../_context.ts";
+import { tempDir } from "../../_temp.ts";
 
 Deno.test("003 创建 #1: TaskCreate stores a task with a unique id at WAVE_HOME/tasks/{taskListId}/{taskId}.json", async () => {
   const s = await TestSession.create();
@@ -179,7 +180,7 @@ Deno.test("003: ids are never reused, even after a deletion", async () => {
 });
 
 Deno.test("003 边界 并发创建: concurrent creates in one process get 1..50, no duplicate, no gap", async () => {
-  const store = new TaskStore(await Deno.makeTempDir(), "shared");
+  const store = new TaskStore(await tempDir(), "shared");
   const tasks = await Promise.all(
     Array.from(
       { length: 50 },
@@ -191,7 +192,7 @@ Deno.test("003 边界 并发创建: concurrent creates in one process get 1..50,
 });
 
 Deno.test("003 边界 进程崩溃: a lock older than 10 s is taken as a dead holder's, removed, and the create goes on", async () => {
-  const home = await Deno.makeTempDir();
+  const home = await tempDir();
   const store = new TaskStore(home, "list");
   await Deno.mkdir(store.dir, { recursive: true });
   await Deno.writeTextFile(`${store.dir}/.lock`, "");
@@ -206,7 +207,7 @@ Deno.test("003 边界 进程崩溃: a lock older than 10 s is taken as a dead ho
 });
 
 Deno.test("003 边界 进程崩溃: a fresh lock is waited for, not broken", async () => {
-  const dir = await Deno.makeTempDir();
+  const dir = await tempDir();
   await Deno.writeTextFile(`${dir}/.lock`, "");
   let ran = false;
   // Counts the tries, so the test knows the lock was found taken three times.
@@ -232,7 +233,7 @@ Deno.test("003 边界 进程崩溃: a fresh lock is waited for, not broken", asy
 });
 
 Deno.test("003 边界 Windows: EPERM on creating the lock is retried, not a failure", async () => {
-  const dir = await Deno.makeTempDir();
+  const dir = await tempDir();
   let attempts = 0;
   const flaky: LockFs = {
     async createNew(path) {

@@ -6,9 +6,10 @@ import {
   resolveInWorkspace,
 } from "../../../tools/kernel/workspace.ts";
 import { ToolError } from "../../../tools/kernel/tool.ts";
+import { tempDir } from "../../_temp.ts";
 
 async function tree() {
-  const base = await Deno.realPath(await Deno.makeTempDir());
+  const base = await Deno.realPath(await tempDir());
   const ws = `${base}/ws`;
   await Deno.mkdir(`${ws}/src`, { recursive: true });
   await Deno.mkdir(`${base}/out`);
@@ -95,7 +96,7 @@ Deno.test("resolver: a symlink loop is a ToolError, a NUL byte too", async () =>
 });
 
 Deno.test("resolver: a path that cannot be resolved (a name too long) is a ToolError, cut short", async () => {
-  const root = await Deno.realPath(await Deno.makeTempDir());
+  const root = await Deno.realPath(await tempDir());
   const raw = "x".repeat(5000);
   assert.throws(
     () => resolveInWorkspace(root, raw),

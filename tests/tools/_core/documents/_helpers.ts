@@ -13,6 +13,7 @@ import {
   type DocumentPart,
   readDocument,
 } from "../../../../tools/_core/documents/mod.ts";
+import { tempDir } from "../../../_temp.ts";
 
 /** The folder of the committed document fixtures. */
 export const FIXTURES = fileURLToPath(
@@ -102,7 +103,7 @@ export function cfb(streamName?: string): Uint8Array {
 export async function withTempDir(
   fn: (dir: string) => Promise<void>,
 ): Promise<void> {
-  const dir = await Deno.makeTempDir();
+  const dir = await tempDir();
   try {
     await fn(dir);
   } finally {

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { writePdf } from "../../../fixtures/documents/_pdf_writer.ts";
 import { abortsAfter, assertToolError, read } from "./_helpers.ts";
+import { tempDir } from "../../../_temp.ts";
 
 Deno.test("pdf: a whole read gives every page's text, lines kept", async () => {
   assert.deepEqual(await read("three_pages.pdf", "pdf"), {
@@ -59,7 +60,7 @@ Deno.test("pdf: a truncated or mislabelled file is a clear error", async () => {
     "truncated.pdf is not a readable PDF (Invalid PDF structure.); the file may be corrupt or truncated.",
     "corrupt_document",
   );
-  const dir = await Deno.makeTempDir();
+  const dir = await tempDir();
   try {
     await Deno.writeTextFile(`${dir}/notes.pdf`, "just some text\n");
     await assertToolError(
@@ -73,7 +74,7 @@ Deno.test("pdf: a truncated or mislabelled file is a clear error", async () => {
 });
 
 Deno.test("pdf: an abort stops the read between pages", async () => {
-  const dir = await Deno.makeTempDir();
+  const dir = await tempDir();
   try {
     const pages = Array.from({ length: 20 }, (_, i) => [`Page ${i + 1}`]);
     await Deno.writeFile(`${dir}/long.pdf`, writePdf(pages));
