@@ -102,6 +102,17 @@ export class ToolPermissions {
   }
 
   /**
+   * The specifiers of the `Read` deny rules that name paths (`secrets/**`,
+   * `*.env`): what searches that name no path leave out, and commands
+   * under bubblewrap do not see (`denied_paths.ts`).
+   */
+  readDenials(): string[] {
+    return this.#deny.filter((rule) =>
+      rule.tool === "Read" && rule.specifier !== null
+    ).map((rule) => rule.specifier!);
+  }
+
+  /**
    * Whether tool `name` is offered at all: not outside `--tools`, and not
    * named bare by a deny rule (such a tool is left out of the model's list
    * and of `list_tools`, as Claude Code does).

@@ -250,36 +250,44 @@ function commandMatcher(specifier: string): (command: string) => boolean {
   return (command) => pattern.test(command);
 }
 
-/** A path specifier's globs, each over the relative or the absolute path. */
-function pathGlobs(
+/** One glob of a path specifier. */
+export interface PathGlob {
+  /** The glob as a regular expression over a whole path. */
+  glob: RegExp;
+  /** Over the absolute path, or the path relative to the workspace. */
+  absolute: boolean;
+  /** The glob as written (`**`, `*`, `?`; a directory's `/**` taken off). */
+  text: string;
+}
+
+/**
+ * A path specifier's globs, each over the relative or the absolute path.
+ * A path is covered when a glob matches it or a directory above it.
+ */
+export function pathGlobs(
   specifier: string,
   home?: string,
-): { glob: RegExp; absolute: boolean }[] {
+): PathGlob[] {
   let spec = specifier.trim();
   if (spec.length > 1 && spec.endsWith("/")) spec = spec.replace(/\/+$/, "");
   // gitignore: a glob with no slash in it matches at any depth.
   const anywhere = !spec.includes("/");
   // What is in a directory is covered with it (a search of the directory too).
   if (spec.length > 3 && spec.endsWith("/**")) spec = spec.slice(0, -3);
-  if (spec.startsWith("//")) {
-    return [{ glob: globRegExp(spec.slice(1)), absolute: true }];
-  }
+  const glob = (text: string, absolute: boolean): PathGlob => ({
+    glob: globRegExp(text),
+    absolute,
+    text,
+  });
+  if (spec.startsWith("//")) return [glob(spec.slice(1), true)];
   if (spec === "~" || spec.startsWith("~/")) {
-    return home
-      ? [{ glob: globRegExp(home + spec.slice(1)), absolute: true }]
-      : [];
+    return home ? [glob(home + spec.slice(1), true)] : [];
   }
   if (spec.startsWith("/")) {
-    return [
-      { glob: globRegExp(spec), absolute: true },
-      { glob: globRegExp(spec.slice(1)), absolute: false },
-    ];
+    return [glob(spec, true), glob(spec.slice(1), false)];
   }
   spec = spec.replace(/^(\.\/)+/, "");
-  return [{
-    glob: globRegExp(anywhere ? `**/${spec}` : spec),
-    absolute: false,
-  }];
+  return [glob(anywhere ? `**/${spec}` : spec, false)];
 }
 
 /** A path and each directory above it (`a/b/c`, `a/b`, `a`; `/x/y`, `/x`). */

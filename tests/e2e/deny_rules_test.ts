@@ -79,3 +79,147 @@ Deno.test("deny rules: a command rule holds against the shell's spellings, wrapp
     await wave.kill();
   }
 });
+
+/** A workspace with secrets under Read deny rules, and a file no rule names. */
+async function plantSecrets(ws: string): Promise<void> {
+  await Deno.mkdir(`${ws}/secrets/deeper`, { recursive: true });
+  await Deno.mkdir(`${ws}/config`);
+  await Deno.writeTextFile(`${ws}/secrets/deeper/key.txt`, "TOKEN-in-dir\n");
+  await Deno.writeTextFile(`${ws}/config/prod.private`, "TOKEN-in-env\n");
+  await Deno.writeTextFile(`${ws}/config/app.txt`, "TOKEN-config\n");
+  await Deno.writeTextFile(`${ws}/notes.txt`, "TOKEN-public\n");
+}
+
+const READ_DENIALS = ["--disallowedTools", "Read(secrets/**) Read(*.private)"];
+
+Deno.test("deny rules: a Read rule holds over searches that name no path, in every toolset: matching lines and names of denied files never come back; a search of a denied path is still refused", async () => {
+  const searches: [string, string, Record<string, unknown>][] = [
+    ["wave", "Grep", { pattern: "TOKEN", output_mode: "content" }],
+    ["wave", "Grep", { pattern: "TOKEN", path: "config" }],
+    ["wave", "Glob", { pattern: "**/*" }],
+    ["sata", "grep", { Pattern: "TOKEN" }],
+    ["sata", "find", { Name: "*" }],
+    ["devflow", "search_files", { pattern: "*" }],
+    ["files", "find_files", {
+      queries: [{ pattern: "TOKEN", file_pattern: "*" }],
+      output: "content",
+    }],
+    ["files", "find_files", { queries: [{ pattern: "**/*.*" }] }],
+  ];
+  for (const toolset of ["wave", "sata", "devflow", "files"]) {
+    const wave = await startWave({
+      args: [
+        "--toolset",
+        toolset,
+        "--output-format",
+        "stream-json",
+        "--permission-mode",
+        "bypassPermissions",
+        ...READ_DENIALS,
+      ],
+    });
+    try {
+      await plantSecrets(wave.workspace);
+      for (const [set, tool, input] of searches) {
+        if (set !== toolset) continue;
+        const answer = await wave.callTool(tool, input);
+        const text = JSON.stringify(answer.content);
+        assert.equal(answer.is_error, false, `${tool}: ${text}`);
+        assert.match(
+          text,
+          /notes\.txt|TOKEN-public|app\.txt|TOKEN-config/,
+          `${tool}: ${text}`,
+        );
+        for (
+          const leak of [
+            "TOKEN-in-dir",
+            "TOKEN-in-env",
+            "key.txt",
+            "prod.private",
+          ]
+        ) {
+          assert.ok(
+            !text.includes(leak),
+            `${tool} ${JSON.stringify(input)} showed ${leak}: ${text}`,
+          );
+        }
+      }
+    } finally {
+      await wave.kill();
+    }
+  }
+  const wave = await startWave({
+    args: [
+      "--output-format",
+      "stream-json",
+      "--permission-mode",
+      "bypassPermissions",
+      ...READ_DENIALS,
+    ],
+  });
+  try {
+    await plantSecrets(wave.workspace);
+    const answer = await wave.callTool("Grep", {
+      pattern: "TOKEN",
+      path: "secrets",
+    });
+    assert.equal(answer.is_error, true);
+    assert.equal(
+      answer.content,
+      "Grep was refused: the rule Read(secrets/**) disallows it (--disallowedTools).",
+    );
+  } finally {
+    await wave.kill();
+  }
+});
+
+Deno.test("deny rules: under bubblewrap a command finds the files a Read rule denies empty, and cannot write them; what no rule names it reads", async () => {
+  const wave = await startWave({
+    args: [
+      "--shell-sandbox",
+      "bwrap",
+      "--output-format",
+      "stream-json",
+      "--permission-mode",
+      "bypassPermissions",
+      ...READ_DENIALS,
+    ],
+  });
+  try {
+    const ws = wave.workspace;
+    await plantSecrets(ws);
+    const answer = await wave.callTool("Bash", {
+      command:
+        'cat secrets/deeper/key.txt config/prod.private notes.txt; grep -r TOKEN . ; echo "[$(ls -A secrets)]"; echo x > config/prod.private; echo x > secrets/new; echo done',
+    });
+    const text = String(answer.content);
+    assert.match(text, /TOKEN-public/);
+    assert.match(text, /TOKEN-config/);
+    assert.match(text, /\n\[\]\n/);
+    assert.match(text, /done/);
+    for (const leak of ["TOKEN-in-dir", "TOKEN-in-env"]) {
+      assert.ok(!text.includes(leak), `the command showed ${leak}: ${text}`);
+    }
+    // Nothing written through the hiding mounts, nothing lost.
+    assert.equal(
+      await Deno.readTextFile(`${ws}/config/prod.private`),
+      "TOKEN-in-env\n",
+    );
+    assert.equal(
+      await Deno.readTextFile(`${ws}/secrets/deeper/key.txt`),
+      "TOKEN-in-dir\n",
+    );
+    await assert.rejects(Deno.stat(`${ws}/secrets/new`));
+    // A file made after the session started is hidden too: found at call time.
+    await Deno.writeTextFile(`${ws}/late.private`, "TOKEN-late\n");
+    const late = await wave.callTool("Bash", {
+      command: "cat late.private; echo done",
+    });
+    assert.ok(
+      !String(late.content).includes("TOKEN-late"),
+      String(late.content),
+    );
+  } finally {
+    await wave.kill();
+  }
+});
