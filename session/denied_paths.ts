@@ -9,7 +9,10 @@
  * A rule naming a path is one `lstat`; a rule with a glob is a walk from
  * the part of it before the first `*` or `?` (the workspace and the other
  * roots for a name at any depth, such as `*.env`), without following
- * symbolic links, and a walk that would look at more than
+ * symbolic links (what a walk found in a directory is kept while the
+ * directory's modification time stays what it was, so a walk of an
+ * unchanged tree is a `stat` per directory), and a walk that would look at
+ * more than
  * {@linkcode MAX_WALKED} entries refuses the call rather than run it with
  * some covered file left in view.
  *
@@ -18,7 +21,7 @@
 
 import type { BwrapConfinement } from "../tools/kernel/bwrap.ts";
 import { isWithin } from "./_sandbox_plan.ts";
-import { pathGlobs } from "./tool_rules.ts";
+import { globRegExp, pathGlobs } from "./tool_rules.ts";
 
 /** The existing files and directories deny rules cover, real paths. */
 export interface DeniedPaths {
@@ -90,30 +93,31 @@ export function deniedPaths(
           }
         }
         if (!info.isDirectory) continue;
+        // A name at any depth (`**/*.env`) is a test of each entry's name.
+        const name = /^\*\*\/[^/]+$/.test(text)
+          ? globRegExp(text.slice(3))
+          : undefined;
+        const covered = (path: string, entry: string) =>
+          name ? name.test(entry) : glob.test(subject(path));
         const stack = [real];
+        const key = `${absolute}\0${text}\0${place.workspace}`;
         while (stack.length > 0) {
           const dir = stack.pop()!;
-          let entries: Deno.DirEntry[];
-          try {
-            entries = [...Deno.readDirSync(dir)];
-          } catch {
-            continue; // unreadable or gone: nothing of it can be read either
-          }
-          walked += entries.length;
+          const sorted = sortedListing(
+            dir,
+            key,
+            (path, entry) => covered(path, entry.name),
+          );
+          if (!sorted) continue; // unreadable or gone: nothing of it can be read either
+          walked += sorted.count;
           if (walked > maxWalked) {
             return {
               refused:
                 `the deny rule Read(${specifier}) has more than ${maxWalked} files and directories to look through for what it covers (from ${base}), so what a search or a command could read past it cannot be known; a narrower rule (a directory, a name under one) lets it run`,
             };
           }
-          for (const entry of entries) {
-            if (entry.isSymlink) continue; // its target is checked where it is
-            const path = dir === "/"
-              ? `/${entry.name}`
-              : `${dir}/${entry.name}`;
-            if (glob.test(subject(path))) add(path, entry.isDirectory);
-            else if (entry.isDirectory) stack.push(path);
-          }
+          for (const [path, isDirectory] of sorted.hits) add(path, isDirectory);
+          stack.push(...sorted.below);
         }
       }
     }
@@ -162,6 +166,67 @@ export function hideDenied(
     sealDirs: [...(confinement.sealDirs ?? []), ...dirs],
     hideFiles: [...confinement.hideFiles, ...files],
   };
+}
+
+/** What one glob found in a directory: its covered entries, and the directories to walk on. */
+interface Sorted {
+  /** The directory's modification time when it was listed. */
+  mtime: number;
+  /** How many entries it had. */
+  count: number;
+  /** Covered entries: path, and whether it is a directory. */
+  hits: [string, boolean][];
+  /** Directories not covered, to walk into (symbolic links are not followed). */
+  below: string[];
+}
+
+/** What each glob found in each directory, while the directory's modification time stays as it was. */
+const sortings = new Map<string, Sorted>();
+/**
+ * How old a directory's modification time must be for what was found in
+ * it to be kept: a change within the same clock tick as the listing would
+ * leave the time as it was (file times come from a coarse clock), so a
+ * directory changed just now is listed again next time (as git does with
+ * its index).
+ */
+const SETTLED_MS = 1_000;
+/** The most directories whose findings are kept. */
+const MAX_KEPT = 50_000;
+
+/** A directory's entries sorted by one glob (`key`), or undefined when it cannot be read. */
+function sortedListing(
+  dir: string,
+  key: string,
+  covered: (path: string, entry: Deno.DirEntry) => boolean,
+): Sorted | undefined {
+  const id = `${key}\0${dir}`;
+  let mtime: number;
+  try {
+    mtime = Deno.statSync(dir).mtime?.getTime() ?? NaN;
+  } catch {
+    sortings.delete(id);
+    return undefined;
+  }
+  const kept = sortings.get(id);
+  if (kept && kept.mtime === mtime) return kept;
+  const sorted: Sorted = { mtime, count: 0, hits: [], below: [] };
+  try {
+    for (const entry of Deno.readDirSync(dir)) {
+      sorted.count++;
+      if (entry.isSymlink) continue; // its target is checked where it is
+      const path = dir === "/" ? `/${entry.name}` : `${dir}/${entry.name}`;
+      if (covered(path, entry)) sorted.hits.push([path, entry.isDirectory]);
+      else if (entry.isDirectory) sorted.below.push(path);
+    }
+  } catch {
+    sortings.delete(id);
+    return undefined;
+  }
+  if (Date.now() - mtime > SETTLED_MS) {
+    if (sortings.size >= MAX_KEPT) sortings.clear();
+    sortings.set(id, sorted);
+  } else sortings.delete(id);
+  return sorted;
 }
 
 function joinPath(dir: string, rest: string): string {

@@ -300,7 +300,7 @@ function withAncestors(path: string): string[] {
 }
 
 /** A glob as a regular expression: `**` any run of characters (before a slash also none), `*` and `?` within one name. */
-function globRegExp(glob: string): RegExp {
+export function globRegExp(glob: string): RegExp {
   let source = "";
   for (let i = 0; i < glob.length; i++) {
     const ch = glob[i];

@@ -90,3 +90,42 @@ Deno.test("denied paths: bubblewrap seals denied directories and hides denied fi
   );
   assert.equal(hideDenied(base, { dirs: [], files: [] }, "/w"), base);
 });
+
+Deno.test("denied paths: what a walk found is kept only while a directory is unchanged: a covered file made later, or one removed, is seen at the next call", async () => {
+  const ws = await workspace();
+  try {
+    // Settled: every directory last changed an hour ago.
+    const hourAgo = new Date(Date.now() - 3_600_000);
+    for (
+      const dir of [
+        "",
+        "/secrets",
+        "/secrets/a",
+        "/src",
+        "/src/secrets",
+        "/config",
+        "/node_modules",
+        "/node_modules/x",
+      ]
+    ) {
+      await Deno.utime(`${ws}${dir}`, hourAgo, hourAgo);
+    }
+    const files = () => {
+      const found = deniedPaths(["*.env"], { workspace: ws });
+      assert.ok(!("refused" in found));
+      return found.files;
+    };
+    assert.deepEqual(files(), [
+      `${ws}/config/prod.env`,
+      `${ws}/node_modules/x/.env`,
+    ]);
+    await Deno.writeTextFile(`${ws}/src/secrets/late.env`, "x");
+    await Deno.remove(`${ws}/config/prod.env`);
+    assert.deepEqual(files(), [
+      `${ws}/node_modules/x/.env`,
+      `${ws}/src/secrets/late.env`,
+    ]);
+  } finally {
+    await Deno.remove(ws, { recursive: true });
+  }
+});
