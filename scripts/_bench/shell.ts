@@ -52,6 +52,14 @@ async function benchWave(args: string[], tree = false) {
         );
       }
     }
+    // As a workspace is between edits: no directory changed in the last second.
+    const hourAgo = new Date(Date.now() - 3_600_000);
+    for (const d of [".", "secrets", "src"]) {
+      await Deno.utime(`${dir}/${d}`, hourAgo, hourAgo);
+    }
+    for (let d = 0; d < 50; d++) {
+      await Deno.utime(`${dir}/src/d${d}`, hourAgo, hourAgo);
+    }
   }
   const wave = new BenchWave(["--workspace", dir, ...args], {
     WAVE_HOME: `${dir}/.home`,
