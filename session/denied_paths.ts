@@ -21,6 +21,7 @@
 
 import type { BwrapConfinement } from "../tools/kernel/bwrap.ts";
 import { isWithin } from "./_sandbox_plan.ts";
+import { SYSTEM_DIRS } from "./command_sandbox.ts";
 import { globRegExp, pathGlobs } from "./tool_rules.ts";
 
 /** The existing files and directories deny rules cover, real paths. */
@@ -139,7 +140,10 @@ export function deniedPaths(
  * lost). A path the sandbox already hides, or that lies in its fresh
  * `/tmp`, `/dev` or `/proc`, needs no mount of its own; the workspace and
  * the other roots themselves are never hidden (a rule covering a whole
- * root refuses every call that names it instead).
+ * root refuses every call that names it instead), nor a directory every
+ * command needs (`/etc`, `/usr`, `/lib` …, or `/`, which holds them):
+ * `Read(//etc/**)` binds the file tools but not commands, while
+ * `Read(//etc/ssl/private/**)` binds both.
  */
 export function hideDenied(
   confinement: BwrapConfinement,
@@ -155,7 +159,8 @@ export function hideDenied(
     ...(confinement.sealDirs ?? []),
   ];
   const needed = (path: string) =>
-    !shown.includes(path) && path !== "/" &&
+    !shown.includes(path) &&
+    ![...SYSTEM_DIRS].some((dir) => isWithin(dir, path)) &&
     (shown.some((dir) => isWithin(path, dir)) ||
       !covered.some((dir) => isWithin(path, dir)));
   const dirs = denied.dirs.filter(needed);

@@ -223,3 +223,55 @@ Deno.test("deny rules: under bubblewrap a command finds the files a Read rule de
     await wave.kill();
   }
 });
+
+Deno.test("deny rules: in default mode a line a deny rule cannot rule out is put to the parent (can_use_tool with the rule and why), though an allow rule covers Bash; the parent's no keeps it from running", async () => {
+  const wave = await startWave({
+    args: [
+      "--output-format",
+      "stream-json",
+      "--permission-prompt-tool",
+      "stdio",
+      "--allowedTools",
+      "Bash",
+      "--disallowedTools",
+      "Bash(rm:*)",
+    ],
+  });
+  try {
+    await Deno.writeTextFile(`${wave.workspace}/victim`, "v");
+    const command = "R=rm; $R -f victim";
+    await wave.sendCall("c1", "Bash", { command });
+    const ask = await wave.waitFor((m) =>
+      m.type === "control_request" && m.request.subtype === "can_use_tool"
+    );
+    assert.equal(ask.request.tool_name, "Bash");
+    assert.equal(
+      ask.request.reason,
+      `Bash runs a command the rule Bash(rm:*) may cover (the program it runs is known only when it runs): ${command}`,
+    );
+    await wave.send({
+      type: "control_response",
+      response: {
+        subtype: "success",
+        request_id: ask.request_id,
+        response: { behavior: "deny", message: "not that" },
+      },
+    });
+    const answer = await wave.waitFor((m) =>
+      m.type === "control_response" && m.response.request_id === "c1"
+    );
+    assert.equal(answer.response.response.is_error, true);
+    assert.equal(
+      answer.response.response.content,
+      "Bash was denied by the user: not that",
+    );
+    assert.equal(await Deno.readTextFile(`${wave.workspace}/victim`), "v");
+    // A clear line the allow rule covers runs without a question.
+    const ok = await wave.callTool("Bash", {
+      command: "echo $HOME > /dev/null && echo fine",
+    });
+    assert.equal(ok.is_error, false, JSON.stringify(ok));
+  } finally {
+    await wave.kill();
+  }
+});

@@ -89,6 +89,14 @@ Deno.test("denied paths: bubblewrap seals denied directories and hides denied fi
     },
   );
   assert.equal(hideDenied(base, { dirs: [], files: [] }, "/w"), base);
+  // Directories every command needs stay; what is below them can go.
+  assert.deepEqual(
+    hideDenied(base, {
+      dirs: ["/", "/etc", "/usr", "/etc/ssl/private"],
+      files: [],
+    }, "/w"),
+    { ...base, sealDirs: ["/etc/ssl/private"] },
+  );
 });
 
 Deno.test("denied paths: what a walk found is kept only while a directory is unchanged: a covered file made later, or one removed, is seen at the next call", async () => {
