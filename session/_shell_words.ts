@@ -333,9 +333,9 @@ class LineReader {
       }
       if (
         ch === "*" || ch === "?" ||
-        (ch === "[" && /^\[[^\s\]]+\]/.test(line.slice(i)))
+        (ch === "[" && matchAt(GLOB_CLASS, line, i) !== null)
       ) dynamic = true; // a glob: the files it matches are words of their own
-      if (ch === "{" && /^\{[^{}\s]*(,|\.\.)[^{}\s]*\}/.test(line.slice(i))) {
+      if (ch === "{" && matchAt(BRACES, line, i) !== null) {
         dynamic = true; // brace expansion: {r,m} … makes words of its own
       }
       text += ch;
@@ -395,7 +395,7 @@ class LineReader {
       }
       return close + 1;
     }
-    const m = /^\$(?:[A-Za-z_][A-Za-z0-9_]*|[0-9#?$!*@-])/.exec(line.slice(i));
+    const m = matchAt(PARAMETER, line, i);
     return m ? i + m[0].length : i;
   }
 
@@ -608,6 +608,26 @@ const WRAPPERS: Record<
   },
 };
 
+/** A glob's bracket class (`[m]`), at a word's `[`. */
+const GLOB_CLASS = /\[[^\s\]]+\]/y;
+/** A brace expansion (`{r,m}`, `{1..3}`), at a word's `{`. */
+const BRACES = /\{[^{}\s]*(,|\.\.)[^{}\s]*\}/y;
+/** A parameter by its name or a special one (`$HOME`, `$1`, `$@`). */
+const PARAMETER = /\$(?:[A-Za-z_][A-Za-z0-9_]*|[0-9#?$!*@-])/y;
+const HEX = /x([0-9a-fA-F]{1,2})/y;
+const UNICODE = /u([0-9a-fA-F]{1,4})|U([0-9a-fA-F]{1,8})/y;
+const OCTAL = /[0-7]{1,3}/y;
+
+/** `sticky` matched at `i` of `line` (no copy of the rest of the line: a long line stays linear). */
+function matchAt(
+  sticky: RegExp,
+  line: string,
+  i: number,
+): RegExpExecArray | null {
+  sticky.lastIndex = i;
+  return sticky.exec(line);
+}
+
 /** Where the `)` that closes a `(` opened just before `from` is, or -1. */
 function matchingParen(line: string, from: number): number {
   let depth = 1;
@@ -667,19 +687,19 @@ function ansiC(line: string, i: number): { value: string; next: number } {
       i += 2;
       continue;
     }
-    let m = /^x([0-9a-fA-F]{1,2})/.exec(line.slice(i + 1));
+    let m = matchAt(HEX, line, i + 1);
     if (m) {
       value += String.fromCharCode(parseInt(m[1], 16));
       i += 1 + m[0].length;
       continue;
     }
-    m = /^u([0-9a-fA-F]{1,4})|^U([0-9a-fA-F]{1,8})/.exec(line.slice(i + 1));
+    m = matchAt(UNICODE, line, i + 1);
     if (m) {
       value += String.fromCodePoint(parseInt(m[1] ?? m[2], 16));
       i += 1 + m[0].length;
       continue;
     }
-    m = /^[0-7]{1,3}/.exec(line.slice(i + 1));
+    m = matchAt(OCTAL, line, i + 1);
     if (m) {
       value += String.fromCharCode(parseInt(m[0], 8));
       i += 1 + m[0].length;
