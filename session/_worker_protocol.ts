@@ -28,6 +28,8 @@ export interface CallContextData {
   spillDir: string;
   home?: string;
   limits: { maxReadTokens: number };
+  /** What a deny rule keeps from the call (`ctx.hiddenPaths`). */
+  hiddenPaths?: string[];
   shellSandbox: CommandConfinement;
   /** The session's task list; the worker opens its store (`ctx.tasks`). */
   taskListId: string;

@@ -50,7 +50,7 @@ const HIDDEN_DIRS = ["/root", "/home", "/run", "/var/run", "/etc/ssl/private"];
  * these; a `WAVE_HOME` that cannot be hidden has its state directories
  * ({@linkcode WAVE_HOME_PARTS}) hidden instead.
  */
-const SYSTEM_DIRS = new Set([
+export const SYSTEM_DIRS: ReadonlySet<string> = new Set([
   "/bin",
   "/boot",
   "/dev",

@@ -13,6 +13,7 @@ import type { Scopes, ToolDefinition } from "../tools/kernel/tool.ts";
 import type { ResolvedPath } from "../tools/kernel/workspace.ts";
 import type { SessionMode } from "./session_mode.ts";
 import {
+  commandUnclear,
   isOffered,
   namesTool,
   parseToolRule,
@@ -101,6 +102,17 @@ export class ToolPermissions {
   }
 
   /**
+   * The specifiers of the `Read` deny rules that name paths (`secrets/**`,
+   * `*.env`): what searches that name no path leave out, and commands
+   * under bubblewrap do not see (`denied_paths.ts`).
+   */
+  readDenials(): string[] {
+    return this.#deny.filter((rule) =>
+      rule.tool === "Read" && rule.specifier !== null
+    ).map((rule) => rule.specifier!);
+  }
+
+  /**
    * Whether tool `name` is offered at all: not outside `--tools`, and not
    * named bare by a deny rule (such a tool is left out of the model's list
    * and of `list_tools`, as Claude Code does).
@@ -132,8 +144,41 @@ export class ToolPermissions {
         } disallows it (--disallowedTools).`,
       };
     }
-    const askRule = this.#ask.find(covers("deny"));
     const settings = this.#mode.settings;
+    // A line a deny or an ask rule cannot rule out without running it
+    // (`$P -rf x`, an unclosed quote) is asked about, whatever allow rule
+    // or hook would let it go; refused where nothing is asked, and under a
+    // deny rule also where everything is allowed.
+    const unclear = what.command === undefined ? undefined : [
+      ...this.#deny.map((rule) => ({ rule, deny: true })),
+      ...this.#ask.map((rule) => ({ rule, deny: false })),
+    ].flatMap(({ rule, deny }) => {
+      if (rule.specifier === null || !namesTool(rule, name)) return [];
+      const why = commandUnclear(rule.specifier, what.command!);
+      return why === null ? [] : [{ rule, deny, why }];
+    })[0];
+    if (unclear) {
+      const rule = ruleText(unclear.rule);
+      if (
+        settings.decide === "refuse" ||
+        (settings.decide === "allow" && unclear.deny)
+      ) {
+        return {
+          behavior: "deny",
+          message:
+            `${name} was refused: its command may run what the rule ${rule} covers, which cannot be known without running it (${unclear.why}).`,
+        };
+      }
+      if (settings.decide === "ask") {
+        return {
+          behavior: "ask",
+          reason:
+            `${name} runs a command the rule ${rule} may cover (${unclear.why}): ${what.command}`,
+          suggestions: [],
+        };
+      }
+    }
+    const askRule = this.#ask.find(covers("deny"));
     const changes = call.def.mode === "agent";
     // A change in a protected directory (.git/hooks, .vscode/tasks.json run
     // code outside the sandbox later) is asked about in the modes that ask,

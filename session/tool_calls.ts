@@ -9,6 +9,7 @@
 import { dirname } from "node:path";
 import { ApprovalGate } from "./approvals.ts";
 import { CommandSandbox, keyFiles } from "./command_sandbox.ts";
+import { type DeniedPaths, deniedPaths, hideDenied } from "./denied_paths.ts";
 import { type Config, type Mode, spillDirOf } from "./config.ts";
 import {
   FILE_PROGRAMS,
@@ -427,6 +428,8 @@ export class ToolCalls {
   async #commandConfinement(
     spillDir: string,
     programs: Record<string, string>,
+    /** What deny rules keep from the command: hidden from it under bubblewrap. */
+    denied?: DeniedPaths,
   ): Promise<{ confinement: CommandConfinement; cgroupParent?: string }> {
     const deps = this.#deps;
     const { config } = deps;
@@ -440,7 +443,12 @@ export class ToolCalls {
       roots: deps.permissions?.roots,
     });
     const { cgroupParent } = await sandbox.decided();
-    return { confinement, cgroupParent };
+    return {
+      confinement: denied && confinement.kind === "bwrap"
+        ? hideDenied(confinement, denied, config.workspace)
+        : confinement,
+      cgroupParent,
+    };
   }
 
   /**
@@ -776,12 +784,31 @@ export class ToolCalls {
         grants.write.push(resolved.real, dir);
       }
     }
+    // What Read deny rules keep from a call that reads more than the paths
+    // it names (a search of a directory, a command): found now, on disk.
+    let denied: DeniedPaths | undefined;
+    const denials = deps.permissions?.readDenials() ?? [];
+    if (denials.length > 0 && (def.scopes.run?.length ?? 0) > 0) {
+      const found = deniedPaths(denials, {
+        workspace: config.workspace,
+        roots: deps.permissions?.roots,
+        home: deps.home,
+      });
+      if ("refused" in found) {
+        return refuse(
+          "a permission rule",
+          `${def.name} was refused: ${found.refused}.`,
+        );
+      }
+      denied = found;
+    }
     const result = await this.#runApproved(
       { tool, input, toolUseId },
       uses,
       uses.filter(({ resolved }) => resolved.outside || resolved.sensitive),
       grants,
       signal,
+      denied,
     );
     if (hooks?.afterCall && !signal.aborted) {
       const post = await hooks.afterCall({
@@ -803,6 +830,7 @@ export class ToolCalls {
     needing: { use: PathUse; resolved: ResolvedPath }[],
     grants: Grants,
     signal: AbortSignal,
+    denied?: DeniedPaths,
   ): Promise<CallResult> {
     const { tool, input, toolUseId } = call;
     const def = tool.def;
@@ -852,7 +880,11 @@ export class ToolCalls {
       const editor = def.buffers ? deps.buffers?.(toolUseId) : undefined;
       let shellSandbox: CommandConfinement = { kind: "none" };
       if (def.scopes.run?.length) {
-        const confined = await this.#commandConfinement(spillDir, programs);
+        const confined = await this.#commandConfinement(
+          spillDir,
+          programs,
+          denied,
+        );
         const { cgroupParent } = confined;
         shellSandbox = confined.confinement;
         if (shellSandbox.kind === "bwrap") {
@@ -981,6 +1013,7 @@ export class ToolCalls {
           spillDir,
           home: deps.home,
           limits: { maxReadTokens: config.maxReadTokens },
+          ...(denied ? { hiddenPaths: [...denied.dirs, ...denied.files] } : {}),
           shellSandbox,
           taskListId: config.taskListId,
           env: deps.env,

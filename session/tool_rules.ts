@@ -15,6 +15,7 @@
  */
 
 import { splitToolRules } from "./flags.ts";
+import { readCommandLine, type ReadLine } from "./_shell_words.ts";
 
 /** One parsed rule. */
 export interface ToolRule {
@@ -76,9 +77,14 @@ export function namesTool(rule: ToolRule, name: string): boolean {
  * `||`, `;`, `|`, `&`, newlines): an `allow` rule covers it only when it
  * covers every one and the command substitutes or redirects nothing
  * (`git status && rm -rf ~` is no `git` command); a `deny` rule covers it
- * when it covers any one, also one in a subshell, a group, a substitution
- * or after a keyword, an assignment or a wrapper (`(rm x)`, `$(rm x)`,
- * `if …; then rm x; fi`, `FOO=1 rm x`, `command /bin/rm x`, `\rm x`).
+ * when it covers any one, read as the shell reads it (`_shell_words.ts`:
+ * quotes and backslashes removed, `'r'm`, `r\m`, `$'\x72m'` are `rm`),
+ * also one in a subshell, a group, a substitution, a here-document's
+ * substitution, `sh -c '…'`, `eval`, `find -exec`, or after a keyword, an
+ * assignment or a wrapper (`(rm x)`, `$(rm x)`, `if …; then rm x; fi`,
+ * `FOO=1 rm x`, `command /bin/rm x`, `timeout 5 rm x`, `sudo -u u rm x`).
+ * What a deny rule cannot rule out without running the line is
+ * {@linkcode commandUnclear}.
  *
  * A path specifier is a glob in gitignore's manner (`**` any depth, `*`
  * and `?` within a name): `//abs` from the root, `~/p` from the home
@@ -98,8 +104,15 @@ export function specifierCovers(
     if (normalized(specifier) === "*") return true;
     const one = commandMatcher(specifier);
     if (use === "deny") {
-      return [normalized(what.command), ...commandsIn(what.command, true)]
-        .some((part) => unwrapped(part).some(one));
+      const read = readLine(what.command);
+      // A line read with confidence is its commands; one that is not is
+      // also cut at every operator, quoted or not, so a deny rule finds
+      // what it can in it (and the rest is asked about: commandUnclear).
+      return [
+        normalized(what.command),
+        ...read.commands.map(normalized),
+        ...(read.unclear ? commandsIn(what.command, true) : []),
+      ].some((part) => unwrapped(part).some(one));
     }
     const parts = commandsIn(what.command, false);
     return !/[`$<>()]/.test(what.command) && parts.length > 0 &&
@@ -115,6 +128,48 @@ export function specifierCovers(
       withAncestors(abs ? absolute : relative).some((p) => glob.test(p))
     );
   return use === "deny" ? what.paths.some(covered) : what.paths.every(covered);
+}
+
+/**
+ * Why `command` cannot be told free of what the command specifier of a
+ * deny or ask rule covers without running it, or null when it can: the
+ * line cannot be read with confidence (an unclosed quote, a `case`,
+ * `env -S`), or a command in it holds a word known only when it runs (a
+ * variable, a substitution, a glob, a brace expansion) and what comes
+ * before that word could still begin a command the rule covers (`$P -rf x`
+ * for any rule, `git push $F` for `Bash(git push --force)`).
+ */
+export function commandUnclear(
+  specifier: string,
+  command: string,
+): string | null {
+  const spec = normalized(specifier);
+  if (spec === "*") return null; // it covers every command anyway
+  const read = readLine(command);
+  if (read.unclear) return read.unclear;
+  const legacy = /^(.*?):\*$/.exec(spec);
+  const literal = legacy
+    ? `${legacy[1].trim()} `
+    : spec.includes("*")
+    ? spec.slice(0, spec.indexOf("*"))
+    : spec;
+  const open = read.open.find((start) =>
+    literal.startsWith(start) || start.startsWith(literal)
+  );
+  if (open === undefined) return null;
+  return open === ""
+    ? "the program it runs is known only when it runs"
+    : `the words after "${open.trim()}" are known only when it runs`;
+}
+
+let lastRead: { command: string; read: ReadLine } | undefined;
+
+/** The line read once for all the rules a call is checked against. */
+function readLine(command: string): ReadLine {
+  if (lastRead?.command !== command) {
+    lastRead = { command, read: readCommandLine(command) };
+  }
+  return lastRead.read;
 }
 
 /** The simple commands a command line chains; with `deep`, also those in subshells, groups and substitutions. */
@@ -195,36 +250,44 @@ function commandMatcher(specifier: string): (command: string) => boolean {
   return (command) => pattern.test(command);
 }
 
-/** A path specifier's globs, each over the relative or the absolute path. */
-function pathGlobs(
+/** One glob of a path specifier. */
+export interface PathGlob {
+  /** The glob as a regular expression over a whole path. */
+  glob: RegExp;
+  /** Over the absolute path, or the path relative to the workspace. */
+  absolute: boolean;
+  /** The glob as written (`**`, `*`, `?`; a directory's `/**` taken off). */
+  text: string;
+}
+
+/**
+ * A path specifier's globs, each over the relative or the absolute path.
+ * A path is covered when a glob matches it or a directory above it.
+ */
+export function pathGlobs(
   specifier: string,
   home?: string,
-): { glob: RegExp; absolute: boolean }[] {
+): PathGlob[] {
   let spec = specifier.trim();
   if (spec.length > 1 && spec.endsWith("/")) spec = spec.replace(/\/+$/, "");
   // gitignore: a glob with no slash in it matches at any depth.
   const anywhere = !spec.includes("/");
   // What is in a directory is covered with it (a search of the directory too).
   if (spec.length > 3 && spec.endsWith("/**")) spec = spec.slice(0, -3);
-  if (spec.startsWith("//")) {
-    return [{ glob: globRegExp(spec.slice(1)), absolute: true }];
-  }
+  const glob = (text: string, absolute: boolean): PathGlob => ({
+    glob: globRegExp(text),
+    absolute,
+    text,
+  });
+  if (spec.startsWith("//")) return [glob(spec.slice(1), true)];
   if (spec === "~" || spec.startsWith("~/")) {
-    return home
-      ? [{ glob: globRegExp(home + spec.slice(1)), absolute: true }]
-      : [];
+    return home ? [glob(home + spec.slice(1), true)] : [];
   }
   if (spec.startsWith("/")) {
-    return [
-      { glob: globRegExp(spec), absolute: true },
-      { glob: globRegExp(spec.slice(1)), absolute: false },
-    ];
+    return [glob(spec, true), glob(spec.slice(1), false)];
   }
   spec = spec.replace(/^(\.\/)+/, "");
-  return [{
-    glob: globRegExp(anywhere ? `**/${spec}` : spec),
-    absolute: false,
-  }];
+  return [glob(anywhere ? `**/${spec}` : spec, false)];
 }
 
 /** A path and each directory above it (`a/b/c`, `a/b`, `a`; `/x/y`, `/x`). */
@@ -237,7 +300,7 @@ function withAncestors(path: string): string[] {
 }
 
 /** A glob as a regular expression: `**` any run of characters (before a slash also none), `*` and `?` within one name. */
-function globRegExp(glob: string): RegExp {
+export function globRegExp(glob: string): RegExp {
   let source = "";
   for (let i = 0; i < glob.length; i++) {
     const ch = glob[i];

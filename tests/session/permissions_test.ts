@@ -216,3 +216,42 @@ Deno.test("permissions: an Edit rule covers Write, a Read rule Grep; a hook's al
     "deny",
   );
 });
+
+Deno.test("permissions: a command a deny or an ask rule cannot rule out is asked about whatever allow rule would let it go, and refused where nothing is asked", () => {
+  const call = (command: string) => ({
+    def: BASH,
+    input: { command },
+    paths: [],
+  });
+  const ask = permissions("default", ["Bash"], ["Bash(rm:*)"]);
+  assert.deepEqual(ask.check(call("$RM -rf x")), {
+    behavior: "ask",
+    reason:
+      "Bash runs a command the rule Bash(rm:*) may cover (the program it runs is known only when it runs): $RM -rf x",
+    suggestions: [],
+  });
+  assert.equal(ask.check(call("$RM -rf x"), true).behavior, "ask");
+  assert.equal(ask.check(call("echo $HOME")).behavior, "allow");
+  for (const mode of ["dontAsk", "bypassPermissions"] as const) {
+    assert.deepEqual(
+      permissions(mode, [], ["Bash(rm:*)"]).check(call("$RM x")),
+      {
+        behavior: "deny",
+        message:
+          "Bash was refused: its command may run what the rule Bash(rm:*) covers, which cannot be known without running it (the program it runs is known only when it runs).",
+      },
+    );
+  }
+  // Without a command rule, such a line is any other command.
+  assert.equal(
+    permissions("bypassPermissions", [], ["Bash"]).check(call("$RM x"))
+      .behavior,
+    "deny",
+  );
+  assert.equal(
+    permissions("bypassPermissions", [], ["Read(secret/**)"]).check(
+      call("$RM x"),
+    ).behavior,
+    "allow",
+  );
+});

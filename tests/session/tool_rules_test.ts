@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import {
+  commandUnclear,
   isOffered,
   namesTool,
   parseToolRule,
@@ -145,4 +146,85 @@ Deno.test("tool rules: a * in a rule's tool name stands for any characters: mcp_
   assert.ok(!namesTool(rule, "Bash"));
   assert.ok(!isOffered("mcp__files__delete", null, [rule]));
   assert.ok(isOffered("mcp__other__delete", null, [rule]));
+});
+
+Deno.test("tool rules: a deny rule reads the line as the shell does: quotes, backslashes, line continuations, $'…', wrappers with their options, sh -c, eval, find -exec, here-document substitutions", () => {
+  const deny = (command: string) =>
+    specifierCovers("rm:*", { command, paths: [] }, "deny");
+  for (
+    const command of [
+      "ls; r\\\nm -rf x",
+      "r''m -rf x",
+      'r"m" -rf x',
+      "$'\\x72m' -rf x",
+      "$'\\162m' -rf x",
+      "sudo -u root rm -rf x",
+      "nice -n 5 rm -rf x",
+      "timeout -s KILL 5 rm -rf x",
+      "env -u FOO -i rm -rf x",
+      "stdbuf -o L rm -rf x",
+      "xargs -n 1 rm < list",
+      "bash -c 'rm -rf x'",
+      "sh -c \"ls; 'rm' -rf x\"",
+      "eval 'rm -rf x'",
+      "find . -name '*.o' -exec rm {} \\;",
+      "cat <<EOF\n$(rm -rf x)\nEOF",
+      'echo "$(rm -rf x)"',
+      "ls 2>&1 |& rm -rf x",
+    ]
+  ) assert.ok(deny(command), JSON.stringify(command));
+  // What only looks like rm is not rm: quoted text, a here-document's body.
+  for (
+    const command of [
+      'echo "a; rm -rf b"',
+      "cat <<'EOF' > script.sh\nrm -rf x\nEOF",
+      "grep -n 'rm -rf' notes.md",
+      "git commit -m 'no more rm -rf'",
+    ]
+  ) assert.ok(!deny(command), JSON.stringify(command));
+});
+
+Deno.test("tool rules: a command a deny rule cannot rule out without running it is unclear: a program or words known only when it runs, an unclosed quote, a case", () => {
+  for (
+    const command of [
+      "rm${IFS}-rf x",
+      "$RM -rf x",
+      "a=rm; $a -rf x",
+      "/bin/r? -rf x",
+      "/bin/r[m] -rf x",
+      "{rm,-rf,x}",
+      "$(echo rm) -rf x",
+      "echo 'unclosed; rm -rf x",
+      "case x in x) rm -rf x;; esac",
+      "env -S 'rm -rf x'",
+    ]
+  ) {
+    assert.notEqual(
+      commandUnclear("rm:*", command),
+      null,
+      JSON.stringify(command),
+    );
+  }
+  assert.equal(
+    commandUnclear("rm:*", "$RM -rf x"),
+    "the program it runs is known only when it runs",
+  );
+  assert.equal(
+    commandUnclear("git push --force", 'git push "$F" origin'),
+    'the words after "git push" are known only when it runs',
+  );
+  // Words that cannot begin a covered command leave it clear.
+  for (
+    const command of [
+      "echo $HOME",
+      "ls *.ts && cat ${FILE}",
+      "for f in *.ts; do echo $f; done",
+      "[ -f x ] && echo y",
+      "git status",
+      "npm test 2>&1 | tail -n 5 > out.txt",
+    ]
+  ) {
+    assert.equal(commandUnclear("rm:*", command), null, command);
+  }
+  assert.equal(commandUnclear("*", "$RM x"), null);
 });

@@ -8,7 +8,7 @@
 
 import { WRITER_NAMES_EXCLUDE_GLOBS } from "../kernel/atomic_write.ts";
 import type { ToolContext } from "../kernel/tool.ts";
-import { ripgrepScope, runRipgrep, stateDirGlobs } from "./ripgrep.ts";
+import { leftOutGlobs, ripgrepScope, runRipgrep } from "./ripgrep.ts";
 
 /** A search by name. */
 export interface FileSearch {
@@ -26,7 +26,7 @@ export interface FileSearch {
   ignoreCase?: boolean;
   limit: number;
   offset?: number;
-  /** Globs that leave paths out whatever the other globs say (wave's state directory; see {@linkcode stateDirGlobs}). */
+  /** Globs that leave paths out whatever the other globs say (wave's state directory; see {@linkcode leftOutGlobs}). */
   leaveOut?: readonly string[];
   /** How deep to descend (1: the root's own files); unlimited when absent. */
   maxDepth?: number;
@@ -85,7 +85,7 @@ export async function findFiles(
   const offset = search.offset ?? 0;
   const files: string[] = [];
   let total = 0;
-  const args = findArgs({ ...search, leaveOut: stateDirGlobs(ctx, cwd) });
+  const args = findArgs({ ...search, leaveOut: leftOutGlobs(ctx, cwd) });
   await runRipgrep(ctx, args, cwd, "paths", (path) => {
     if (total >= offset && files.length < search.limit) {
       files.push(prefix + path);

@@ -21,7 +21,7 @@
 import { basename } from "node:path";
 import picomatch from "picomatch";
 import { type ToolContext, ToolError } from "../kernel/tool.ts";
-import { ripgrepScope, runRipgrep, stateDirGlobs } from "./ripgrep.ts";
+import { leftOutGlobs, ripgrepScope, runRipgrep } from "./ripgrep.ts";
 import {
   parseLine,
   ripgrepArgs,
@@ -229,7 +229,7 @@ export async function pagedSearch(
     let skipped: string | undefined;
     const run = await runRipgrep(
       ctx,
-      pagedArgs(query, search, scope.target, [], stateDirGlobs(ctx, scope.cwd)),
+      pagedArgs(query, search, scope.target, [], leftOutGlobs(ctx, scope.cwd)),
       scope.cwd,
       "path-lines",
       (record) => {

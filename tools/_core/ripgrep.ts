@@ -78,16 +78,18 @@ export async function ripgrepScope(
 }
 
 /**
- * ripgrep globs that leave wave's state directory (`WAVE_HOME`: other
- * sessions' transcripts, task lists) out of a search run in `cwd`, when it
- * lies below `cwd` (a workspace that is the home directory). Put them
- * after the caller's globs: in ripgrep the last glob that matches decides.
+ * ripgrep globs that leave out of a search run in `cwd` what no search may
+ * show there: wave's state directory (`WAVE_HOME`: other sessions'
+ * transcripts, task lists) when it lies below `cwd` (a workspace that is
+ * the home directory), and the paths a deny rule keeps from the call
+ * (`ctx.hiddenPaths`) below `cwd`. Put them after the caller's globs: in
+ * ripgrep the last glob that matches decides.
  */
-export function stateDirGlobs(ctx: ToolContext, cwd: string): string[] {
-  const home = ctx.waveHome;
-  if (home === cwd || !isInside(cwd, home)) return [];
-  // Anchored at cwd by its leading slash; glob characters in the path escaped.
-  return [`!/${relative(cwd, home).replace(/[\\*?[\]{}]/g, "\\$&")}`];
+export function leftOutGlobs(ctx: ToolContext, cwd: string): string[] {
+  return [ctx.waveHome, ...(ctx.hiddenPaths ?? [])]
+    .filter((path) => path !== cwd && isInside(cwd, path))
+    // Anchored at cwd by its leading slash; glob characters in the path escaped.
+    .map((path) => `!/${relative(cwd, path).replace(/[\\*?[\]{}]/g, "\\$&")}`);
 }
 
 /** The error when the platform's ripgrep package is not installed. */

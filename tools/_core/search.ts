@@ -21,10 +21,10 @@ import { resolve } from "node:path";
 import { type ToolContext, ToolError } from "../kernel/tool.ts";
 import { SensitiveLinks } from "../kernel/workspace.ts";
 import {
+  leftOutGlobs,
   type RipgrepScope,
   ripgrepScope,
   runRipgrep,
-  stateDirGlobs,
 } from "./ripgrep.ts";
 
 /** The most entries collected from a parallel run before falling back to a sorted one. */
@@ -53,7 +53,7 @@ export interface ContentSearch {
   includeIgnored?: boolean;
   /** Longest line shown; longer ones are cut by ripgrep with a preview. */
   maxColumns?: number;
-  /** Globs that leave paths out whatever the other globs say (wave's state directory; see {@linkcode stateDirGlobs}). */
+  /** Globs that leave paths out whatever the other globs say (wave's state directory; see {@linkcode leftOutGlobs}). */
   leaveOut?: readonly string[];
   /** How deep to descend (1: the root's own files); unlimited when absent. */
   maxDepth?: number;
@@ -193,7 +193,7 @@ export async function searchContent(
 ): Promise<SearchPage> {
   const offset = search.offset ?? 0;
   const scope = await ripgrepScope(ctx, search.root);
-  search = { ...search, leaveOut: stateDirGlobs(ctx, scope.cwd) };
+  search = { ...search, leaveOut: leftOutGlobs(ctx, scope.cwd) };
   const wanted = offset + search.limit;
   if (wanted < COLLECT_CAP) {
     const groups = await collectParallel(ctx, search, scope);

@@ -183,6 +183,12 @@ export interface ToolContext {
   readonly spillDir: string;
   /** Limits the session was configured with. */
   readonly limits: { readonly maxReadTokens: number };
+  /**
+   * Real paths of files and directories a deny rule keeps from this call
+   * (a `Read` rule): a search that goes through a directory holding one
+   * leaves it out. Absent or empty when nothing is denied.
+   */
+  readonly hiddenPaths?: readonly string[];
   /** How commands are confined: `bwrap` runs them under bubblewrap, hiding what it lists. */
   readonly shellSandbox: CommandConfinement;
   /** The task list this session works on (`--task-list`, else the session's own). */

@@ -1,0 +1,277 @@
+/**
+ * Deny rules as an attacker meets them, through the real CLI: a command
+ * rule read as the shell reads the line (quotes, continuations, wrappers,
+ * `sh -c`, and what cannot be known without running it), a `Read` rule
+ * over searches that name no path, and a `Read` rule over what commands
+ * read under bubblewrap.
+ */
+
+import assert from "node:assert/strict";
+import { startWave } from "../_wave.ts";
+
+Deno.test("deny rules: a command rule holds against the shell's spellings, wrappers with options, sh -c and find -exec; a line it cannot rule out is refused under bypassPermissions", async () => {
+  const wave = await startWave({
+    args: [
+      "--output-format",
+      "stream-json",
+      "--permission-mode",
+      "bypassPermissions",
+      "--disallowedTools",
+      "Bash(rm:*)",
+    ],
+  });
+  try {
+    const ws = wave.workspace;
+    await Deno.writeTextFile(`${ws}/victim`, "v");
+    for (
+      const command of [
+        "true; r\\\nm -f victim",
+        "$'\\x72m' -f victim",
+        "timeout 5 rm -f victim",
+        "nice -n 5 rm -f victim",
+        "env -u HOME rm -f victim",
+        "bash -c 'rm -f victim'",
+        "sh -c \"true; 'rm' -f victim\"",
+        "eval 'rm -f victim'",
+        "find . -name victim -exec rm {} \\;",
+      ]
+    ) {
+      const answer = await wave.callTool("Bash", { command });
+      assert.equal(answer.is_error, true, command);
+      assert.equal(
+        answer.content,
+        "Bash was refused: the rule Bash(rm:*) disallows it (--disallowedTools).",
+        command,
+      );
+    }
+    for (
+      const [command, why] of [
+        [
+          "R=rm; $R -f victim",
+          "the program it runs is known only when it runs",
+        ],
+        ["/bin/r? -f victim", "the program it runs is known only when it runs"],
+        ["{rm,-f,victim}", "the program it runs is known only when it runs"],
+        ["rm${IFS}-f victim", "the program it runs is known only when it runs"],
+        [
+          "$(printf rm) -f victim",
+          "the program it runs is known only when it runs",
+        ],
+        ["echo 'unclosed", "a quote is not closed"],
+      ]
+    ) {
+      const answer = await wave.callTool("Bash", { command });
+      assert.equal(answer.is_error, true, command);
+      assert.equal(
+        answer.content,
+        `Bash was refused: its command may run what the rule Bash(rm:*) covers, which cannot be known without running it (${why}).`,
+        command,
+      );
+    }
+    assert.equal(await Deno.readTextFile(`${ws}/victim`), "v");
+    // What only mentions rm still runs.
+    const ok = await wave.callTool("Bash", {
+      command: 'echo "not; rm -f victim" && grep -c v victim',
+    });
+    assert.equal(ok.is_error, false, JSON.stringify(ok));
+    assert.match(String(ok.content), /not; rm -f victim\n1/);
+  } finally {
+    await wave.kill();
+  }
+});
+
+/** A workspace with secrets under Read deny rules, and a file no rule names. */
+async function plantSecrets(ws: string): Promise<void> {
+  await Deno.mkdir(`${ws}/secrets/deeper`, { recursive: true });
+  await Deno.mkdir(`${ws}/config`);
+  await Deno.writeTextFile(`${ws}/secrets/deeper/key.txt`, "TOKEN-in-dir\n");
+  await Deno.writeTextFile(`${ws}/config/prod.private`, "TOKEN-in-env\n");
+  await Deno.writeTextFile(`${ws}/config/app.txt`, "TOKEN-config\n");
+  await Deno.writeTextFile(`${ws}/notes.txt`, "TOKEN-public\n");
+}
+
+const READ_DENIALS = ["--disallowedTools", "Read(secrets/**) Read(*.private)"];
+
+Deno.test("deny rules: a Read rule holds over searches that name no path, in every toolset: matching lines and names of denied files never come back; a search of a denied path is still refused", async () => {
+  const searches: [string, string, Record<string, unknown>][] = [
+    ["wave", "Grep", { pattern: "TOKEN", output_mode: "content" }],
+    ["wave", "Grep", { pattern: "TOKEN", path: "config" }],
+    ["wave", "Glob", { pattern: "**/*" }],
+    ["sata", "grep", { Pattern: "TOKEN" }],
+    ["sata", "find", { Name: "*" }],
+    ["devflow", "search_files", { pattern: "*" }],
+    ["files", "find_files", {
+      queries: [{ pattern: "TOKEN", file_pattern: "*" }],
+      output: "content",
+    }],
+    ["files", "find_files", { queries: [{ pattern: "**/*.*" }] }],
+  ];
+  for (const toolset of ["wave", "sata", "devflow", "files"]) {
+    const wave = await startWave({
+      args: [
+        "--toolset",
+        toolset,
+        "--output-format",
+        "stream-json",
+        "--permission-mode",
+        "bypassPermissions",
+        ...READ_DENIALS,
+      ],
+    });
+    try {
+      await plantSecrets(wave.workspace);
+      for (const [set, tool, input] of searches) {
+        if (set !== toolset) continue;
+        const answer = await wave.callTool(tool, input);
+        const text = JSON.stringify(answer.content);
+        assert.equal(answer.is_error, false, `${tool}: ${text}`);
+        assert.match(
+          text,
+          /notes\.txt|TOKEN-public|app\.txt|TOKEN-config/,
+          `${tool}: ${text}`,
+        );
+        for (
+          const leak of [
+            "TOKEN-in-dir",
+            "TOKEN-in-env",
+            "key.txt",
+            "prod.private",
+          ]
+        ) {
+          assert.ok(
+            !text.includes(leak),
+            `${tool} ${JSON.stringify(input)} showed ${leak}: ${text}`,
+          );
+        }
+      }
+    } finally {
+      await wave.kill();
+    }
+  }
+  const wave = await startWave({
+    args: [
+      "--output-format",
+      "stream-json",
+      "--permission-mode",
+      "bypassPermissions",
+      ...READ_DENIALS,
+    ],
+  });
+  try {
+    await plantSecrets(wave.workspace);
+    const answer = await wave.callTool("Grep", {
+      pattern: "TOKEN",
+      path: "secrets",
+    });
+    assert.equal(answer.is_error, true);
+    assert.equal(
+      answer.content,
+      "Grep was refused: the rule Read(secrets/**) disallows it (--disallowedTools).",
+    );
+  } finally {
+    await wave.kill();
+  }
+});
+
+Deno.test("deny rules: under bubblewrap a command finds the files a Read rule denies empty, and cannot write them; what no rule names it reads", async () => {
+  const wave = await startWave({
+    args: [
+      "--shell-sandbox",
+      "bwrap",
+      "--output-format",
+      "stream-json",
+      "--permission-mode",
+      "bypassPermissions",
+      ...READ_DENIALS,
+    ],
+  });
+  try {
+    const ws = wave.workspace;
+    await plantSecrets(ws);
+    const answer = await wave.callTool("Bash", {
+      command:
+        'cat secrets/deeper/key.txt config/prod.private notes.txt; grep -r TOKEN . ; echo "[$(ls -A secrets)]"; echo x > config/prod.private; echo x > secrets/new; echo done',
+    });
+    const text = String(answer.content);
+    assert.match(text, /TOKEN-public/);
+    assert.match(text, /TOKEN-config/);
+    assert.match(text, /\n\[\]\n/);
+    assert.match(text, /done/);
+    for (const leak of ["TOKEN-in-dir", "TOKEN-in-env"]) {
+      assert.ok(!text.includes(leak), `the command showed ${leak}: ${text}`);
+    }
+    // Nothing written through the hiding mounts, nothing lost.
+    assert.equal(
+      await Deno.readTextFile(`${ws}/config/prod.private`),
+      "TOKEN-in-env\n",
+    );
+    assert.equal(
+      await Deno.readTextFile(`${ws}/secrets/deeper/key.txt`),
+      "TOKEN-in-dir\n",
+    );
+    await assert.rejects(Deno.stat(`${ws}/secrets/new`));
+    // A file made after the session started is hidden too: found at call time.
+    await Deno.writeTextFile(`${ws}/late.private`, "TOKEN-late\n");
+    const late = await wave.callTool("Bash", {
+      command: "cat late.private; echo done",
+    });
+    assert.ok(
+      !String(late.content).includes("TOKEN-late"),
+      String(late.content),
+    );
+  } finally {
+    await wave.kill();
+  }
+});
+
+Deno.test("deny rules: in default mode a line a deny rule cannot rule out is put to the parent (can_use_tool with the rule and why), though an allow rule covers Bash; the parent's no keeps it from running", async () => {
+  const wave = await startWave({
+    args: [
+      "--output-format",
+      "stream-json",
+      "--permission-prompt-tool",
+      "stdio",
+      "--allowedTools",
+      "Bash",
+      "--disallowedTools",
+      "Bash(rm:*)",
+    ],
+  });
+  try {
+    await Deno.writeTextFile(`${wave.workspace}/victim`, "v");
+    const command = "R=rm; $R -f victim";
+    await wave.sendCall("c1", "Bash", { command });
+    const ask = await wave.waitFor((m) =>
+      m.type === "control_request" && m.request.subtype === "can_use_tool"
+    );
+    assert.equal(ask.request.tool_name, "Bash");
+    assert.equal(
+      ask.request.reason,
+      `Bash runs a command the rule Bash(rm:*) may cover (the program it runs is known only when it runs): ${command}`,
+    );
+    await wave.send({
+      type: "control_response",
+      response: {
+        subtype: "success",
+        request_id: ask.request_id,
+        response: { behavior: "deny", message: "not that" },
+      },
+    });
+    const answer = await wave.waitFor((m) =>
+      m.type === "control_response" && m.response.request_id === "c1"
+    );
+    assert.equal(answer.response.response.is_error, true);
+    assert.equal(
+      answer.response.response.content,
+      "Bash was denied by the user: not that",
+    );
+    assert.equal(await Deno.readTextFile(`${wave.workspace}/victim`), "v");
+    // A clear line the allow rule covers runs without a question.
+    const ok = await wave.callTool("Bash", {
+      command: "echo $HOME > /dev/null && echo fine",
+    });
+    assert.equal(ok.is_error, false, JSON.stringify(ok));
+  } finally {
+    await wave.kill();
+  }
+});
