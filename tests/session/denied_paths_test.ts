@@ -1,9 +1,10 @@
 import assert from "node:assert/strict";
 import { deniedPaths, hideDenied } from "../../session/denied_paths.ts";
 import type { BwrapConfinement } from "../../tools/kernel/bwrap.ts";
+import { tempDir } from "../_temp.ts";
 
 async function workspace(): Promise<string> {
-  const ws = await Deno.realPath(await Deno.makeTempDir());
+  const ws = await Deno.realPath(await tempDir());
   for (const dir of ["secrets/a", "src/secrets", "config", "node_modules/x"]) {
     await Deno.mkdir(`${ws}/${dir}`, { recursive: true });
   }
