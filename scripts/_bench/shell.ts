@@ -9,6 +9,9 @@
  */
 
 import { BenchWave, type Figure, median, time } from "./measure.ts";
+import { CommandSandbox } from "../../session/command_sandbox.ts";
+import { bwrapArgs } from "../../tools/kernel/bwrap.ts";
+import { findOnPath } from "../../tools/kernel/programs.ts";
 
 /** The speed issue's target for `Bash true` ÷ `bash -c true`. */
 const TRUE_TARGET = 1.5;
@@ -18,14 +21,55 @@ const PAUSE_MS = 50;
 /** The shell figures. */
 export async function shell(runs = 21): Promise<Figure[]> {
   return [
-    await trueRatio("auto", runs),
-    await trueRatio("none", runs),
+    ...await trueRatio("auto", runs),
+    ...await trueRatio("none", runs),
     // As in a session, where a model's turn comes between two commands:
     // the next command's process is prepared meanwhile.
-    await trueRatio("auto", runs, PAUSE_MS),
-    await trueRatio("none", runs, PAUSE_MS),
+    ...await trueRatio("auto", runs, PAUSE_MS),
+    ...await trueRatio("none", runs, PAUSE_MS),
     await bigOutput(),
   ];
+}
+
+/**
+ * bubblewrap run directly with the arguments wave gives a command in
+ * `dir` (the same sandbox: namespaces, mounts, hidden paths), around
+ * `bash -c true`: the floor of a confined command started at once, which
+ * wave's prepared sandboxes take off a command's path. Undefined where
+ * bubblewrap cannot make it.
+ */
+async function bareBwrap(dir: string): Promise<string[] | undefined> {
+  const bwrap = findOnPath("bwrap");
+  const bash = findOnPath("bash");
+  if (!bwrap || !bash) return undefined;
+  const sandbox = CommandSandbox.for({
+    shellSandbox: "bwrap",
+    allowNet: false,
+    workspace: dir,
+  });
+  const confinement = await sandbox.confinement({
+    workspace: dir,
+    waveHome: `${dir}/.home`,
+    spillDir: `${dir}/.home/spill`,
+    home: Deno.env.get("HOME"),
+    programs: { bash, bwrap },
+  });
+  if (confinement.kind !== "bwrap") return undefined;
+  const args = [
+    bwrap,
+    ...bwrapArgs(confinement, dir, dir),
+    bash,
+    "--noprofile",
+    "--norc",
+    "-c",
+    "true",
+  ];
+  const ok = await new Deno.Command(args[0], {
+    args: args.slice(1),
+    stdout: "null",
+    stderr: "null",
+  }).output().then((o) => o.success, () => false);
+  return ok ? args : undefined;
 }
 
 /** A wave on a new workspace, and a `Bash` call through it. */
@@ -33,6 +77,7 @@ async function benchWave(args: string[]) {
   const dir = await Deno.realPath(
     await Deno.makeTempDir({ prefix: "wave-bench-shell-" }),
   );
+  await Deno.mkdir(`${dir}/.home`);
   const wave = new BenchWave(["--workspace", dir, ...args], {
     WAVE_HOME: `${dir}/.home`,
     PATH: Deno.env.get("PATH")!,
@@ -49,25 +94,29 @@ async function benchWave(args: string[]) {
     await wave.close();
     await Deno.remove(dir, { recursive: true });
   };
-  return { wave, call, close };
+  return { wave, call, close, dir };
 }
 
 /**
  * `Bash true` through wave ÷ a bare `bash -c true` spawn, under
- * `--shell-sandbox sandbox`; back to back, or `pauseMs` after the last call.
+ * `--shell-sandbox sandbox`; back to back, or `pauseMs` after the last
+ * call. Confined, also wave ÷ bubblewrap run directly around `bash -c
+ * true` with the same sandbox, timed after wave's calls.
  */
 async function trueRatio(
   sandbox: string,
   runs: number,
   pauseMs = 0,
-): Promise<Figure> {
+): Promise<Figure[]> {
   const pause = () => new Promise((r) => setTimeout(r, pauseMs));
-  const { call, close } = await benchWave(["--shell-sandbox", sandbox]);
+  const { call, close, dir } = await benchWave(["--shell-sandbox", sandbox]);
   // deno-lint-ignore no-explicit-any
   const first = await call("true") as any;
   const confined = first.response?.structured?.sandboxed === true;
+  const bwrap = confined ? await bareBwrap(dir) : undefined;
   const ours: number[] = [];
   const bare: number[] = [];
+  const floor: number[] = [];
   for (let i = 0; i < runs; i++) {
     if (pauseMs) await pause();
     ours.push(await time(() => call("true")));
@@ -79,18 +128,41 @@ async function trueRatio(
     );
   }
   await close();
+  // Apart: between two calls, it would give wave's next sandbox time to be made.
+  for (let i = 0; bwrap && i < runs; i++) {
+    if (pauseMs) await pause();
+    floor.push(
+      await time(() =>
+        new Deno.Command(bwrap[0], { args: bwrap.slice(1) }).output()
+      ),
+    );
+  }
   const o = median(ours);
   const b = median(bare);
-  return {
-    name: `Bash \`true\` through wave ÷ bare \`bash -c true\` (${sandbox}: ${
-      confined ? "bwrap" : "unconfined"
-    }${pauseMs ? `, ${pauseMs} ms between calls` : ", back to back"})`,
+  const how = `${sandbox}: ${confined ? "bwrap" : "unconfined"}${
+    pauseMs ? `, ${pauseMs} ms between calls` : ", back to back"
+  }`;
+  const figures: Figure[] = [{
+    name: `Bash \`true\` through wave ÷ bare \`bash -c true\` (${how})`,
     value: o / b,
     unit: "×",
     target: `≤ ${TRUE_TARGET}`,
     ok: o / b <= TRUE_TARGET,
     detail: `${o.toFixed(1)} ms vs ${b.toFixed(1)} ms (median of ${runs})`,
-  };
+  }];
+  if (bwrap) {
+    const f = median(floor);
+    figures.push({
+      name:
+        `Bash \`true\` through wave ÷ bare \`bwrap … bash -c true\`, the same sandbox started at once (${how})`,
+      value: o / f,
+      unit: "×",
+      detail: `${o.toFixed(1)} ms vs ${
+        f.toFixed(1)
+      } ms; bare bwrap ÷ bare bash ${(f / b).toFixed(2)}×`,
+    });
+  }
+  return figures;
 }
 
 /** wave's peak RSS while a command prints 1 GB. */
