@@ -127,16 +127,18 @@ async function trueRatio(
       ),
     );
   }
-  await close();
-  // Apart: between two calls, it would give wave's next sandbox time to be made.
+  // Apart: between two calls, it would give wave's next sandbox time to
+  // be made. Before the workspace goes: the sandbox's directory.
   for (let i = 0; bwrap && i < runs; i++) {
     if (pauseMs) await pause();
-    floor.push(
-      await time(() =>
-        new Deno.Command(bwrap[0], { args: bwrap.slice(1) }).output()
-      ),
-    );
+    const run = async () => {
+      const out = await new Deno.Command(bwrap[0], { args: bwrap.slice(1) })
+        .output();
+      if (!out.success) throw new Error("bare bwrap failed");
+    };
+    floor.push(await time(run));
   }
+  await close();
   const o = median(ours);
   const b = median(bare);
   const how = `${sandbox}: ${confined ? "bwrap" : "unconfined"}${
