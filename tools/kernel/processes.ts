@@ -87,9 +87,17 @@ const SYS_WAIT4 = Deno.build.arch === "x86_64"
  */
 function reap(pid: number): boolean {
   const lib = libc();
-  if (SYS_WAIT4 === undefined || !lib) return false;
+  if (SYS_WAIT4 === undefined || !canReap() || !lib) return false;
   const WNOHANG = 1n;
   return lib.syscall(SYS_WAIT4, BigInt(pid), 0n, WNOHANG, 0n) === BigInt(pid);
+}
+
+/**
+ * Whether wave can reap and ask for processes here (the syscalls' numbers
+ * are known, libc opens): else it keeps no record of what to reap.
+ */
+function canReap(): boolean {
+  return SYS_WAIT4 !== undefined && SYS_KILL !== undefined && libc() !== null;
 }
 
 /** How many pid namespaces deep this process is (its `NSpid` line's pids). */
@@ -438,7 +446,7 @@ export class ProcessGroups {
     const bound = cgroup !== undefined && this.#cgroups.has(cgroup)
       ? cgroup
       : undefined;
-    spawned.add(pgid);
+    if (canReap()) spawned.add(pgid);
     this.#groups.set(pgid, {
       callId,
       workerId,
@@ -573,7 +581,7 @@ export class ProcessGroups {
         if (this.#killed.has(pid) || isNamespaceInit(pid)) reap(pid);
       } else if (marker && this.#ended.has(marker)) {
         signalGroup(pid, "SIGKILL");
-        this.#killed.add(pid);
+        if (canReap()) this.#killed.add(pid);
       }
     }
     // Those gone (reaped) are forgotten.
@@ -615,7 +623,7 @@ export class ProcessGroups {
    * once their parents are gone, reaped by a sweep once killed.
    */
   #inherit(cgroup: string | undefined, pgid: number): void {
-    if (cgroup === undefined) return;
+    if (cgroup === undefined || !canReap()) return;
     for (const pid of cgroupMembers(cgroup)) {
       if (pid !== pgid) this.#killed.add(pid);
     }
