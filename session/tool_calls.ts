@@ -424,13 +424,26 @@ export class ToolCalls {
     };
   }
 
-  /** How this session's commands are confined, and where unconfined ones get cgroups. */
-  async #commandConfinement(
+  /**
+   * How a command tool's commands are confined now (decided afresh: what
+   * they must not see may have appeared or gone since the last call), set
+   * to prepare the next command's process ahead. Under `none` where wave
+   * makes cgroups, it makes the cgroup the shell started ahead for the
+   * next command joins, and, `forCall`, the one the call's command joins;
+   * they are the caller's to release (`releaseCgroups`) once no process
+   * joined them. When one cannot be made, none is kept and the error
+   * says why.
+   */
+  async #commandSandbox(
     spillDir: string,
     programs: Record<string, string>,
+    forCall: boolean,
     /** What deny rules keep from the command: hidden from it under bubblewrap. */
     denied?: DeniedPaths,
-  ): Promise<{ confinement: CommandConfinement; cgroupParent?: string }> {
+  ): Promise<
+    | { sandbox: CommandConfinement; cgroups: string[] }
+    | { error: string }
+  > {
     const deps = this.#deps;
     const { config } = deps;
     const sandbox = CommandSandbox.for(config);
@@ -442,13 +455,36 @@ export class ToolCalls {
       programs,
       roots: deps.permissions?.roots,
     });
-    const { cgroupParent } = await sandbox.decided();
-    return {
-      confinement: denied && confinement.kind === "bwrap"
+    if (confinement.kind === "bwrap") {
+      const hidden = denied
         ? hideDenied(confinement, denied, config.workspace)
-        : confinement,
-      cgroupParent,
-    };
+        : confinement;
+      return { sandbox: { ...hidden, prepare: true }, cgroups: [] };
+    }
+    const { cgroupParent } = await sandbox.decided();
+    if (!cgroupParent) {
+      return { sandbox: { kind: "none", prepare: true }, cgroups: [] };
+    }
+    const made: string[] = [];
+    try {
+      // The call's command joins one before it runs; the shell started
+      // ahead for the next command, the other.
+      if (forCall) made.push(deps.processes.makeCgroup(cgroupParent));
+      made.push(deps.processes.makeCgroup(cgroupParent));
+      const [cgroup, spareCgroup] = forCall ? made : [undefined, made[0]];
+      return {
+        sandbox: { kind: "none", cgroup, spareCgroup, prepare: true },
+        cgroups: made,
+      };
+    } catch (error) {
+      deps.processes.releaseCgroups(made);
+      return {
+        error:
+          `wave could not make a cgroup for its command in ${cgroupParent} (${
+            error instanceof Error ? error.message : String(error)
+          }), and without one what the command starts could outlive it`,
+      };
+    }
   }
 
   /**
@@ -466,24 +502,8 @@ export class ToolCalls {
     if (!shellCommandOf(tool.def) || run.length === 0) return;
     const programs = await this.#programs(tool.def.scopes);
     const spillDir = spillDirOf(config);
-    const { confinement, cgroupParent } = await this.#commandConfinement(
-      spillDir,
-      programs,
-    );
-    let spareCgroup: string | undefined;
-    let shellSandbox: CommandConfinement;
-    if (confinement.kind === "bwrap") {
-      shellSandbox = { ...confinement, prepare: true };
-    } else if (!cgroupParent) {
-      shellSandbox = { kind: "none", prepare: true };
-    } else {
-      try {
-        spareCgroup = deps.processes.makeCgroup(cgroupParent);
-      } catch {
-        return; // the first command says why
-      }
-      shellSandbox = { kind: "none", spareCgroup, prepare: true };
-    }
+    const decided = await this.#commandSandbox(spillDir, programs, false);
+    if ("error" in decided) return; // the first command says why
     try {
       prepareShell(
         {
@@ -491,7 +511,7 @@ export class ToolCalls {
           toolUseId: "prewarm",
           signal: new AbortController().signal,
           spillDir,
-          shellSandbox,
+          shellSandbox: decided.sandbox,
           env: deps.env,
           programs,
           progress: () => {},
@@ -502,7 +522,7 @@ export class ToolCalls {
       );
     } finally {
       // Unless the prepared shell joined it.
-      if (spareCgroup) deps.processes.releaseCgroups([spareCgroup]);
+      deps.processes.releaseCgroups(decided.cgroups);
     }
   }
 
@@ -845,8 +865,7 @@ export class ToolCalls {
 
     const ticket = deps.writeQueue.enter(def.scopes.write ? "write" : "read");
     /** The cgroups the call's command and the next one's shell run in, under `none` where wave can make them. */
-    let cgroup: string | undefined;
-    let spareCgroup: string | undefined;
+    let cgroups: string[] = [];
     try {
       await ticket.ready;
       if (signal.aborted) {
@@ -880,32 +899,17 @@ export class ToolCalls {
       const editor = def.buffers ? deps.buffers?.(toolUseId) : undefined;
       let shellSandbox: CommandConfinement = { kind: "none" };
       if (def.scopes.run?.length) {
-        const confined = await this.#commandConfinement(
+        const decided = await this.#commandSandbox(
           spillDir,
           programs,
+          true,
           denied,
         );
-        const { cgroupParent } = confined;
-        shellSandbox = confined.confinement;
-        if (shellSandbox.kind === "bwrap") {
-          shellSandbox = { ...shellSandbox, prepare: true };
-        } else if (!cgroupParent) {
-          shellSandbox = { kind: "none", prepare: true };
-        } else {
-          // The command joins one before it runs, and the shell started
-          // ahead for the next command the other; ended below if unused.
-          try {
-            cgroup = deps.processes.makeCgroup(cgroupParent);
-            spareCgroup = deps.processes.makeCgroup(cgroupParent);
-          } catch (error) {
-            return fail(
-              `${def.name} was not run: wave could not make a cgroup for its command in ${cgroupParent} (${
-                error instanceof Error ? error.message : String(error)
-              }), and without one what the command starts could outlive it`,
-            );
-          }
-          shellSandbox = { kind: "none", cgroup, spareCgroup, prepare: true };
+        if ("error" in decided) {
+          return fail(`${def.name} was not run: ${decided.error}`);
         }
+        shellSandbox = decided.sandbox;
+        cgroups = decided.cgroups;
       }
       const command = shellCommandOf(def);
       if (
@@ -1042,7 +1046,7 @@ export class ToolCalls {
       // Nothing the command started outlives the call (its group's end
       // already killed what was in its cgroup): the cgroups it was given
       // and no process holds are empty, and are ended off its path.
-      const given = [cgroup, spareCgroup].filter((c) => c !== undefined);
+      const given = cgroups;
       if (given.length > 0) {
         deps.processes.offPath(() => deps.processes.releaseCgroups(given));
       }

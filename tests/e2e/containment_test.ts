@@ -790,6 +790,56 @@ for (const sandbox of ["auto", "none"]) {
   });
 }
 
+/** wave's children that have exited and wait to be reaped (zombies), by pid and name. */
+function zombiesOf(wave: WaveProcess): string[] {
+  const zombies: string[] = [];
+  for (const entry of Deno.readDirSync("/proc")) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    try {
+      const status = Deno.readTextFileSync(`/proc/${entry.name}/status`);
+      if (
+        new RegExp(`^PPid:\\s+${wave.child.pid}$`, "m").test(status) &&
+        /^State:\s+Z/m.test(status)
+      ) {
+        zombies.push(`${entry.name} ${/^Name:\s+(.*)$/m.exec(status)?.[1]}`);
+      }
+    } catch { /* gone */ }
+  }
+  return zombies;
+}
+
+for (const sandbox of ["auto", "none"]) {
+  Deno.test(`--shell-sandbox ${sandbox}: what wave inherits from commands (bubblewrap's pid 1, killed orphans) is reaped, not left a zombie`, async () => {
+    if (sandbox === "auto" && noBwrap) {
+      console.error(`skipped (${noBwrap})`);
+      return;
+    }
+    const wave = await startWave({ args: ["--shell-sandbox", sandbox] });
+    try {
+      for (let i = 0; i < 5; i++) {
+        const n = 8000 + Math.floor(Math.random() * 1000);
+        const r = await wave.callTool("Bash", {
+          // Orphans wave kills after the command (under none, they become
+          // its children); under bubblewrap, its pid 1 does.
+          command: `${KINDS.slice(1).map(([, line]) => line(n)).join("\n")}
+echo ran`,
+        });
+        assert.equal(r.structured.stdout, "ran\n");
+        assert.deepEqual(await processesLeft(`sleep ${n}.2`), []);
+      }
+      // The late sweep (250 ms after a command) reaps what was dying at the first.
+      await waitUntil(
+        () => zombiesOf(wave).length === 0,
+        "no zombie child of wave",
+        { detail: () => zombiesOf(wave).join(", ") },
+      );
+    } finally {
+      await wave.closeStdin();
+      await wave.wait();
+    }
+  });
+}
+
 Deno.test("under --shell-sandbox none, a command in a shell prepared ahead sees what one started at once sees", async () => {
   const wave = await startWave({ args: ["--shell-sandbox", "none"] });
   try {

@@ -72,6 +72,76 @@ function exists(target: number): boolean {
   return lib.syscall(SYS_KILL, BigInt(target), 0n, 0n, 0n) === 0n;
 }
 
+/** `wait4(2)`'s number, for reaping what wave inherits ({@linkcode reap}). */
+const SYS_WAIT4 = Deno.build.arch === "x86_64"
+  ? 61n
+  : Deno.build.arch === "aarch64"
+  ? 260n
+  : undefined;
+
+/**
+ * Reaps `pid`, a child of wave that has exited, if it has (`wait4` with
+ * `WNOHANG`); whether it is gone now. Only for a process wave inherited as
+ * subreaper, never one Deno started: Deno waits for its own children, and
+ * would find the status taken.
+ */
+function reap(pid: number): boolean {
+  const lib = libc();
+  if (SYS_WAIT4 === undefined || !canReap() || !lib) return false;
+  const WNOHANG = 1n;
+  return lib.syscall(SYS_WAIT4, BigInt(pid), 0n, WNOHANG, 0n) === BigInt(pid);
+}
+
+/**
+ * Whether wave can reap and ask for processes here (the syscalls' numbers
+ * are known, libc opens): else it keeps no record of what to reap.
+ */
+function canReap(): boolean {
+  return SYS_WAIT4 !== undefined && SYS_KILL !== undefined && libc() !== null;
+}
+
+/** How many pid namespaces deep this process is (its `NSpid` line's pids). */
+function pidNamespaceDepth(pid: number | "self"): number {
+  try {
+    const status = Deno.readTextFileSync(`/proc/${pid}/status`);
+    const line = /^NSpid:(.*)$/m.exec(status)?.[1];
+    return line ? line.trim().split(/\s+/).length : 0;
+  } catch {
+    return 0;
+  }
+}
+
+let ownDepth: number | undefined;
+
+/**
+ * Whether a child of wave is the first process of a pid namespace below
+ * wave's (bubblewrap's pid 1, which becomes wave's child when the
+ * bubblewrap that started it exits first): never a process Deno started,
+ * which all live in wave's own namespace.
+ */
+function isNamespaceInit(pid: number): boolean {
+  ownDepth ??= pidNamespaceDepth("self");
+  return ownDepth > 0 && pidNamespaceDepth(pid) > ownDepth;
+}
+
+/** The processes in a cgroup v2 (none once it is gone). */
+function cgroupMembers(dir: string): number[] {
+  try {
+    return Deno.readTextFileSync(`${dir}/cgroup.procs`).split("\n")
+      .filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * The leaders of the groups wave's sessions in this process started,
+ * which Deno started and reaps itself, until they are gone: no sweep
+ * reaps one (a group killed outright is forgotten before Deno has reaped
+ * its leader).
+ */
+const spawned = new Set<number>();
+
 /** A process's children, as /proc lists them per thread (none once it is gone). */
 function childrenOf(pid: number): number[] {
   const pids: number[] = [];
@@ -124,16 +194,20 @@ function children(): number[] {
   return childrenOf(Deno.pid);
 }
 
-/** The command marker in a process's environment, if it has one. */
-function markerOf(pid: number): string | undefined {
+/**
+ * The command marker in a process's environment: the marker, `""` when it
+ * has none, `null` when its environment cannot be read (it has exited: a
+ * zombie waiting to be reaped, or it is gone).
+ */
+function markerOf(pid: number): string | null {
   try {
     const environ = Deno.readTextFileSync(`/proc/${pid}/environ`);
     const entry = environ.split("\0").find((e) =>
       e.startsWith(`${COMMAND_MARKER}=`)
     );
-    return entry?.slice(COMMAND_MARKER.length + 1);
+    return entry?.slice(COMMAND_MARKER.length + 1) ?? "";
   } catch {
-    return undefined;
+    return null;
   }
 }
 
@@ -260,6 +334,11 @@ export class ProcessGroups {
   #held = new Map<string, number>();
   /** Markers of commands that have ended, oldest first. */
   #ended = new Set<string>();
+  /**
+   * Processes the sweep killed, children of wave (their subreaper) and
+   * none of them Deno's: reaped once they have died.
+   */
+  #killed = new Set<number>();
   /** The cgroups made for calls' commands and not yet ended. */
   #cgroups = new Set<string>();
   /** Ended cgroups not yet seen empty, watched in the background. */
@@ -367,6 +446,7 @@ export class ProcessGroups {
     const bound = cgroup !== undefined && this.#cgroups.has(cgroup)
       ? cgroup
       : undefined;
+    if (canReap()) spawned.add(pgid);
     this.#groups.set(pgid, {
       callId,
       workerId,
@@ -469,6 +549,7 @@ export class ProcessGroups {
     const marker = group?.marker;
     this.#groups.delete(pgid);
     if (group?.cgroup) {
+      this.#inherit(group.cgroup, pgid);
       this.#bound.delete(group.cgroup);
       // The call that was given the cgroup releases it (and may not reuse
       // it before); one made for a process started ahead is no call's.
@@ -490,12 +571,22 @@ export class ProcessGroups {
    * as a test run does, holds several of these).
    */
   sweep(): void {
-    for (const pid of children()) {
-      if (this.#groups.has(pid)) continue;
+    const all = children();
+    for (const pid of all) {
+      // A running group, or the leader of one Deno has not reaped yet.
+      if (this.#groups.has(pid) || spawned.has(pid)) continue;
       const marker = markerOf(pid);
-      if (marker !== undefined && this.#ended.has(marker)) {
+      if (marker === null) {
+        // Exited: reaped when it is what wave inherited from a command.
+        if (this.#killed.has(pid) || isNamespaceInit(pid)) reap(pid);
+      } else if (marker && this.#ended.has(marker)) {
         signalGroup(pid, "SIGKILL");
+        if (canReap()) this.#killed.add(pid);
       }
+    }
+    // Those gone (reaped) are forgotten.
+    for (const pids of [this.#killed, spawned]) {
+      for (const pid of pids) if (!exists(pid)) pids.delete(pid);
     }
   }
 
@@ -521,7 +612,21 @@ export class ProcessGroups {
   /** Signals a group, but only one a call of this session started. */
   signal(pgid: number, callId: string, signal: Deno.Signal): void {
     const owner = this.#groups.get(pgid);
-    if (owner?.callId === callId) signalGroup(pgid, signal);
+    if (owner?.callId !== callId) return;
+    this.#inherit(owner.cgroup, pgid);
+    signalGroup(pgid, signal);
+  }
+
+  /**
+   * Remembers what is in a group's cgroup but its leader (Deno's own
+   * child): what the command started, wave's children (their subreaper)
+   * once their parents are gone, reaped by a sweep once killed.
+   */
+  #inherit(cgroup: string | undefined, pgid: number): void {
+    if (cgroup === undefined || !canReap()) return;
+    for (const pid of cgroupMembers(cgroup)) {
+      if (pid !== pgid) this.#killed.add(pid);
+    }
   }
 
   /** The groups started by calls on one worker. */
