@@ -488,6 +488,26 @@ export class ToolCalls {
   }
 
   /**
+   * What Read deny rules keep from a call of `def` that reads more than
+   * the paths it names (a search of a directory, a command): found now, on
+   * disk. Undefined when no rule binds it.
+   */
+  #deniedFor(
+    def: RegisteredTool["def"],
+  ): DeniedPaths | { refused: string } | undefined {
+    const deps = this.#deps;
+    const denials = deps.permissions?.readDenials() ?? [];
+    if (denials.length === 0 || (def.scopes.run?.length ?? 0) === 0) {
+      return undefined;
+    }
+    return deniedPaths(denials, {
+      workspace: deps.config.workspace,
+      roots: deps.permissions?.roots,
+      home: deps.home,
+    });
+  }
+
+  /**
    * Makes ahead the process the session's first command will run in (a
    * sandbox, or a shell in its cgroup), as every command makes one for
    * the next: the first `Bash` then costs what a later one does. For the
@@ -502,7 +522,16 @@ export class ToolCalls {
     if (!shellCommandOf(tool.def) || run.length === 0) return;
     const programs = await this.#programs(tool.def.scopes);
     const spillDir = spillDirOf(config);
-    const decided = await this.#commandSandbox(spillDir, programs, false);
+    // Hiding what the deny rules cover, as the first call will: else its
+    // sandbox would not be this one.
+    const denied = this.#deniedFor(tool.def);
+    if (denied && "refused" in denied) return; // the first command says why
+    const decided = await this.#commandSandbox(
+      spillDir,
+      programs,
+      false,
+      denied,
+    );
     if ("error" in decided) return; // the first command says why
     try {
       prepareShell(
@@ -804,23 +833,12 @@ export class ToolCalls {
         grants.write.push(resolved.real, dir);
       }
     }
-    // What Read deny rules keep from a call that reads more than the paths
-    // it names (a search of a directory, a command): found now, on disk.
-    let denied: DeniedPaths | undefined;
-    const denials = deps.permissions?.readDenials() ?? [];
-    if (denials.length > 0 && (def.scopes.run?.length ?? 0) > 0) {
-      const found = deniedPaths(denials, {
-        workspace: config.workspace,
-        roots: deps.permissions?.roots,
-        home: deps.home,
-      });
-      if ("refused" in found) {
-        return refuse(
-          "a permission rule",
-          `${def.name} was refused: ${found.refused}.`,
-        );
-      }
-      denied = found;
+    const denied = this.#deniedFor(def);
+    if (denied && "refused" in denied) {
+      return refuse(
+        "a permission rule",
+        `${def.name} was refused: ${denied.refused}.`,
+      );
     }
     const result = await this.#runApproved(
       { tool, input, toolUseId },
