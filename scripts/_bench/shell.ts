@@ -71,12 +71,19 @@ async function bareBwrap(dir: string): Promise<string[] | undefined> {
     "-c",
     "true",
   ];
-  const ok = await new Deno.Command(args[0], {
+  const tried = await new Deno.Command(args[0], {
     args: args.slice(1),
     stdout: "null",
-    stderr: "null",
-  }).output().then((o) => o.success, () => false);
-  return ok ? args : undefined;
+    stderr: "piped",
+  }).output();
+  if (tried.success) return args;
+  // Said, so that the figure's absence is not a mystery.
+  console.error(
+    `bare bwrap failed, no floor figure: ${
+      new TextDecoder().decode(tried.stderr).trim()
+    }`,
+  );
+  return undefined;
 }
 
 /** A wave on a new workspace (with `tree`, {@linkcode TREE_FILES} files in 50 directories, some under the deny rules), and a `Bash` call through it. */
