@@ -53,12 +53,16 @@ export function signalGroup(pgid: number, signal: Deno.Signal): void {
   }
 }
 
+/** A system call's number on this machine's architecture, where wave knows it. */
+function syscallNumber(
+  numbers: { x86_64: bigint; aarch64: bigint },
+): bigint | undefined {
+  const arch = Deno.build.arch;
+  return arch === "x86_64" || arch === "aarch64" ? numbers[arch] : undefined;
+}
+
 /** `kill(2)`'s number where wave calls it through libc ({@linkcode exists}). */
-const SYS_KILL = Deno.build.arch === "x86_64"
-  ? 62n
-  : Deno.build.arch === "aarch64"
-  ? 129n
-  : undefined;
+const SYS_KILL = syscallNumber({ x86_64: 62n, aarch64: 129n });
 
 /**
  * Whether a process (`pid`) or a group (`-pgid`) exists, asked with
@@ -73,11 +77,7 @@ function exists(target: number): boolean {
 }
 
 /** `wait4(2)`'s number, for reaping what wave inherits ({@linkcode reap}). */
-const SYS_WAIT4 = Deno.build.arch === "x86_64"
-  ? 61n
-  : Deno.build.arch === "aarch64"
-  ? 260n
-  : undefined;
+const SYS_WAIT4 = syscallNumber({ x86_64: 61n, aarch64: 260n });
 
 /**
  * Reaps `pid`, a child of wave that has exited, if it has (`wait4` with
