@@ -13,7 +13,7 @@ import * as acp from "@agentclientprotocol/sdk";
 import { serve } from "../../fronts/acp/main.ts";
 import { parseFlags } from "../../session/config.ts";
 import { builtinRef, TOOLSET_NAMES, TOOLSETS } from "../../tools/toolsets.ts";
-import { WARM_GATE_CHANNEL } from "../fixtures/tools/warm_gate.ts";
+import { WarmGateWatch } from "../fixtures/tools/warm_gate.ts";
 import { MOCK_KEY, MockModel, textStep } from "../_mock_model.ts";
 import { tempDir } from "../_temp.ts";
 import { waitUntil } from "../_waiting.ts";
@@ -56,15 +56,9 @@ async function serveAcp(mock: MockModel): Promise<InProcessAcp> {
   );
   if (parsed.kind !== "run") throw new Error(parsed.stderr);
   const { config } = parsed;
-  const started: number[] = [];
+  const gate = new WarmGateWatch();
   const warmupCalls: string[] = [];
   let warmupEnded = false;
-  const gate = new BroadcastChannel(WARM_GATE_CHANNEL);
-  gate.onmessage = (event) => {
-    if (typeof event.data?.started === "number") {
-      started.push(event.data.started);
-    }
-  };
   const toAgent = new TransformStream<Uint8Array, Uint8Array>();
   const toClient = new TransformStream<Uint8Array, Uint8Array>();
   const output = toClient.writable.getWriter();
@@ -94,7 +88,7 @@ async function serveAcp(mock: MockModel): Promise<InProcessAcp> {
   });
   return {
     agent: connection.agent,
-    started,
+    started: gate.started,
     warmupCalls,
     warmupEnded: () => warmupEnded,
     async newSession() {
@@ -105,7 +99,7 @@ async function serveAcp(mock: MockModel): Promise<InProcessAcp> {
       );
       return sessionId;
     },
-    open: (step) => gate.postMessage({ open: step }),
+    open: (step) => gate.open(step),
     async close() {
       connection.close();
       try {

@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 import { serve } from "../../fronts/mcp/main.ts";
 import { parseFlags } from "../../session/config.ts";
 import { builtinRef, TOOLSET_NAMES, TOOLSETS } from "../../tools/toolsets.ts";
-import { WARM_GATE_CHANNEL } from "../fixtures/tools/warm_gate.ts";
+import { WarmGateWatch } from "../fixtures/tools/warm_gate.ts";
 import { tempDir } from "../_temp.ts";
 import { waitUntil } from "../_waiting.ts";
 import { FIXTURE_TOOLS } from "../_wave.ts";
@@ -34,13 +34,8 @@ Deno.test("mcp warm-up: when the client's input ends mid-step, the warm-up stops
   );
   if (parsed.kind !== "run") throw new Error(parsed.stderr);
   const { config } = parsed;
-  const started: number[] = [];
-  const gate = new BroadcastChannel(WARM_GATE_CHANNEL);
-  gate.onmessage = (event) => {
-    if (typeof event.data?.started === "number") {
-      started.push(event.data.started);
-    }
-  };
+  const gate = new WarmGateWatch();
+  const { started } = gate;
   const calls: string[] = [];
   let ended = false;
   const input = new TransformStream<Uint8Array, Uint8Array>();
