@@ -428,7 +428,9 @@ class LineReader {
         return -1;
       }
       const inner = line.slice(i + 2, close);
-      if (inner.startsWith("(")) {
+      // `$((…))` is arithmetic only when its inner `(` closes just before
+      // the last `)`; `$((echo a); rm x)` is a substitution of a subshell.
+      if (inner.startsWith("(") && matchingParen(line, i + 3) === close - 1) {
         // $((…)): arithmetic, which may still substitute commands.
         if (/\$\(|`/.test(inner)) {
           this.#doubt("an arithmetic expansion substitutes commands");
@@ -437,7 +439,7 @@ class LineReader {
       return close + 1;
     }
     if (next === "{") {
-      const close = line.indexOf("}", i + 2);
+      const close = matchingBrace(line, i + 2);
       if (close === -1) {
         this.#doubt("a parameter expansion is not closed");
         return -1;
@@ -914,6 +916,57 @@ function matchingParen(line: string, from: number): number {
     }
     if (ch === "(") depth++;
     if (ch === ")" && --depth === 0) return i;
+  }
+  return -1;
+}
+
+/**
+ * Where the `}` that closes a `${` opened just before `from` is, or -1:
+ * as bash finds it, past quoted text, substitutions and nested braces
+ * (`${x:-"}"}`, `${x:-{a}}` end at their last `}`).
+ */
+function matchingBrace(line: string, from: number): number {
+  let depth = 1;
+  for (let i = from; i < line.length; i++) {
+    const ch = line[i];
+    if (ch === "\\") {
+      i++;
+      continue;
+    }
+    if (ch === "'") {
+      if (line[i - 1] === "$") {
+        const { next } = ansiC(line, i + 1);
+        if (next === -1) return -1;
+        i = next - 1;
+        continue;
+      }
+      const close = line.indexOf("'", i + 1);
+      if (close === -1) return -1;
+      i = close;
+      continue;
+    }
+    if (ch === '"') {
+      for (i++; i < line.length && line[i] !== '"'; i++) {
+        if (line[i] === "\\") i++;
+      }
+      if (i >= line.length) return -1;
+      continue;
+    }
+    if (ch === "`") {
+      for (i++; i < line.length && line[i] !== "`"; i++) {
+        if (line[i] === "\\") i++;
+      }
+      if (i >= line.length) return -1;
+      continue;
+    }
+    if (ch === "$" && line[i + 1] === "(") {
+      const close = matchingParen(line, i + 2);
+      if (close === -1) return -1;
+      i = close;
+      continue;
+    }
+    if (ch === "{") depth++;
+    if (ch === "}" && --depth === 0) return i;
   }
   return -1;
 }

@@ -327,7 +327,7 @@ Deno.test("deny rules: under bubblewrap a command cannot rename a directory that
   }
 });
 
-Deno.test("deny rules: a command rule holds against a shell fed a here-string, a function's body, trap, coproc, busybox and bash -c --; a shell reading a pipe is refused under bypassPermissions", async () => {
+Deno.test("deny rules: a command rule holds against a shell fed a here-string, a function's body, trap, coproc, busybox, bash -c --, a quoted } in ${…} and $((…); …); a shell reading a pipe is refused under bypassPermissions", async () => {
   const wave = await startWave({
     args: [
       "--output-format",
@@ -349,6 +349,8 @@ Deno.test("deny rules: a command rule holds against a shell fed a here-string, a
         "coproc rm -f victim",
         "busybox rm -f victim",
         "bash -c -- 'rm -f victim'",
+        'echo ${x:-"}"} ; rm -f victim ; #"',
+        "echo $((echo a); rm -f victim)",
       ]
     ) {
       const answer = await wave.callTool("Bash", { command });

@@ -251,8 +251,18 @@ Deno.test("tool rules: a deny rule reads what else runs a line: a shell fed a he
       "bash -c -- 'rm -rf x'",
       "bash -o errexit -c 'rm -rf x'",
       "cat <<EOF\n$(\nrm -rf x\n)\nEOF",
+      // A parameter expansion ends where bash ends it, past quotes and braces.
+      'echo ${x:-"}"} ; rm -rf x ; #"',
+      'echo "${x:-"}"}" ; rm -rf x ; #"',
+      "echo ${x:-'}'} ; rm -rf x ; #'",
+      "echo ${x:-{a}} ; rm -rf x ; #}",
+      // $((…) …) is a substitution of a subshell, not arithmetic.
+      "echo $((echo a); rm -rf x)",
+      'echo "$((echo a); rm -rf x)"',
+      "cat <<EOF\n$((echo a); rm -rf x)\nEOF",
     ]
   ) assert.ok(deny(command), JSON.stringify(command));
+  assert.equal(commandUnclear("rm:*", "echo $(( (1 + 2) * 3 ))"), null);
   // A quoted delimiter's body is not expanded; a script file is not read.
   for (
     const command of [
