@@ -64,6 +64,8 @@ const KEYWORDS = new Set([
   "}",
   "time",
 ]);
+/** The most words that lead into one simple command (keywords, assignments, wrappers) read before the line is unclear. */
+const MAX_FORMS = 64;
 /** Deepest nesting of substitutions and `sh -c` read before the line is unclear. */
 const MAX_DEPTH = 8;
 
@@ -78,10 +80,21 @@ export function readCommandLine(line: string): ReadLine {
   };
 }
 
+/** A here-document waiting for its body. */
+interface Heredoc {
+  delimiter: string;
+  /** Whether its delimiter was unquoted, so that its body is expanded. */
+  expands: boolean;
+  /** Whether a shell runs it as its script. */
+  script: boolean;
+}
+
 class LineReader {
   commands: string[] = [];
   open: string[] = [];
   unclear: string | null = null;
+  /** Set while a simple command is read when it runs what comes on its input (`bash`, `source /dev/stdin`): the program's name. */
+  #stdinRuns: string | null = null;
 
   #doubt(why: string) {
     this.unclear ??= why;
@@ -95,11 +108,35 @@ class LineReader {
     }
     let words: Word[] = [];
     /** Here-documents whose bodies start after the next newline. */
-    const heredocs: { delimiter: string; expands: boolean }[] = [];
+    const heredocs: Heredoc[] = [];
+    /** The here-strings and here-documents of the simple command being read. */
+    let herestrings: Word[] = [];
+    let ownDocs = 0;
     let i = 0;
     const end = () => {
+      this.#stdinRuns = null;
       this.#simple(words, depth);
+      const runs = this.#stdinRuns as string | null;
+      if (runs !== null) {
+        // A shell (or `source /dev/stdin`) runs what it reads from its
+        // input: a here-string or a here-document is a line of its own;
+        // a pipe or a file is known only when it runs.
+        if (herestrings.length > 0) {
+          for (const w of herestrings) {
+            if (w.dynamic) {
+              this.#doubt(`${runs} runs what is known only when it runs`);
+            }
+            this.read(w.text, depth + 1);
+          }
+        } else if (ownDocs > 0) {
+          for (const doc of heredocs.slice(-ownDocs)) doc.script = true;
+        } else {
+          this.#doubt(`${runs} runs the commands it reads from its input`);
+        }
+      }
       words = [];
+      herestrings = [];
+      ownDocs = 0;
     };
     while (i < line.length) {
       const ch = line[i];
@@ -159,13 +196,17 @@ class LineReader {
             heredocs.push({
               delimiter: target.word.text,
               expands: target.plain,
+              script: false,
             });
+            ownDocs++;
             i = target.next;
             continue;
           }
           if (op === "<<<") {
             while (BLANK.has(line[j])) j++;
-            i = this.#word(line, j, depth).next;
+            const target = this.#word(line, j, depth);
+            herestrings.push(target.word);
+            i = target.next;
             continue;
           }
           while (BLANK.has(line[j])) j++;
@@ -199,32 +240,43 @@ class LineReader {
     if (heredocs.length > 0) this.#doubt("a here-document is not closed");
   }
 
-  /** Skips a here-document's body that starts at `i`; reads what it substitutes. Returns where the line goes on. */
-  #heredoc(
-    line: string,
-    i: number,
-    doc: { delimiter: string; expands: boolean },
-    depth: number,
-  ): number {
+  /** Skips a here-document's body that starts at `i`; reads what it substitutes (or, fed to a shell, all of it). Returns where the line goes on. */
+  #heredoc(line: string, i: number, doc: Heredoc, depth: number): number {
+    const body: string[] = [];
+    let next = -1;
     while (i <= line.length) {
       const nl = line.indexOf("\n", i);
       const stop = nl === -1 ? line.length : nl;
       const text = line.slice(i, stop);
-      if (text.replace(/^\t+/, "") === doc.delimiter) return stop + 1;
-      if (doc.expands && /\$\(|`/.test(text)) {
-        // What it substitutes runs: read it as a line of its own.
-        for (const m of text.matchAll(/\$\(([^()]*)\)|`([^`]*)`/g)) {
-          this.read(m[1] ?? m[2], depth + 1);
-        }
-        if (/\$\(\(|\$\([^)]*\(/.test(text)) {
-          this.#doubt("a here-document substitutes commands it cannot read");
-        }
+      if (text.replace(/^\t+/, "") === doc.delimiter) {
+        next = stop + 1;
+        break;
       }
+      body.push(text);
       if (nl === -1) break;
       i = nl + 1;
     }
-    this.#doubt("a here-document is not closed");
-    return line.length;
+    if (next === -1) this.#doubt("a here-document is not closed");
+    const text = body.join("\n");
+    if (doc.script) this.read(text, depth + 1);
+    else if (doc.expands) this.#expansions(text, depth);
+    return next === -1 ? line.length : next;
+  }
+
+  /** Reads the commands `text` substitutes, as a double-quoted string or an unquoted here-document does. */
+  #expansions(text: string, depth: number): void {
+    for (let i = 0; i < text.length; i++) {
+      const ch = text[i];
+      if (ch === "\\") {
+        i++;
+        continue;
+      }
+      if (ch === "$" || ch === "`") {
+        const sub = this.#substitution(text, i, depth);
+        if (sub === -1) return;
+        if (sub > i) i = sub - 1;
+      }
+    }
   }
 
   /**
@@ -376,7 +428,9 @@ class LineReader {
         return -1;
       }
       const inner = line.slice(i + 2, close);
-      if (inner.startsWith("(")) {
+      // `$((…))` is arithmetic only when its inner `(` closes just before
+      // the last `)`; `$((echo a); rm x)` is a substitution of a subshell.
+      if (inner.startsWith("(") && matchingParen(line, i + 3) === close - 1) {
         // $((…)): arithmetic, which may still substitute commands.
         if (/\$\(|`/.test(inner)) {
           this.#doubt("an arithmetic expansion substitutes commands");
@@ -385,7 +439,7 @@ class LineReader {
       return close + 1;
     }
     if (next === "{") {
-      const close = line.indexOf("}", i + 2);
+      const close = matchingBrace(line, i + 2);
       if (close === -1) {
         this.#doubt("a parameter expansion is not closed");
         return -1;
@@ -410,14 +464,27 @@ class LineReader {
         this.#doubt("it uses case");
         return;
       }
-      if (head === "[[" || head === "((" || head === "function") return;
+      if (head === "[[" || head === "((") return;
+      // `function NAME { …`: the body's commands follow the name.
+      if (head === "function") words = words.slice(2);
     }
     const forms: Word[][] = [];
     while (words.length > 0) {
+      if (forms.length === MAX_FORMS) {
+        // Each form is a copy of the command: thousands of `env` would
+        // make the rules' matching quadratic.
+        this.#doubt("too many words lead into the command it runs");
+        break;
+      }
       forms.push(words);
       const first = words[0];
       if (!first.dynamic && KEYWORDS.has(first.text)) {
         words = words.slice(1);
+        continue;
+      }
+      if (!first.dynamic && first.text === "coproc") {
+        // `coproc NAME { …`, or `coproc CMD …`.
+        words = words[2]?.text === "{" ? words.slice(2) : words.slice(1);
         continue;
       }
       if (/^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=/.test(first.text)) {
@@ -464,15 +531,14 @@ class LineReader {
       this.read(rest.map((w) => w.text).join(" "), depth + 1);
       return undefined;
     }
-    if (SHELLS.has(program)) {
-      const c = rest.findIndex((w) => /^-[a-zA-Z]*c[a-zA-Z]*$/.test(w.text));
-      if (c === -1) return undefined;
-      const script = rest[c + 1];
-      if (!script) return undefined;
-      if (script.dynamic) {
-        this.#doubt(`${program} -c runs what is known only when it runs`);
+    if (SHELLS.has(program)) return this.#shell(program, rest, depth);
+    if (program === "source" || program === ".") {
+      const script = rest[0]?.text === "--" ? rest[1] : rest[0];
+      if (script?.dynamic) {
+        this.#doubt(`${program} runs a script known only when it runs`);
+      } else if (script && STDIN_FILES.has(script.text)) {
+        this.#stdinRuns = program;
       }
-      this.read(script.text, depth + 1);
       return undefined;
     }
     if (program === "find") {
@@ -486,6 +552,71 @@ class LineReader {
           if (inner.length > 0) this.#simple(inner, depth + 1);
         }
       }
+      return undefined;
+    }
+    if (program === "xargs") return this.#xargs(rest);
+    const strings = STRING_OPTIONS[program];
+    if (strings) {
+      // `su -c 'rm x'`, `flock -c 'rm x' f`: a line run by a shell.
+      for (let k = 0; k < rest.length; k++) {
+        const w = rest[k].text;
+        const eq = strings.find((o) =>
+          o.startsWith("--") && w.startsWith(`${o}=`)
+        );
+        const script = eq
+          ? { text: w.slice(eq.length + 1), dynamic: rest[k].dynamic }
+          : strings.includes(w)
+          ? rest[k + 1]
+          : undefined;
+        if (!script) continue;
+        if (script.dynamic) {
+          this.#doubt(`${program} -c runs what is known only when it runs`);
+        }
+        this.read(script.text, depth + 1);
+        return undefined;
+      }
+    }
+    if (program === "trap") {
+      // trap 'rm x' EXIT: the line runs later, in this shell.
+      const args = rest.filter((w) => !/^-[lp-]*$/.test(w.text));
+      if (args.length >= 2) this.#line(program, args[0], depth);
+      return undefined;
+    }
+    if (program === "alias") {
+      for (const w of rest) {
+        const eq = w.text.indexOf("=");
+        if (eq > 0) {
+          this.#line(program, { ...w, text: w.text.slice(eq + 1) }, depth);
+        }
+      }
+      return undefined;
+    }
+    if (program === "watch") {
+      // watch runs its words joined, through sh -c.
+      let k = 0;
+      while (k < rest.length && rest[k].text.startsWith("-")) {
+        k += /^(-n|--interval)$/.test(rest[k].text) ? 2 : 1;
+      }
+      if (k < rest.length) {
+        this.#line(program, {
+          text: rest.slice(k).map((w) => w.text).join(" "),
+          dynamic: rest.slice(k).some((w) => w.dynamic),
+        }, depth);
+      }
+      return undefined;
+    }
+    if (program === "git") {
+      // git -c alias.x='!rm x' x: an alias starting with ! is a shell line.
+      for (let k = 0; k + 1 < rest.length; k++) {
+        if (rest[k].text !== "-c") continue;
+        const m = /^alias\.[^=]*=\s*!(.*)$/s.exec(rest[k + 1].text);
+        if (m) this.#line(program, { ...rest[k + 1], text: m[1] }, depth);
+      }
+      return undefined;
+    }
+    const why = DOUBTFUL[program]?.(rest.map((w) => w.text));
+    if (why) {
+      this.#doubt(why);
       return undefined;
     }
     const spec = WRAPPERS[program];
@@ -503,7 +634,10 @@ class LineReader {
         continue;
       }
       if (w.startsWith("-") && w.length > 1) {
-        if (program === "env" && (w === "-S" || w.startsWith("--split"))) {
+        if (
+          program === "env" &&
+          (/^-[^-]*S/.test(w) || w.startsWith("--split"))
+        ) {
           this.#doubt("env -S splits a string into a command");
         }
         k += spec.withValue.includes(w) ? 2 : 1;
@@ -519,10 +653,139 @@ class LineReader {
     const inner = rest.slice(k);
     return inner.length > 0 ? inner : undefined;
   }
+  /** Reads `script` as a line `program` runs (a dynamic one makes the line unclear). */
+  #line(program: string, script: Word, depth: number): void {
+    if (script.dynamic) {
+      this.#doubt(`${program} runs what is known only when it runs`);
+    }
+    this.read(script.text, depth + 1);
+  }
+
+  /**
+   * A shell's command line: the string after `-c` is read as a line; a
+   * shell with no script file (or `-s`, `/dev/stdin`) runs its input; a
+   * script file is a program of its own.
+   */
+  #shell(program: string, rest: Word[], depth: number): undefined {
+    let command = false;
+    let stdin = false;
+    let operand: Word | undefined;
+    for (let k = 0; k < rest.length; k++) {
+      const w = rest[k].text;
+      if (w === "--" || w === "-") {
+        operand = rest[k + 1];
+        break;
+      }
+      if (/^[-+]o$|^[-+]O$|^--(rcfile|init-file)$/.test(w)) {
+        k++;
+        continue;
+      }
+      if (/^[-+]/.test(w) && w.length > 1 && !rest[k].dynamic) {
+        if (/^-[^-]*c/.test(w)) command = true;
+        if (/^-[^-]*s/.test(w)) stdin = true;
+        continue;
+      }
+      operand = rest[k];
+      break;
+    }
+    if (command) {
+      if (operand) this.#line(`${program} -c`, operand, depth);
+      return undefined;
+    }
+    if (operand?.dynamic) {
+      this.#doubt(`${program} runs a script known only when it runs`);
+    } else if (stdin || !operand || STDIN_FILES.has(operand.text)) {
+      this.#stdinRuns = program;
+    }
+    return undefined;
+  }
+
+  /**
+   * What `xargs` runs: its command with the words it reads appended (or put
+   * in place of the replace string), words known only when it runs.
+   */
+  #xargs(rest: Word[]): Word[] | undefined {
+    let k = 0;
+    let replace: string | undefined;
+    const withValue = WRAPPERS.xargs.withValue;
+    while (k < rest.length) {
+      const w = rest[k].text;
+      if (w === "--") {
+        k++;
+        break;
+      }
+      if (!w.startsWith("-") || w.length === 1) break;
+      if (w === "-I") replace = rest[k + 1]?.text;
+      else if (w.startsWith("-I")) replace = w.slice(2);
+      else if (w === "-i" || w === "--replace") replace = "{}";
+      else if (w.startsWith("-i")) replace = w.slice(2);
+      else if (w.startsWith("--replace=")) replace = w.slice(10);
+      k += withValue.includes(w) && w !== "-i" ? 2 : 1;
+    }
+    const inner = rest.slice(k);
+    if (inner.length === 0) return undefined; // it runs echo
+    if (replace) {
+      return inner.map((w) =>
+        w.text.includes(replace) ? { text: w.text, dynamic: true } : w
+      );
+    }
+    return [...inner, { text: "", dynamic: true }];
+  }
 }
 
 /** Shells whose `-c` takes a command line. */
-const SHELLS = new Set(["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash"]);
+const SHELLS = new Set([
+  "sh",
+  "bash",
+  "rbash",
+  "dash",
+  "zsh",
+  "ksh",
+  "mksh",
+  "ash",
+  "yash",
+  "posh",
+  "fish",
+  "csh",
+  "tcsh",
+]);
+
+/** Script files that are a program's input. */
+const STDIN_FILES = new Set([
+  "/dev/stdin",
+  "/dev/fd/0",
+  "/proc/self/fd/0",
+  "-",
+]);
+
+/** Programs with an option whose value is a line a shell runs. */
+const STRING_OPTIONS: Record<string, string[]> = {
+  su: ["-c", "--command"],
+  runuser: ["-c", "--command"],
+  script: ["-c", "--command"],
+  flock: ["-c", "--command"],
+};
+
+/** Programs that may run what cannot be read from the line: why, or undefined. */
+const DOUBTFUL: Record<string, (args: string[]) => string | undefined> = {
+  parallel: () => "parallel runs commands it builds when it runs",
+  hash: (args) =>
+    args.some((a) => /^-[^-]*p/.test(a))
+      ? "hash -p gives a program another name"
+      : undefined,
+  enable: (args) =>
+    args.some((a) => /^-[^-]*f/.test(a))
+      ? "enable -f loads a builtin"
+      : undefined,
+  mapfile: (args) =>
+    args.some((a) => /^-[^-]*C/.test(a))
+      ? "mapfile -C runs a callback"
+      : undefined,
+  readarray: (args) =>
+    args.some((a) => /^-[^-]*C/.test(a))
+      ? "readarray -C runs a callback"
+      : undefined,
+};
 
 /** Programs that run the command after their options (and positionals). */
 const WRAPPERS: Record<
@@ -602,6 +865,8 @@ const WRAPPERS: Record<
   chrt: { withValue: [], positionals: 1 },
   taskset: { withValue: [], positionals: 1 },
   unbuffer: { withValue: [], positionals: 0 },
+  busybox: { withValue: [], positionals: 0 },
+  toybox: { withValue: [], positionals: 0 },
   flock: {
     withValue: ["-w", "--timeout", "-E", "--conflict-exit-code"],
     positionals: 1,
@@ -651,6 +916,57 @@ function matchingParen(line: string, from: number): number {
     }
     if (ch === "(") depth++;
     if (ch === ")" && --depth === 0) return i;
+  }
+  return -1;
+}
+
+/**
+ * Where the `}` that closes a `${` opened just before `from` is, or -1:
+ * as bash finds it, past quoted text, substitutions and nested braces
+ * (`${x:-"}"}`, `${x:-{a}}` end at their last `}`).
+ */
+function matchingBrace(line: string, from: number): number {
+  let depth = 1;
+  for (let i = from; i < line.length; i++) {
+    const ch = line[i];
+    if (ch === "\\") {
+      i++;
+      continue;
+    }
+    if (ch === "'") {
+      if (line[i - 1] === "$") {
+        const { next } = ansiC(line, i + 1);
+        if (next === -1) return -1;
+        i = next - 1;
+        continue;
+      }
+      const close = line.indexOf("'", i + 1);
+      if (close === -1) return -1;
+      i = close;
+      continue;
+    }
+    if (ch === '"') {
+      for (i++; i < line.length && line[i] !== '"'; i++) {
+        if (line[i] === "\\") i++;
+      }
+      if (i >= line.length) return -1;
+      continue;
+    }
+    if (ch === "`") {
+      for (i++; i < line.length && line[i] !== "`"; i++) {
+        if (line[i] === "\\") i++;
+      }
+      if (i >= line.length) return -1;
+      continue;
+    }
+    if (ch === "$" && line[i + 1] === "(") {
+      const close = matchingParen(line, i + 2);
+      if (close === -1) return -1;
+      i = close;
+      continue;
+    }
+    if (ch === "{") depth++;
+    if (ch === "}" && --depth === 0) return i;
   }
   return -1;
 }

@@ -166,10 +166,36 @@ export function hideDenied(
   const dirs = denied.dirs.filter(needed);
   const files = denied.files.filter(needed);
   if (dirs.length === 0 && files.length === 0) return confinement;
+  // A command may rename a writable directory that holds a hidden path
+  // (`mv app app2`), taking it out of a rule that names it by its place
+  // (`Read(app/secrets/**)`), for the next call and every tool to read:
+  // each such directory is bound over itself, and a mount point cannot be
+  // renamed (the binds go shallowest first, before the hiding mounts).
+  const anchors = new Set<string>();
+  for (const path of [...dirs, ...files]) {
+    const root = shown.find((dir) => dir !== path && isWithin(path, dir));
+    if (root === undefined) continue;
+    for (
+      let dir = parentOf(path);
+      dir !== root && isWithin(dir, root);
+      dir = parentOf(dir)
+    ) {
+      if (anchors.has(dir)) break;
+      anchors.add(dir);
+    }
+  }
   return {
     ...confinement,
     sealDirs: [...(confinement.sealDirs ?? []), ...dirs],
     hideFiles: [...confinement.hideFiles, ...files],
+    ...(anchors.size > 0
+      ? {
+        showWritable: [
+          ...(confinement.showWritable ?? []),
+          ...[...anchors].sort(),
+        ],
+      }
+      : {}),
   };
 }
 
@@ -232,6 +258,12 @@ function sortedListing(
     sortings.set(id, sorted);
   } else sortings.delete(id);
   return sorted;
+}
+
+/** The directory that holds `path` (`/` for a path at the root). */
+function parentOf(path: string): string {
+  const i = path.lastIndexOf("/");
+  return i <= 0 ? "/" : path.slice(0, i);
 }
 
 function joinPath(dir: string, rest: string): string {

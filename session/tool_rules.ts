@@ -108,9 +108,10 @@ export function specifierCovers(
       // A line read with confidence is its commands; one that is not is
       // also cut at every operator, quoted or not, so a deny rule finds
       // what it can in it (and the rest is asked about: commandUnclear).
-      return [
+      // The reader's commands are already unwrapped; the raw parts are
+      // unwrapped here (a bounded number of leading words each).
+      return read.commands.map(normalized).some(one) || [
         normalized(what.command),
-        ...read.commands.map(normalized),
         ...(read.unclear ? commandsIn(what.command, true) : []),
       ].some((part) => unwrapped(part).some(one));
     }
@@ -185,6 +186,9 @@ function normalized(command: string): string {
   return command.replace(/\s+/g, " ").trim();
 }
 
+/** The most leading words taken off one command (each form is a copy of it). */
+const MAX_LEADERS = 64;
+
 /** Words that only lead into the command after them. */
 const LEADERS = new Set([
   "!",
@@ -216,7 +220,7 @@ function unwrapped(command: string): string[] {
   const forms = [command];
   let words = command.split(" ");
   while (
-    words.length > 1 &&
+    words.length > 1 && forms.length <= MAX_LEADERS &&
     (LEADERS.has(words[0]) || /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[0]) ||
       /^-/.test(words[0]))
   ) {
@@ -268,7 +272,7 @@ export function pathGlobs(
   specifier: string,
   home?: string,
 ): PathGlob[] {
-  let spec = specifier.trim();
+  let spec = withoutDots(specifier.trim());
   if (spec.length > 1 && spec.endsWith("/")) spec = spec.replace(/\/+$/, "");
   // gitignore: a glob with no slash in it matches at any depth.
   const anywhere = !spec.includes("/");
@@ -288,6 +292,31 @@ export function pathGlobs(
   }
   spec = spec.replace(/^(\.\/)+/, "");
   return [glob(anywhere ? `**/${spec}` : spec, false)];
+}
+
+/**
+ * A specifier with its `.` and `name/..` steps taken out, as the paths it
+ * is tested on are (`./notes/../hidden/**` is `hidden/**`); a `..` with
+ * nothing before it to take out (`../x`) stays.
+ */
+function withoutDots(spec: string): string {
+  if (!/(^|\/)\.\.?(\/|$)/.test(spec)) return spec;
+  const lead = /^(\/*|~\/)/.exec(spec)![0];
+  const out: string[] = [];
+  for (const part of spec.slice(lead.length).split("/")) {
+    if (part === ".") continue;
+    if (
+      part === ".." && out.length > 0 && out[out.length - 1] !== ".." &&
+      !/[*?]/.test(out[out.length - 1])
+    ) {
+      out.pop();
+      continue;
+    }
+    out.push(part);
+  }
+  // A rule written with a slash stays anchored where it was written.
+  const rest = out.length > 0 ? out.join("/") : ".";
+  return lead === "" && !rest.includes("/") ? `./${rest}` : lead + rest;
 }
 
 /** A path and each directory above it (`a/b/c`, `a/b`, `a`; `/x/y`, `/x`). */

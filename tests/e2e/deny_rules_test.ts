@@ -275,3 +275,100 @@ Deno.test("deny rules: in default mode a line a deny rule cannot rule out is put
     await wave.kill();
   }
 });
+
+Deno.test("deny rules: under bubblewrap a command cannot rename a directory that holds a denied path (mv app app2 would take app/secrets out of Read(app/secrets/**) for the next call and the Read tool); a rule spelled with .. covers what it names", async () => {
+  const wave = await startWave({
+    args: [
+      "--shell-sandbox",
+      "bwrap",
+      "--output-format",
+      "stream-json",
+      "--permission-mode",
+      "bypassPermissions",
+      "--disallowedTools",
+      "Read(app/secrets/**) Read(config/prod.private) Read(./notes/../hidden/**)",
+    ],
+  });
+  try {
+    const ws = wave.workspace;
+    await Deno.mkdir(`${ws}/app/secrets`, { recursive: true });
+    await Deno.writeTextFile(`${ws}/app/secrets/key.txt`, "TOKEN-dir\n");
+    await Deno.mkdir(`${ws}/config`);
+    await Deno.writeTextFile(`${ws}/config/prod.private`, "TOKEN-file\n");
+    await Deno.writeTextFile(`${ws}/config/app.txt`, "TOKEN-public\n");
+    await Deno.mkdir(`${ws}/hidden`);
+    await Deno.writeTextFile(`${ws}/hidden/h.txt`, "TOKEN-dots\n");
+    const moved = await wave.callTool("Bash", {
+      command:
+        "mv app app2 2>&1; mv config cfg 2>&1; echo x > config/new.txt; cat config/app.txt; cat hidden/h.txt; echo done",
+    });
+    const text = String(moved.content);
+    assert.match(
+      text,
+      /mv: cannot move 'app' to 'app2': Device or resource busy\nmv: cannot move 'config' to 'cfg': Device or resource busy\nTOKEN-public\n/,
+    );
+    assert.match(text, /done/);
+    assert.ok(!text.includes("TOKEN-dots"), text);
+    // What the command wrote beside the hidden file is on disk.
+    assert.equal(await Deno.readTextFile(`${ws}/config/new.txt`), "x\n");
+    const after = await wave.callTool("Bash", {
+      command: "cat app2/secrets/key.txt cfg/prod.private; echo done",
+    });
+    for (const leak of ["TOKEN-dir", "TOKEN-file"]) {
+      assert.ok(!String(after.content).includes(leak), String(after.content));
+    }
+    const read = await wave.callTool("Read", { file_path: "hidden/h.txt" });
+    assert.equal(
+      read.content,
+      "Read was refused: the rule Read(./notes/../hidden/**) disallows it (--disallowedTools).",
+    );
+  } finally {
+    await wave.kill();
+  }
+});
+
+Deno.test("deny rules: a command rule holds against a shell fed a here-string, a function's body, trap, coproc, busybox, bash -c --, a quoted } in ${…} and $((…); …); a shell reading a pipe is refused under bypassPermissions", async () => {
+  const wave = await startWave({
+    args: [
+      "--output-format",
+      "stream-json",
+      "--permission-mode",
+      "bypassPermissions",
+      "--disallowedTools",
+      "Bash(rm:*)",
+    ],
+  });
+  try {
+    const ws = wave.workspace;
+    await Deno.writeTextFile(`${ws}/victim`, "v");
+    for (
+      const command of [
+        'bash<<<"rm -f victim"',
+        "function f { rm -f victim; }; f",
+        "trap 'rm -f victim' EXIT; true",
+        "coproc rm -f victim",
+        "busybox rm -f victim",
+        "bash -c -- 'rm -f victim'",
+        'echo ${x:-"}"} ; rm -f victim ; #"',
+        "echo $((echo a); rm -f victim)",
+      ]
+    ) {
+      const answer = await wave.callTool("Bash", { command });
+      assert.equal(
+        answer.content,
+        "Bash was refused: the rule Bash(rm:*) disallows it (--disallowedTools).",
+        command,
+      );
+    }
+    const piped = await wave.callTool("Bash", {
+      command: "echo 'rm -f victim' | sh",
+    });
+    assert.equal(
+      piped.content,
+      "Bash was refused: its command may run what the rule Bash(rm:*) covers, which cannot be known without running it (sh runs the commands it reads from its input).",
+    );
+    assert.equal(await Deno.readTextFile(`${ws}/victim`), "v");
+  } finally {
+    await wave.kill();
+  }
+});

@@ -138,3 +138,26 @@ Deno.test("denied paths: what a walk found is kept only while a directory is unc
     await Deno.remove(ws, { recursive: true });
   }
 });
+
+Deno.test("denied paths: each writable directory between a root and a hidden path is bound over itself, so a command cannot rename it and take the path out of its rule", () => {
+  const base: BwrapConfinement = {
+    kind: "bwrap",
+    hideDirs: [],
+    hideFiles: [],
+    showReadOnly: [],
+    showWritable: ["/r2"],
+    network: false,
+  };
+  assert.deepEqual(
+    hideDenied(base, {
+      dirs: ["/ws/app/secrets", "/ws/top"],
+      files: ["/ws/app/conf/prod.env", "/r2/a/b.env", "/etc/ssl/key.pem"],
+    }, "/ws"),
+    {
+      ...base,
+      sealDirs: ["/ws/app/secrets", "/ws/top"],
+      hideFiles: ["/ws/app/conf/prod.env", "/r2/a/b.env", "/etc/ssl/key.pem"],
+      showWritable: ["/r2", "/r2/a", "/ws/app", "/ws/app/conf"],
+    },
+  );
+});

@@ -228,3 +228,108 @@ Deno.test("tool rules: a command a deny rule cannot rule out without running it 
   }
   assert.equal(commandUnclear("*", "$RM x"), null);
 });
+
+Deno.test("tool rules: a deny rule reads what else runs a line: a shell fed a here-string or a here-document, a function's body, coproc, trap, alias, busybox, su/flock -c, watch, a git ! alias, bash -c --, a substitution over several lines of a here-document", () => {
+  const deny = (command: string) =>
+    specifierCovers("rm:*", { command, paths: [] }, "deny");
+  for (
+    const command of [
+      'bash<<<"rm -rf x"',
+      "bash <<EOF\nrm -rf x\nEOF",
+      "sh -s <<<'ls; rm -rf x'",
+      "source /dev/stdin <<<'rm -rf x'",
+      "function f { rm -rf x; }; f",
+      "coproc rm -rf x",
+      "coproc worker { rm -rf x; }",
+      "trap 'rm -rf x' EXIT",
+      "alias r=rm",
+      "busybox rm -rf x",
+      "su -c 'rm -rf x'",
+      "flock -c 'rm -rf x' lock",
+      "watch 'ls; rm -rf x'",
+      "git -c alias.x='!rm -rf x' x",
+      "bash -c -- 'rm -rf x'",
+      "bash -o errexit -c 'rm -rf x'",
+      "cat <<EOF\n$(\nrm -rf x\n)\nEOF",
+      // A parameter expansion ends where bash ends it, past quotes and braces.
+      'echo ${x:-"}"} ; rm -rf x ; #"',
+      'echo "${x:-"}"}" ; rm -rf x ; #"',
+      "echo ${x:-'}'} ; rm -rf x ; #'",
+      "echo ${x:-{a}} ; rm -rf x ; #}",
+      // $((…) …) is a substitution of a subshell, not arithmetic.
+      "echo $((echo a); rm -rf x)",
+      'echo "$((echo a); rm -rf x)"',
+      "cat <<EOF\n$((echo a); rm -rf x)\nEOF",
+    ]
+  ) assert.ok(deny(command), JSON.stringify(command));
+  assert.equal(commandUnclear("rm:*", "echo $(( (1 + 2) * 3 ))"), null);
+  // A quoted delimiter's body is not expanded; a script file is not read.
+  for (
+    const command of [
+      "cat <<'EOF'\n$(rm -rf x)\nEOF",
+      "bash build.sh",
+      "cat <<EOF\nrm -rf x\nEOF",
+    ]
+  ) assert.ok(!deny(command), JSON.stringify(command));
+});
+
+Deno.test("tool rules: a line whose commands come from its input or a rule's reach cannot be read is unclear: a shell reading a pipe, xargs feeding a wrapper or a replace string, env -S in a cluster, parallel, hash -p, mapfile -C, source of a substitution", () => {
+  for (
+    const [command, why] of [
+      ["echo 'rm -rf x' | sh", "sh runs the commands it reads from its input"],
+      [
+        "echo rm x | xargs env",
+        "the program it runs is known only when it runs",
+      ],
+      [
+        "echo 'rm x' | xargs -I{} sh -c {}",
+        "sh -c runs what is known only when it runs",
+      ],
+      ["env -iS'rm -rf x'", "env -S splits a string into a command"],
+      ["parallel rm ::: x", "parallel runs commands it builds when it runs"],
+      ["hash -p /bin/rm del; del x", "hash -p gives a program another name"],
+      ["mapfile -C rm -c 1 < list", "mapfile -C runs a callback"],
+      [
+        "source <(echo rm -rf x)",
+        "source runs a script known only when it runs",
+      ],
+    ]
+  ) assert.equal(commandUnclear("rm:*", command), why, command);
+  // xargs's words are known only when it runs: a rule about them asks.
+  assert.equal(
+    commandUnclear("git push --force", "echo --force | xargs git push"),
+    'the words after "git push" are known only when it runs',
+  );
+  assert.equal(commandUnclear("rm:*", "ls | xargs grep -l foo"), null);
+});
+
+Deno.test("tool rules: a line of thousands of wrappers is unclear past 64, and read in linear work (it took 20 s for 2,000 before)", () => {
+  const line = "env ".repeat(20_000) + "rm -rf x";
+  assert.equal(
+    commandUnclear("rm:*", line),
+    "too many words lead into the command it runs",
+  );
+  assert.equal(
+    specifierCovers("rm:*", { command: line, paths: [] }, "deny"),
+    false,
+  );
+  assert.ok(
+    specifierCovers(
+      "rm:*",
+      { command: "env ".repeat(60) + "rm x", paths: [] },
+      "deny",
+    ),
+  );
+});
+
+Deno.test("tool rules: a path specifier's . and name/.. steps are taken out, as the paths it is tested on have none; it stays anchored where it was written", () => {
+  const covers = (specifier: string, relative: string) =>
+    specifierCovers(specifier, {
+      paths: [{ relative, absolute: `/ws/${relative}` }],
+    }, "deny");
+  assert.ok(covers("./notes/../hidden/**", "hidden/h.txt"));
+  assert.ok(covers("a/./b/**", "a/b/c"));
+  assert.ok(covers("a/../key.txt", "key.txt"));
+  assert.ok(!covers("a/../key.txt", "deep/key.txt"));
+  assert.ok(covers("//ws/x/../secret", "secret"));
+});
