@@ -489,17 +489,16 @@ export class ToolCalls {
 
   /**
    * What Read deny rules keep from a call of `def` that reads more than
-   * the paths it names (a search of a directory, a command): found now, on
-   * disk. Undefined when no rule binds it.
+   * the paths it names (a search of a directory, a command, a listing):
+   * found now, on disk. Undefined when no rule binds it.
    */
   #deniedFor(
     def: RegisteredTool["def"],
   ): DeniedPaths | { refused: string } | undefined {
     const deps = this.#deps;
     const denials = deps.permissions?.readDenials() ?? [];
-    if (denials.length === 0 || (def.scopes.run?.length ?? 0) === 0) {
-      return undefined;
-    }
+    const readsMore = (def.scopes.run?.length ?? 0) > 0 || def.lists === true;
+    if (denials.length === 0 || !readsMore) return undefined;
     return deniedPaths(denials, {
       workspace: deps.config.workspace,
       roots: deps.permissions?.roots,

@@ -92,14 +92,18 @@ async function plantSecrets(ws: string): Promise<void> {
 
 const READ_DENIALS = ["--disallowedTools", "Read(secrets/**) Read(*.private)"];
 
-Deno.test("deny rules: a Read rule holds over searches that name no path, in every toolset: matching lines and names of denied files never come back; a search of a denied path is still refused", async () => {
+Deno.test("deny rules: a Read rule holds over searches that name no path and over directory listings, in every toolset: matching lines and names of denied files never come back; a search of a denied path is still refused", async () => {
   const searches: [string, string, Record<string, unknown>][] = [
     ["wave", "Grep", { pattern: "TOKEN", output_mode: "content" }],
     ["wave", "Grep", { pattern: "TOKEN", path: "config" }],
     ["wave", "Glob", { pattern: "**/*" }],
     ["sata", "grep", { Pattern: "TOKEN" }],
     ["sata", "find", { Name: "*" }],
+    ["sata", "list", {}],
+    ["sata", "list", { Path: "config" }],
     ["devflow", "search_files", { pattern: "*" }],
+    ["devflow", "list_directory", { path: ".", recursive: true }],
+    ["devflow", "list_directory", { path: "config" }],
     ["files", "find_files", {
       queries: [{ pattern: "TOKEN", file_pattern: "*" }],
       output: "content",

@@ -84,6 +84,8 @@ export async function listDirectory(
   const noise = new Set(options.skipNoise ? NOISE_DIRS : []);
   const opaque = new Set(options.opaque ?? []);
   const byName = options.order === "name";
+  // What Read deny rules cover: not even its name is listed.
+  const hidden = new Set(ctx.hiddenPaths ?? []);
 
   const walk = async (
     current: string,
@@ -100,7 +102,8 @@ export async function listDirectory(
       // A write in flight, or a leftover of one killed: not the model's file.
       if (e.isFile && isWriterName(e.name)) continue;
       // wave's state (other sessions' transcripts) when the workspace holds it.
-      if (join(current, e.name) === ctx.waveHome) continue;
+      const full = join(current, e.name);
+      if (full === ctx.waveHome || hidden.has(full)) continue;
       let isDir = e.isDirectory;
       // A link whose target lies outside is shown as a file of size 0: its
       // size and kind belong to a place the listing was not given.

@@ -54,7 +54,12 @@ export interface BwrapConfinement {
   readonly hideFiles: readonly string[];
   /** Directories shown again, read-only, inside a hidden one (the session's spill directory). */
   readonly showReadOnly: readonly string[];
-  /** Directories shown writable besides the workspace (`--add-dir`), with the workspace's rules. */
+  /**
+   * Directories bound writable over themselves, with the workspace's
+   * rules: the roots `--add-dir` adds, and each directory between the
+   * workspace (or a root) and a path a deny rule hides, which a command
+   * then cannot rename (a mount point) out of the rule's reach.
+   */
   readonly showWritable?: readonly string[];
   /**
    * Single files shown again, read-only, inside a hidden directory: the

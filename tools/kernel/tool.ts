@@ -185,8 +185,9 @@ export interface ToolContext {
   readonly limits: { readonly maxReadTokens: number };
   /**
    * Real paths of files and directories a deny rule keeps from this call
-   * (a `Read` rule): a search that goes through a directory holding one
-   * leaves it out. Absent or empty when nothing is denied.
+   * (a `Read` rule): a search or a listing that goes through a directory
+   * holding one leaves it out. Given to tools that run programs or declare
+   * `lists`; absent or empty when nothing is denied.
    */
   readonly hiddenPaths?: readonly string[];
   /** How commands are confined: `bwrap` runs them under bubblewrap, hiding what it lists. */
@@ -335,6 +336,13 @@ export interface ToolSpec<S extends InputSchema> {
    * has an editor that offers it. Default `false`: the disk.
    */
   buffers?: boolean;
+  /**
+   * Whether it lists directories (their entries' names, not only their
+   * contents): then, as for every tool that runs programs (a search, a
+   * command), the paths `Read` deny rules cover are found before it runs
+   * (`ctx.hiddenPaths`) and its listing leaves them out. Default `false`.
+   */
+  lists?: boolean;
   /** The paths the input names; each is resolved and approved before the tool runs. */
   paths?(input: InputOf<S>): PathUse[];
   /**

@@ -30,6 +30,7 @@ export default defineTool({
   description,
   input,
   scopes: { read: true },
+  lists: true,
   paths: (i) => i.Path ? [{ path: i.Path, access: "read" }] : [],
   warmup: [{}],
   async run(i, ctx) {
