@@ -7,10 +7,11 @@
  */
 
 import assert from "node:assert/strict";
-import { startWave } from "../_wave.ts";
+import { startWave, type WaveProcess } from "../_wave.ts";
 
-Deno.test("deny rules: a command rule holds against the shell's spellings, wrappers with options, sh -c and find -exec; a line it cannot rule out is refused under bypassPermissions", async () => {
-  const wave = await startWave({
+/** wave under bypassPermissions with the command deny rule `Bash(rm:*)`. */
+function startWithRmRule(): Promise<WaveProcess> {
+  return startWave({
     args: [
       "--output-format",
       "stream-json",
@@ -20,6 +21,24 @@ Deno.test("deny rules: a command rule holds against the shell's spellings, wrapp
       "Bash(rm:*)",
     ],
   });
+}
+
+/** `command` is refused by the rule `Bash(rm:*)`, in its exact words. */
+async function assertRuleRefuses(
+  wave: WaveProcess,
+  command: string,
+): Promise<void> {
+  const answer = await wave.callTool("Bash", { command });
+  assert.equal(answer.is_error, true, command);
+  assert.equal(
+    answer.content,
+    "Bash was refused: the rule Bash(rm:*) disallows it (--disallowedTools).",
+    command,
+  );
+}
+
+Deno.test("deny rules: a command rule holds against the shell's spellings, wrappers with options, sh -c and find -exec; a line it cannot rule out is refused under bypassPermissions", async () => {
+  const wave = await startWithRmRule();
   try {
     const ws = wave.workspace;
     await Deno.writeTextFile(`${ws}/victim`, "v");
@@ -35,15 +54,7 @@ Deno.test("deny rules: a command rule holds against the shell's spellings, wrapp
         "eval 'rm -f victim'",
         "find . -name victim -exec rm {} \\;",
       ]
-    ) {
-      const answer = await wave.callTool("Bash", { command });
-      assert.equal(answer.is_error, true, command);
-      assert.equal(
-        answer.content,
-        "Bash was refused: the rule Bash(rm:*) disallows it (--disallowedTools).",
-        command,
-      );
-    }
+    ) await assertRuleRefuses(wave, command);
     for (
       const [command, why] of [
         [
@@ -332,16 +343,7 @@ Deno.test("deny rules: under bubblewrap a command cannot rename a directory that
 });
 
 Deno.test("deny rules: a command rule holds against a shell fed a here-string, a function's body, trap, coproc, busybox, bash -c --, a quoted } in ${…} and $((…); …); a shell reading a pipe is refused under bypassPermissions", async () => {
-  const wave = await startWave({
-    args: [
-      "--output-format",
-      "stream-json",
-      "--permission-mode",
-      "bypassPermissions",
-      "--disallowedTools",
-      "Bash(rm:*)",
-    ],
-  });
+  const wave = await startWithRmRule();
   try {
     const ws = wave.workspace;
     await Deno.writeTextFile(`${ws}/victim`, "v");
@@ -356,14 +358,7 @@ Deno.test("deny rules: a command rule holds against a shell fed a here-string, a
         'echo ${x:-"}"} ; rm -f victim ; #"',
         "echo $((echo a); rm -f victim)",
       ]
-    ) {
-      const answer = await wave.callTool("Bash", { command });
-      assert.equal(
-        answer.content,
-        "Bash was refused: the rule Bash(rm:*) disallows it (--disallowedTools).",
-        command,
-      );
-    }
+    ) await assertRuleRefuses(wave, command);
     const piped = await wave.callTool("Bash", {
       command: "echo 'rm -f victim' | sh",
     });
