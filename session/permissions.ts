@@ -124,7 +124,8 @@ export class ToolPermissions {
   /**
    * What the rules and the permission mode say of `call`. A rule naming
    * `Edit` covers every tool that writes files, one naming `Read` every
-   * tool that only reads them (Grep, Glob), as in Claude Code. With
+   * tool that only reads them (Grep, Glob), as in Claude Code; one naming
+   * `Bash` every dialect's command tool (devflow run_command, sata shell). With
    * `hookAllowed` (a PreToolUse hook said `allow`) nothing is asked but
    * what an ask rule asks; deny rules still refuse.
    */
@@ -153,8 +154,13 @@ export class ToolPermissions {
       ...this.#deny.map((rule) => ({ rule, deny: true })),
       ...this.#ask.map((rule) => ({ rule, deny: false })),
     ].flatMap(({ rule, deny }) => {
-      if (rule.specifier === null || !namesTool(rule, name)) return [];
-      const why = commandUnclear(rule.specifier, what.command!);
+      if (
+        rule.specifier === null ||
+        !(namesTool(rule, name) || familyOf(rule.tool, call))
+      ) return [];
+      const why = what.shell === "powershell"
+        ? "a PowerShell script, which a command rule does not read"
+        : commandUnclear(rule.specifier, what.command!);
       return why === null ? [] : [{ rule, deny, why }];
     })[0];
     if (unclear) {
@@ -293,12 +299,10 @@ export class ToolPermissions {
   }
 
   #whatOf(call: CallView) {
-    const input = call.input as Record<string, unknown> | null;
-    const command = typeof input?.command === "string"
-      ? input.command
-      : undefined;
+    const command = commandOf(call.input);
     return {
-      command,
+      command: command?.line,
+      shell: command?.shell,
       paths: call.paths.map((p) => ({
         absolute: p.real,
         relative: p.real.startsWith(`${this.#workspace}/`)
@@ -390,6 +394,10 @@ function malformed(update: unknown): string | undefined {
  */
 function familyOf(tool: string, call: CallView): boolean {
   const { scopes } = call.def;
+  // Every dialect's command tool (devflow run_command, sata shell).
+  if (tool === "Bash") {
+    return runsPrograms(scopes) && commandOf(call.input) !== undefined;
+  }
   // Both by the paths it names: an MCP tool names none, and is neither.
   if (tool === "Edit") {
     return scopes.write === true && !runsPrograms(scopes) &&
@@ -399,6 +407,26 @@ function familyOf(tool: string, call: CallView): boolean {
     return (scopes.run ?? []).length > 0 || call.paths.length > 0;
   }
   return false;
+}
+
+/**
+ * The command line a call runs, and its shell: `command` (wave's Bash,
+ * devflow's run_command) or sata shell's `Script` in its `Program`.
+ */
+function commandOf(
+  input: unknown,
+): { line: string; shell: "bash" | "powershell" } | undefined {
+  const fields = input as Record<string, unknown> | null;
+  if (typeof fields?.command === "string") {
+    return { line: fields.command, shell: "bash" };
+  }
+  if (typeof fields?.Script === "string") {
+    return {
+      line: fields.Script,
+      shell: fields.Program === "powershell" ? "powershell" : "bash",
+    };
+  }
+  return undefined;
 }
 
 /** Whether a tool runs programs other than the file programs (ripgrep runs to read). */

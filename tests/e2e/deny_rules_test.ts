@@ -9,10 +9,11 @@
 import assert from "node:assert/strict";
 import { startWave, type WaveProcess } from "../_wave.ts";
 
-/** wave under bypassPermissions with the command deny rule `Bash(rm:*)`. */
-function startWithRmRule(): Promise<WaveProcess> {
+/** wave under bypassPermissions with the command deny rule `Bash(rm:*)` (`args` first: a toolset). */
+function startWithRmRule(args: string[] = []): Promise<WaveProcess> {
   return startWave({
     args: [
+      ...args,
       "--output-format",
       "stream-json",
       "--permission-mode",
@@ -23,16 +24,18 @@ function startWithRmRule(): Promise<WaveProcess> {
   });
 }
 
-/** `command` is refused by the rule `Bash(rm:*)`, in its exact words. */
+/** `command` is refused by the rule `Bash(rm:*)`, in its exact words (through `tool`, `input` its input). */
 async function assertRuleRefuses(
   wave: WaveProcess,
   command: string,
+  tool = "Bash",
+  input: Record<string, unknown> = { command },
 ): Promise<void> {
-  const answer = await wave.callTool("Bash", { command });
+  const answer = await wave.callTool(tool, input);
   assert.equal(answer.is_error, true, command);
   assert.equal(
     answer.content,
-    "Bash was refused: the rule Bash(rm:*) disallows it (--disallowedTools).",
+    `${tool} was refused: the rule Bash(rm:*) disallows it (--disallowedTools).`,
     command,
   );
 }
@@ -369,5 +372,28 @@ Deno.test("deny rules: a command rule holds against a shell fed a here-string, a
     assert.equal(await Deno.readTextFile(`${ws}/victim`), "v");
   } finally {
     await wave.kill();
+  }
+});
+
+Deno.test("deny rules: a Bash rule binds every dialect's command tool: devflow run_command and sata shell refuse what Bash(rm:*) covers, and run the rest", async () => {
+  for (
+    const [toolset, tool, inputOf] of [
+      ["devflow", "run_command", (command: string) => ({ command })],
+      ["sata", "shell", (command: string) => ({ Script: command })],
+    ] as const
+  ) {
+    const wave = await startWithRmRule(["--toolset", toolset]);
+    try {
+      const ws = wave.workspace;
+      await Deno.writeTextFile(`${ws}/victim`, "v");
+      for (const command of ["rm -f victim", "true && 'r'm -f victim"]) {
+        await assertRuleRefuses(wave, command, tool, inputOf(command));
+      }
+      assert.equal(await Deno.readTextFile(`${ws}/victim`), "v");
+      const ok = await wave.callTool(tool, inputOf("cat victim"));
+      assert.equal(ok.is_error, false, JSON.stringify(ok));
+    } finally {
+      await wave.kill();
+    }
   }
 });

@@ -255,3 +255,66 @@ Deno.test("permissions: a command a deny or an ask rule cannot rule out is asked
     "allow",
   );
 });
+
+Deno.test("permissions: a Bash rule binds every dialect's command tool: devflow run_command's command, sata shell's bash Script; a PowerShell Script under a command rule is not read, so it is refused where nothing is asked", () => {
+  const RUN_COMMAND = {
+    name: "run_command",
+    mode: "agent" as const,
+    scopes: { read: true, write: "state" as const, run: ["bash", "pwsh"] },
+  };
+  const SHELL = { ...RUN_COMMAND, name: "shell" };
+  const bypass = permissions("bypassPermissions", [], ["Bash(rm:*)"]);
+  assert.deepEqual(
+    bypass.check({
+      def: RUN_COMMAND,
+      input: { command: "echo a && 'rm' -f x" },
+      paths: [],
+    }),
+    {
+      behavior: "deny",
+      message:
+        "run_command was refused: the rule Bash(rm:*) disallows it (--disallowedTools).",
+    },
+  );
+  assert.deepEqual(
+    bypass.check({
+      def: SHELL,
+      input: { Program: "bash", Script: "rm -f x" },
+      paths: [],
+    }),
+    {
+      behavior: "deny",
+      message:
+        "shell was refused: the rule Bash(rm:*) disallows it (--disallowedTools).",
+    },
+  );
+  assert.deepEqual(
+    bypass.check({
+      def: SHELL,
+      input: { Program: "powershell", Script: "Remove-Item x" },
+      paths: [],
+    }),
+    {
+      behavior: "deny",
+      message:
+        "shell was refused: its command may run what the rule Bash(rm:*) covers, which cannot be known without running it (a PowerShell script, which a command rule does not read).",
+    },
+  );
+  // What the rule does not cover still runs, and an allow rule allows it.
+  assert.equal(
+    bypass.check({
+      def: RUN_COMMAND,
+      input: { command: "ls" },
+      paths: [],
+    }).behavior,
+    "allow",
+  );
+  assert.equal(
+    permissions("default", ["Bash(git:*)"]).check({
+      def: SHELL,
+      input: { Script: "git status" },
+      paths: [],
+    }).behavior,
+    "allow",
+  );
+});
