@@ -124,6 +124,23 @@ function isNamespaceInit(pid: number): boolean {
   return ownDepth > 0 && pidNamespaceDepth(pid) > ownDepth;
 }
 
+/**
+ * When a process started (`/proc/<pid>/stat`'s starttime, in clock ticks
+ * since boot; a zombie keeps it), or null where it is gone. A pid with
+ * another start time is another process: the pid was used again.
+ */
+function startTimeOf(pid: number): number | null {
+  try {
+    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    // After the name, which may hold spaces and parentheses: state is the
+    // first field, starttime (the 22nd of the line) the 20th.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return Number(fields[19]);
+  } catch {
+    return null;
+  }
+}
+
 /** The processes in a cgroup v2 (none once it is gone). */
 function cgroupMembers(dir: string): number[] {
   try {
@@ -336,9 +353,12 @@ export class ProcessGroups {
   #ended = new Set<string>();
   /**
    * Processes the sweep killed, children of wave (their subreaper) and
-   * none of them Deno's: reaped once they have died.
+   * none of them Deno's, by pid with their start time: reaped once they
+   * have died, if that pid is still theirs. (One reaped by another parent
+   * frees its pid, which a process Deno starts may take: reaping that one
+   * would take its exit status from Deno.)
    */
-  #killed = new Set<number>();
+  #killed = new Map<number, number>();
   /** The cgroups made for calls' commands and not yet ended. */
   #cgroups = new Set<string>();
   /** Ended cgroups not yet seen empty, watched in the background. */
@@ -578,16 +598,22 @@ export class ProcessGroups {
       const marker = markerOf(pid);
       if (marker === null) {
         // Exited: reaped when it is what wave inherited from a command.
-        if (this.#killed.has(pid) || isNamespaceInit(pid)) reap(pid);
+        const killedAt = this.#killed.get(pid);
+        if (
+          (killedAt !== undefined && startTimeOf(pid) === killedAt) ||
+          isNamespaceInit(pid)
+        ) reap(pid);
       } else if (marker && this.#ended.has(marker)) {
+        const started = canReap() ? startTimeOf(pid) : null;
         signalGroup(pid, "SIGKILL");
-        if (canReap()) this.#killed.add(pid);
+        if (started !== null) this.#killed.set(pid, started);
       }
     }
     // Those gone (reaped) are forgotten.
-    for (const pids of [this.#killed, spawned]) {
-      for (const pid of pids) if (!exists(pid)) pids.delete(pid);
+    for (const [pid, started] of this.#killed) {
+      if (startTimeOf(pid) !== started) this.#killed.delete(pid);
     }
+    for (const pid of spawned) if (!exists(pid)) spawned.delete(pid);
   }
 
   /**
@@ -625,7 +651,8 @@ export class ProcessGroups {
   #inherit(cgroup: string | undefined, pgid: number): void {
     if (cgroup === undefined || !canReap()) return;
     for (const pid of cgroupMembers(cgroup)) {
-      if (pid !== pgid) this.#killed.add(pid);
+      const started = pid === pgid ? null : startTimeOf(pid);
+      if (started !== null) this.#killed.set(pid, started);
     }
   }
 
