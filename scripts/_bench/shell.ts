@@ -61,7 +61,13 @@ async function bareBwrap(dir: string): Promise<string[] | undefined> {
     home: Deno.env.get("HOME"),
     programs: { bash, bwrap },
   });
-  if (confinement.kind !== "bwrap") return undefined;
+  if (confinement.kind !== "bwrap") {
+    const { warning } = await sandbox.decided();
+    console.error(
+      `bare bwrap not made, no floor figure: ${warning ?? "no bubblewrap"}`,
+    );
+    return undefined;
+  }
   const args = [
     bwrap,
     ...bwrapArgs(confinement, dir, dir),
