@@ -74,9 +74,14 @@ export class StdioServerTransport implements Transport {
     return this.#stderr;
   }
 
-  /** How the server process ended, once it ended by itself (not by {@linkcode close}). */
+  /**
+   * How the server process ended, once it ended by itself (not by
+   * {@linkcode close}'s kill). A server that exited before a close killed
+   * it (a zombie Deno had not reaped yet: the SDK closes a client whose
+   * connect failed) exited by itself, and its status says so.
+   */
   get status(): Deno.CommandStatus | undefined {
-    return this.#killed ? undefined : this.#status;
+    return this.#killed && this.#status?.signal ? undefined : this.#status;
   }
 
   /** Resolves once the server process has exited. */

@@ -898,11 +898,16 @@ for (const [ending, end] of ENDINGS) {
         Deno.readTextFileSync(`${cgroupParent}/${name}/cgroup.procs`).trim()
       ).filter((procs) => procs !== "");
       assert.ok(populated.length <= 1, `populated: ${populated.join("; ")}`);
+      // The shell, or (caught in the moment between joining the cgroup
+      // and becoming that shell) the sh that starts it.
       for (const pid of populated) {
+        const cmdline = Deno.readTextFileSync(`/proc/${pid}/cmdline`);
         assert.match(
-          Deno.readTextFileSync(`/proc/${pid}/cmdline`),
-          /^\/[^\0]*sh\0--noprofile\0--norc\0-c\0IFS= read -r -d "" BASH_EXECUTION_STRING/,
-          "only a shell waiting for the next command",
+          cmdline,
+          /^(\/[^\0]*sh\0-c\0echo \$\$ [^\0]*\0[^\0]*\/cgroup\.procs\0)?\/[^\0]*sh\0--noprofile\0--norc\0-c\0IFS= read -r -d "" BASH_EXECUTION_STRING/,
+          `only a shell waiting for the next command: ${
+            cmdline.replaceAll("\0", " ")
+          }`,
         );
       }
       await wave.closeStdin();
