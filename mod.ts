@@ -86,6 +86,7 @@ export {
   WARMUP_FILES,
 } from "./tools/kernel/tool.ts";
 export type { ReadRecord } from "./tools/kernel/read_state.ts";
+export type { HiddenGlob } from "./tools/kernel/hidden.ts";
 export type {
   BwrapConfinement,
   CommandConfinement,

@@ -193,7 +193,7 @@ function contextFor(
     waveHome: data.waveHome,
     spillDir: data.spillDir,
     limits: data.limits,
-    hiddenPaths: data.hiddenPaths ?? [],
+    hidden: data.hidden ?? [],
     shellSandbox: data.shellSandbox,
     // Opened on first use: most tools never touch the task list.
     get tasks() {

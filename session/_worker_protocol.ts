@@ -6,6 +6,7 @@
  */
 
 import type { CommandConfinement } from "../tools/kernel/bwrap.ts";
+import type { HiddenGlob } from "../tools/kernel/hidden.ts";
 import type { LandlockRule } from "../tools/kernel/landlock.ts";
 import type {
   ReadRecord,
@@ -28,8 +29,8 @@ export interface CallContextData {
   spillDir: string;
   home?: string;
   limits: { maxReadTokens: number };
-  /** What a deny rule keeps from the call (`ctx.hiddenPaths`). */
-  hiddenPaths?: string[];
+  /** The `Read` deny rules' globs that bind the call (`ctx.hidden`). */
+  hidden?: HiddenGlob[];
   shellSandbox: CommandConfinement;
   /** The session's task list; the worker opens its store (`ctx.tasks`). */
   taskListId: string;

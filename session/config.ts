@@ -77,6 +77,8 @@ export interface Config {
   toolModules: string[];
   /** Estimated-token budget of one Read (spec 000). */
   maxReadTokens: number;
+  /** The most entries the walks for a command's hidden paths look at (`--max-deny-walk`). */
+  maxDenyWalk: number;
   /** Extra environment variables commands may see (`--env-allow`). */
   envAllow: string[];
   /** How commands are confined (`--shell-sandbox`). */
@@ -546,6 +548,7 @@ export function parseFlags(
       waveHome,
       toolModules,
       maxReadTokens: flags["max-read-tokens"],
+      maxDenyWalk: flags["max-deny-walk"],
       envAllow: flags["env-allow"],
       shellSandbox: flags["shell-sandbox"],
       allowNet: flags["allow-net"],

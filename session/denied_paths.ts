@@ -1,10 +1,9 @@
 /**
- * What `Read` deny rules keep from a call that reads more than the paths it
- * names: the files and directories the rules cover, as they are on disk
- * when the call runs. A search that names no path (Grep, Glob, sata
- * `grep`/`find`, devflow `search_files`, files `find_files`) leaves them
- * out (`ToolContext.hiddenPaths`, given to ripgrep as exclusions), and a
- * command under bubblewrap finds them empty ({@linkcode hideDenied}).
+ * What `Read` deny rules keep from a command under bubblewrap: the files
+ * and directories the rules cover, as they are on disk when the call runs,
+ * for {@linkcode hideDenied} to mount over. (A search or a listing needs no
+ * paths: it is given the rules' globs, `ToolContext.hidden`, and nothing
+ * is walked for it.)
  *
  * A rule naming a path is one `lstat`; a rule with a glob is a walk from
  * the part of it before the first `*` or `?` (the workspace and the other
@@ -12,9 +11,9 @@
  * symbolic links (what a walk found in a directory is kept while the
  * directory's modification time stays what it was, so a walk of an
  * unchanged tree is a `stat` per directory), and a walk that would look at
- * more than
- * {@linkcode MAX_WALKED} entries refuses the call rather than run it with
- * some covered file left in view.
+ * more than its bound (`--max-deny-walk`, {@linkcode MAX_WALKED} by
+ * default) refuses the command rather than run it with some covered file
+ * in view.
  *
  * @module
  */
@@ -22,7 +21,8 @@
 import type { BwrapConfinement } from "../tools/kernel/bwrap.ts";
 import { isWithin } from "./_sandbox_plan.ts";
 import { SYSTEM_DIRS } from "./command_sandbox.ts";
-import { globRegExp, pathGlobs } from "./tool_rules.ts";
+import { globRegExp } from "../tools/kernel/hidden.ts";
+import { pathGlobs } from "./tool_rules.ts";
 
 /** The existing files and directories deny rules cover, real paths. */
 export interface DeniedPaths {
@@ -32,7 +32,7 @@ export interface DeniedPaths {
   files: string[];
 }
 
-/** The most entries the walks of one call look at. */
+/** The most entries the walks of one command look at, unless `--max-deny-walk` says otherwise. */
 export const MAX_WALKED = 200_000;
 
 /** Where the rules' paths are looked for. */
@@ -114,7 +114,7 @@ export function deniedPaths(
           if (walked > maxWalked) {
             return {
               refused:
-                `the deny rule Read(${specifier}) has more than ${maxWalked} files and directories to look through for what it covers (from ${base}), so what a search or a command could read past it cannot be known; a narrower rule (a directory, a name under one) lets it run`,
+                `the deny rule Read(${specifier}) has more than ${maxWalked} files and directories to look through for what it covers (from ${base}), so what the command could read past it cannot be hidden from it; a narrower rule (a directory, a name under one) or a higher --max-deny-walk lets commands run (searches and the file tools are not bound by this)`,
             };
           }
           for (const [path, isDirectory] of sorted.hits) add(path, isDirectory);

@@ -266,6 +266,13 @@ export const FLAGS = {
     default: "25000",
     help: "estimated-token budget of one file read",
   },
+  "max-deny-walk": {
+    kind: "integer",
+    arg: "N",
+    default: "200000",
+    help:
+      "most files and directories a command under bubblewrap looks through for what a Read deny rule with a glob covers",
+  },
   "session-id": {
     kind: "string",
     arg: "ID",

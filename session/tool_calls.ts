@@ -9,7 +9,9 @@
 import { dirname } from "node:path";
 import { ApprovalGate } from "./approvals.ts";
 import { CommandSandbox, keyFiles } from "./command_sandbox.ts";
-import { type DeniedPaths, deniedPaths, hideDenied } from "./denied_paths.ts";
+import { deniedPaths, hideDenied } from "./denied_paths.ts";
+import { pathGlobs } from "./tool_rules.ts";
+import type { HiddenGlob } from "../tools/kernel/hidden.ts";
 import { type Config, type Mode, spillDirOf } from "./config.ts";
 import {
   FILE_PROGRAMS,
@@ -438,8 +440,8 @@ export class ToolCalls {
     spillDir: string,
     programs: Record<string, string>,
     forCall: boolean,
-    /** What deny rules keep from the command: hidden from it under bubblewrap. */
-    denied?: DeniedPaths,
+    /** The `Read` deny rules' specifiers: what they cover is hidden from the command under bubblewrap. */
+    denials: readonly string[] = [],
   ): Promise<
     | { sandbox: CommandConfinement; cgroups: string[] }
     | { error: string }
@@ -456,9 +458,17 @@ export class ToolCalls {
       roots: deps.permissions?.roots,
     });
     if (confinement.kind === "bwrap") {
-      const hidden = denied
-        ? hideDenied(confinement, denied, config.workspace)
-        : confinement;
+      if (denials.length === 0) {
+        return { sandbox: { ...confinement, prepare: true }, cgroups: [] };
+      }
+      // A mount needs the paths themselves: found now, on disk.
+      const denied = deniedPaths(denials, {
+        workspace: config.workspace,
+        roots: deps.permissions?.roots,
+        home: deps.home,
+      }, config.maxDenyWalk);
+      if ("refused" in denied) return { error: denied.refused };
+      const hidden = hideDenied(confinement, denied, config.workspace);
       return { sandbox: { ...hidden, prepare: true }, cgroups: [] };
     }
     const { cgroupParent } = await sandbox.decided();
@@ -488,22 +498,23 @@ export class ToolCalls {
   }
 
   /**
-   * What Read deny rules keep from a call of `def` that reads more than
-   * the paths it names (a search of a directory, a command, a listing):
-   * found now, on disk. Undefined when no rule binds it.
+   * The `Read` deny rules that bind a call of `def` beyond the paths it
+   * names, because it reads more (a search of a directory, a command, a
+   * listing): their specifiers, empty when none does.
    */
-  #deniedFor(
-    def: RegisteredTool["def"],
-  ): DeniedPaths | { refused: string } | undefined {
-    const deps = this.#deps;
-    const denials = deps.permissions?.readDenials() ?? [];
+  #denialsFor(def: RegisteredTool["def"]): string[] {
     const readsMore = (def.scopes.run?.length ?? 0) > 0 || def.lists === true;
-    if (denials.length === 0 || !readsMore) return undefined;
-    return deniedPaths(denials, {
-      workspace: deps.config.workspace,
-      roots: deps.permissions?.roots,
-      home: deps.home,
-    });
+    return readsMore ? this.#deps.permissions?.readDenials() ?? [] : [];
+  }
+
+  /** The globs of `denials`, as a search or a listing leaves out what they cover (`ctx.hidden`). */
+  #hiddenGlobs(denials: readonly string[]): HiddenGlob[] {
+    return denials.flatMap((specifier) =>
+      pathGlobs(specifier, this.#deps.home).map(({ text, absolute }) => ({
+        text,
+        absolute,
+      }))
+    );
   }
 
   /**
@@ -523,13 +534,12 @@ export class ToolCalls {
     const spillDir = spillDirOf(config);
     // Hiding what the deny rules cover, as the first call will: else its
     // sandbox would not be this one.
-    const denied = this.#deniedFor(tool.def);
-    if (denied && "refused" in denied) return; // the first command says why
+    const denials = this.#denialsFor(tool.def);
     const decided = await this.#commandSandbox(
       spillDir,
       programs,
       false,
-      denied,
+      denials,
     );
     if ("error" in decided) return; // the first command says why
     try {
@@ -832,20 +842,12 @@ export class ToolCalls {
         grants.write.push(resolved.real, dir);
       }
     }
-    const denied = this.#deniedFor(def);
-    if (denied && "refused" in denied) {
-      return refuse(
-        "a permission rule",
-        `${def.name} was refused: ${denied.refused}.`,
-      );
-    }
     const result = await this.#runApproved(
       { tool, input, toolUseId },
       uses,
       uses.filter(({ resolved }) => resolved.outside || resolved.sensitive),
       grants,
       signal,
-      denied,
     );
     if (hooks?.afterCall && !signal.aborted) {
       const post = await hooks.afterCall({
@@ -867,13 +869,13 @@ export class ToolCalls {
     needing: { use: PathUse; resolved: ResolvedPath }[],
     grants: Grants,
     signal: AbortSignal,
-    denied?: DeniedPaths,
   ): Promise<CallResult> {
     const { tool, input, toolUseId } = call;
     const def = tool.def;
     const deps = this.#deps;
     const { config } = deps;
     const spillDir = spillDirOf(config);
+    const denials = this.#denialsFor(def);
     const fail = (message: string, structured?: unknown) =>
       errorResult(toolUseId, message, structured);
     if (signal.aborted) {
@@ -920,7 +922,9 @@ export class ToolCalls {
           spillDir,
           programs,
           true,
-          denied,
+          // ripgrep leaves out what they cover by itself (`ctx.hidden`);
+          // any other program is kept from it by the sandbox.
+          def.scopes.run.every((program) => program === "rg") ? [] : denials,
         );
         if ("error" in decided) {
           return fail(`${def.name} was not run: ${decided.error}`);
@@ -1034,7 +1038,7 @@ export class ToolCalls {
           spillDir,
           home: deps.home,
           limits: { maxReadTokens: config.maxReadTokens },
-          ...(denied ? { hiddenPaths: [...denied.dirs, ...denied.files] } : {}),
+          ...(denials.length > 0 ? { hidden: this.#hiddenGlobs(denials) } : {}),
           shellSandbox,
           taskListId: config.taskListId,
           env: deps.env,

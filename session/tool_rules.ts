@@ -14,6 +14,7 @@
  * @module
  */
 
+import { globRegExp, withAncestors } from "../tools/kernel/hidden.ts";
 import { splitToolRules } from "./flags.ts";
 import { readCommandLine, type ReadLine } from "./_shell_words.ts";
 
@@ -317,31 +318,4 @@ function withoutDots(spec: string): string {
   // A rule written with a slash stays anchored where it was written.
   const rest = out.length > 0 ? out.join("/") : ".";
   return lead === "" && !rest.includes("/") ? `./${rest}` : lead + rest;
-}
-
-/** A path and each directory above it (`a/b/c`, `a/b`, `a`; `/x/y`, `/x`). */
-function withAncestors(path: string): string[] {
-  const paths = [path];
-  for (let i = path.lastIndexOf("/"); i > 0; i = path.lastIndexOf("/", i - 1)) {
-    paths.push(path.slice(0, i));
-  }
-  return paths;
-}
-
-/** A glob as a regular expression: `**` any run of characters (before a slash also none), `*` and `?` within one name. */
-export function globRegExp(glob: string): RegExp {
-  let source = "";
-  for (let i = 0; i < glob.length; i++) {
-    const ch = glob[i];
-    if (ch === "*" && glob[i + 1] === "*") {
-      i++;
-      if (glob[i + 1] === "/") {
-        source += "(?:.*/)?";
-        i++;
-      } else source += ".*";
-    } else if (ch === "*") source += "[^/]*";
-    else if (ch === "?") source += "[^/]";
-    else source += ch.replace(/[.+^${}()|[\]\\]/g, "\\$&");
-  }
-  return new RegExp(`^${source}$`, "s");
 }

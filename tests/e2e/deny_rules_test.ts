@@ -397,3 +397,80 @@ Deno.test("deny rules: a Bash rule binds every dialect's command tool: devflow r
     }
   }
 });
+
+Deno.test("deny rules: files made past --max-deny-walk block no search or listing (they are given the rules, nothing is walked) and still leave the denied ones out; a command under bubblewrap is refused, saying what lets it run; one under none runs", async () => {
+  const start = (toolset: string, sandbox: string) =>
+    startWave({
+      args: [
+        "--toolset",
+        toolset,
+        "--shell-sandbox",
+        sandbox,
+        "--max-deny-walk",
+        "50",
+        "--output-format",
+        "stream-json",
+        "--permission-mode",
+        "bypassPermissions",
+        ...READ_DENIALS,
+      ],
+    });
+  const wave = await start("wave", "bwrap");
+  try {
+    const ws = wave.workspace;
+    await plantSecrets(ws);
+    // What a model could make with one command: more than the walk's bound.
+    await Deno.mkdir(`${ws}/many`);
+    for (let i = 0; i < 60; i++) {
+      await Deno.writeTextFile(`${ws}/many/f${i}.private`, "TOKEN-many\n");
+    }
+    const calls: [string, Record<string, unknown>][] = [
+      ["Grep", { pattern: "TOKEN", output_mode: "content" }],
+      ["Glob", { pattern: "**/*" }],
+    ];
+    for (const [tool, input] of calls) {
+      const answer = await wave.callTool(tool, input);
+      const text = JSON.stringify(answer.content);
+      assert.equal(answer.is_error, false, `${tool}: ${text}`);
+      assert.match(text, /notes\.txt|TOKEN-public/, `${tool}: ${text}`);
+      for (
+        const leak of ["TOKEN-in-dir", "TOKEN-in-env", "TOKEN-many", "key.txt"]
+      ) {
+        assert.ok(!text.includes(leak), `${tool} showed ${leak}: ${text}`);
+      }
+    }
+    const command = await wave.callTool("Bash", { command: "cat notes.txt" });
+    assert.equal(command.is_error, true);
+    assert.equal(
+      command.content,
+      `Bash was not run: the deny rule Read(*.private) has more than 50 files and directories to look through for what it covers (from ${ws}), so what the command could read past it cannot be hidden from it; a narrower rule (a directory, a name under one) or a higher --max-deny-walk lets commands run (searches and the file tools are not bound by this)`,
+    );
+  } finally {
+    await wave.kill();
+  }
+  const none = await start("devflow", "none");
+  try {
+    await plantSecrets(none.workspace);
+    for (let i = 0; i < 60; i++) {
+      await Deno.writeTextFile(`${none.workspace}/f${i}.private`, "x");
+    }
+    const listing = await none.callTool("list_directory", {
+      path: ".",
+      recursive: true,
+    });
+    const text = JSON.stringify(listing.content);
+    assert.equal(listing.is_error, false, text);
+    assert.match(text, /notes\.txt/);
+    for (const leak of ["key.txt", "prod.private", "f1.private"]) {
+      assert.ok(!text.includes(leak), `list_directory showed ${leak}: ${text}`);
+    }
+    // Under none, Read rules bind no command: nothing to walk for it.
+    const command = await none.callTool("run_command", {
+      command: "cat notes.txt",
+    });
+    assert.equal(command.is_error, false, JSON.stringify(command));
+    assert.match(JSON.stringify(command.content), /TOKEN-public/);
+  } finally {
+    await none.kill();
+  }
+});

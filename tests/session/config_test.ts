@@ -26,6 +26,7 @@ Deno.test("defaults", async () => {
     waveHome: "/home/u/.wave",
     toolModules: [],
     maxReadTokens: 25_000,
+    maxDenyWalk: 200_000,
     envAllow: [],
     shellSandbox: "auto",
     allowNet: false,

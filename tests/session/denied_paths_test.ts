@@ -63,7 +63,7 @@ Deno.test("denied paths: a walk past its bound refuses the call, naming the rule
     assert.ok("refused" in found);
     assert.equal(
       found.refused,
-      `the deny rule Read(*.env) has more than 5 files and directories to look through for what it covers (from ${ws}), so what a search or a command could read past it cannot be known; a narrower rule (a directory, a name under one) lets it run`,
+      `the deny rule Read(*.env) has more than 5 files and directories to look through for what it covers (from ${ws}), so what the command could read past it cannot be hidden from it; a narrower rule (a directory, a name under one) or a higher --max-deny-walk lets commands run (searches and the file tools are not bound by this)`,
     );
   } finally {
     await Deno.remove(ws, { recursive: true });

@@ -9,6 +9,7 @@
 
 import { join } from "node:path";
 import { isWriterName } from "../kernel/atomic_write.ts";
+import { hiddenTest } from "../kernel/hidden.ts";
 import type { ToolContext } from "../kernel/tool.ts";
 import { displayPath, isInside, realPathOf } from "../kernel/workspace.ts";
 
@@ -85,7 +86,7 @@ export async function listDirectory(
   const opaque = new Set(options.opaque ?? []);
   const byName = options.order === "name";
   // What Read deny rules cover: not even its name is listed.
-  const hidden = new Set(ctx.hiddenPaths ?? []);
+  const hidden = hiddenTest(ctx.hidden ?? [], ctx.workspace);
 
   const walk = async (
     current: string,
@@ -103,7 +104,7 @@ export async function listDirectory(
       if (e.isFile && isWriterName(e.name)) continue;
       // wave's state (other sessions' transcripts) when the workspace holds it.
       const full = join(current, e.name);
-      if (full === ctx.waveHome || hidden.has(full)) continue;
+      if (full === ctx.waveHome || hidden(full)) continue;
       let isDir = e.isDirectory;
       // A link whose target lies outside is shown as a file of size 0: its
       // size and kind belong to a place the listing was not given.

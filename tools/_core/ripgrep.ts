@@ -7,6 +7,7 @@
  */
 
 import { type ToolContext, ToolError } from "../kernel/tool.ts";
+import { ripgrepExclusions } from "../kernel/hidden.ts";
 import { relative } from "node:path";
 import { displayPath, isInside } from "../kernel/workspace.ts";
 
@@ -81,15 +82,16 @@ export async function ripgrepScope(
  * ripgrep globs that leave out of a search run in `cwd` what no search may
  * show there: wave's state directory (`WAVE_HOME`: other sessions'
  * transcripts, task lists) when it lies below `cwd` (a workspace that is
- * the home directory), and the paths a deny rule keeps from the call
- * (`ctx.hiddenPaths`) below `cwd`. Put them after the caller's globs: in
- * ripgrep the last glob that matches decides.
+ * the home directory), and what the `Read` deny rules that bind the call
+ * cover (`ctx.hidden`). Put them after the caller's globs: in ripgrep the
+ * last glob that matches decides.
  */
 export function leftOutGlobs(ctx: ToolContext, cwd: string): string[] {
-  return [ctx.waveHome, ...(ctx.hiddenPaths ?? [])]
-    .filter((path) => path !== cwd && isInside(cwd, path))
+  const home = ctx.waveHome !== cwd && isInside(cwd, ctx.waveHome)
     // Anchored at cwd by its leading slash; glob characters in the path escaped.
-    .map((path) => `!/${relative(cwd, path).replace(/[\\*?[\]{}]/g, "\\$&")}`);
+    ? [`!/${relative(cwd, ctx.waveHome).replace(/[\\*?[\]{}]/g, "\\$&")}`]
+    : [];
+  return [...home, ...ripgrepExclusions(ctx.hidden ?? [], ctx.workspace, cwd)];
 }
 
 /** The error when the platform's ripgrep package is not installed. */

@@ -20,6 +20,7 @@ import type {
   ToolEvent,
   ToolEventType,
 } from "./events.ts";
+import type { HiddenGlob } from "./hidden.ts";
 import type { Mode } from "./modes.ts";
 import type { ReadStateView } from "./read_state.ts";
 import type {
@@ -184,12 +185,13 @@ export interface ToolContext {
   /** Limits the session was configured with. */
   readonly limits: { readonly maxReadTokens: number };
   /**
-   * Real paths of files and directories a deny rule keeps from this call
-   * (a `Read` rule): a search or a listing that goes through a directory
-   * holding one leaves it out. Given to tools that run programs or declare
-   * `lists`; absent or empty when nothing is denied.
+   * The globs of the `Read` deny rules that bind this call: a search or a
+   * listing that goes through a directory leaves out what they cover
+   * (`hiddenTest`, `ripgrepExclusions` in `hidden.ts`). Given to tools
+   * that run programs or declare `lists`; absent or empty when no rule
+   * denies a read.
    */
-  readonly hiddenPaths?: readonly string[];
+  readonly hidden?: readonly HiddenGlob[];
   /** How commands are confined: `bwrap` runs them under bubblewrap, hiding what it lists. */
   readonly shellSandbox: CommandConfinement;
   /** The task list this session works on (`--task-list`, else the session's own). */
@@ -339,8 +341,8 @@ export interface ToolSpec<S extends InputSchema> {
   /**
    * Whether it lists directories (their entries' names, not only their
    * contents): then, as for every tool that runs programs (a search, a
-   * command), the paths `Read` deny rules cover are found before it runs
-   * (`ctx.hiddenPaths`) and its listing leaves them out. Default `false`.
+   * command), it is given the `Read` deny rules' globs (`ctx.hidden`) and
+   * its listing leaves out what they cover. Default `false`.
    */
   lists?: boolean;
   /** The paths the input names; each is resolved and approved before the tool runs. */
