@@ -497,16 +497,6 @@ export class ToolCalls {
     }
   }
 
-  /**
-   * The `Read` deny rules that bind a call of `def` beyond the paths it
-   * names, because it reads more (a search of a directory, a command, a
-   * listing): their specifiers, empty when none does.
-   */
-  #denialsFor(def: RegisteredTool["def"]): string[] {
-    const readsMore = (def.scopes.run?.length ?? 0) > 0 || def.lists === true;
-    return readsMore ? this.#deps.permissions?.readDenials() ?? [] : [];
-  }
-
   /** The globs of `denials`, as a search or a listing leaves out what they cover (`ctx.hidden`). */
   #hiddenGlobs(denials: readonly string[]): HiddenGlob[] {
     return denials.flatMap((specifier) =>
@@ -534,7 +524,7 @@ export class ToolCalls {
     const spillDir = spillDirOf(config);
     // Hiding what the deny rules cover, as the first call will: else its
     // sandbox would not be this one.
-    const denials = this.#denialsFor(tool.def);
+    const denials = deps.permissions?.readDenials() ?? [];
     const decided = await this.#commandSandbox(
       spillDir,
       programs,
@@ -875,7 +865,9 @@ export class ToolCalls {
     const deps = this.#deps;
     const { config } = deps;
     const spillDir = spillDirOf(config);
-    const denials = this.#denialsFor(def);
+    // What the Read deny rules cover is kept from what a call reads beyond
+    // the paths it names: a search, a listing, a "did you mean", a command.
+    const denials = deps.permissions?.readDenials() ?? [];
     const fail = (message: string, structured?: unknown) =>
       errorResult(toolUseId, message, structured);
     if (signal.aborted) {

@@ -7,7 +7,7 @@
  */
 
 import assert from "node:assert/strict";
-import { startWave, type WaveProcess } from "../_wave.ts";
+import { type Message, startWave, type WaveProcess } from "../_wave.ts";
 
 /** wave under bypassPermissions with the command deny rule `Bash(rm:*)` (`args` first: a toolset). */
 function startWithRmRule(args: string[] = []): Promise<WaveProcess> {
@@ -472,5 +472,100 @@ Deno.test("deny rules: files made past --max-deny-walk block no search or listin
     assert.match(JSON.stringify(command.content), /TOKEN-public/);
   } finally {
     await none.kill();
+  }
+});
+
+Deno.test("deny rules: where ripgrep reads a glob otherwise than the permission check (a name ending in a space, `?` against a two-byte letter) no search shows the file; a missing file's 'did you mean', sata list_plans and a listing's link to a covered file name or size nothing covered", async () => {
+  const rules = [
+    "--disallowedTools",
+    "Read(vault /**) Read(secret?) Read(*.env) Read(*.private.md)",
+  ];
+  const start = (toolset: string) =>
+    startWave({
+      args: [
+        "--toolset",
+        toolset,
+        "--output-format",
+        "stream-json",
+        "--permission-mode",
+        "bypassPermissions",
+        ...rules,
+      ],
+    });
+  const plant = async (ws: string) => {
+    await Deno.mkdir(`${ws}/vault `);
+    await Deno.writeTextFile(`${ws}/vault /key.txt`, "TOKEN-vault\n");
+    await Deno.writeTextFile(`${ws}/secretó`, "TOKEN-accent\n");
+    await Deno.writeTextFile(`${ws}/prod-db-password.env`, "TOKEN-env\n");
+    await Deno.writeTextFile(`${ws}/notes.txt`, "TOKEN-public\n");
+    await Deno.symlink("prod-db-password.env", `${ws}/flink`);
+    await Deno.mkdir(`${ws}/.cursor/plans`, { recursive: true });
+    await Deno.writeTextFile(`${ws}/.cursor/plans/open.md`, "# open\n");
+    await Deno.writeTextFile(`${ws}/.cursor/plans/x.private.md`, "# TOKEN\n");
+  };
+  const leaks = [
+    "TOKEN-vault",
+    "TOKEN-accent",
+    "TOKEN-env",
+    "key.txt",
+    "secretó",
+    "prod-db-password",
+    "x.private",
+  ];
+  const assertNoLeak = (tool: string, answer: Message) => {
+    const text = JSON.stringify(answer.content);
+    for (const leak of leaks) {
+      assert.ok(!text.includes(leak), `${tool} showed ${leak}: ${text}`);
+    }
+  };
+  const wave = await start("wave");
+  try {
+    await plant(wave.workspace);
+    for (
+      const [tool, input] of [
+        ["Grep", { pattern: "TOKEN", output_mode: "content" }],
+        ["Grep", { pattern: "TOKEN" }],
+        ["Glob", { pattern: "**/*" }],
+      ] as const
+    ) {
+      const answer = await wave.callTool(tool, input);
+      assert.equal(answer.is_error, false, JSON.stringify(answer));
+      assert.match(JSON.stringify(answer.content), /notes\.txt/);
+      assertNoLeak(tool, answer);
+    }
+    // The Read itself is refused; a near name gets no hint of it.
+    const read = await wave.callTool("Read", { file_path: "secretó" });
+    assert.equal(read.is_error, true);
+    const missing = await wave.callTool("Read", {
+      file_path: "prod-db-password.envx",
+    });
+    assert.equal(
+      missing.content,
+      "File does not exist: prod-db-password.envx.",
+    );
+  } finally {
+    await wave.kill();
+  }
+  const sata = await start("sata");
+  try {
+    await plant(sata.workspace);
+    const plans = await sata.callTool("list_plans", {});
+    assert.equal(plans.is_error, false, JSON.stringify(plans));
+    assert.match(JSON.stringify(plans.content), /open\.md/);
+    assertNoLeak("list_plans", plans);
+  } finally {
+    await sata.kill();
+  }
+  const devflow = await start("devflow");
+  try {
+    await plant(devflow.workspace);
+    const listing = await devflow.callTool("list_directory", { path: "." });
+    const text = JSON.stringify(listing.content);
+    assert.equal(listing.is_error, false, text);
+    assert.match(text, /flink/);
+    assert.ok(!text.includes("10 B"), text);
+    assertNoLeak("list_directory", listing);
+  } finally {
+    await devflow.kill();
   }
 });

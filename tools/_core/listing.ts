@@ -106,13 +106,15 @@ export async function listDirectory(
       const full = join(current, e.name);
       if (full === ctx.waveHome || hidden(full)) continue;
       let isDir = e.isDirectory;
-      // A link whose target lies outside is shown as a file of size 0: its
-      // size and kind belong to a place the listing was not given.
+      // A link whose target lies outside, or is what a deny rule covers, is
+      // shown as a file of size 0: its size and kind belong to a place the
+      // listing was not given.
       let leadsOut = false;
       if (e.isSymlink) {
         try {
           const real = realPathOf(join(current, e.name));
-          leadsOut = !isInside(ctx.workspace, real) && !isInside(dir, real);
+          leadsOut = (!isInside(ctx.workspace, real) && !isInside(dir, real)) ||
+            hidden(real);
           if (!leadsOut) isDir = (await Deno.stat(real)).isDirectory;
         } catch {
           /* dangling, or outside the sandbox: a file as far as listing goes */

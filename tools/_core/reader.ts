@@ -10,6 +10,7 @@
 import { basename, dirname, extname, join } from "node:path";
 import { type ToolContext, ToolError } from "../kernel/tool.ts";
 import { statOrNull } from "../kernel/stat.ts";
+import { hiddenTest } from "../kernel/hidden.ts";
 import { displayPath } from "../kernel/workspace.ts";
 import { classify, type FileKind, readHead } from "./file_type.ts";
 import { BOM, editDistance, splitLines } from "./text.ts";
@@ -77,10 +78,17 @@ export async function statFile(
 }
 
 /** Names near `name` in `dir` (a missing file's likely intended names). */
-export function similarNames(dir: string, name: string, max = 3): string[] {
+export function similarNames(
+  dir: string,
+  name: string,
+  max = 3,
+  hidden: (path: string) => boolean = () => false,
+): string[] {
   let entries: string[];
   try {
-    entries = [...Deno.readDirSync(dir)].map((e) => e.name);
+    entries = [...Deno.readDirSync(dir)].map((e) => e.name)
+      // A name a Read deny rule covers is not offered either.
+      .filter((entry) => !hidden(join(dir, entry)));
   } catch {
     return [];
   }
@@ -100,11 +108,12 @@ export function similarNames(dir: string, name: string, max = 3): string[] {
 /** The error for a file that does not exist, naming similar files beside it when there are some. */
 export function missingFile(
   real: string,
-  workspace: string,
+  ctx: Pick<ToolContext, "workspace" | "hidden">,
   shown: string,
 ): ToolError {
-  const near = similarNames(dirname(real), basename(real))
-    .map((n) => displayPath(workspace, join(dirname(real), n)));
+  const hidden = hiddenTest(ctx.hidden ?? [], ctx.workspace);
+  const near = similarNames(dirname(real), basename(real), 3, hidden)
+    .map((n) => displayPath(ctx.workspace, join(dirname(real), n)));
   return new ToolError(
     `File does not exist: ${shown}.` +
       (near.length ? ` Did you mean ${near.join(", ")}?` : ""),
@@ -119,12 +128,12 @@ export function missingFile(
  */
 export async function statForRead(
   real: string,
-  workspace: string,
+  ctx: Pick<ToolContext, "workspace" | "hidden">,
   shown: string,
   directory: string,
 ): Promise<Deno.FileInfo> {
   const info = await statFile(real, shown, directory);
-  if (!info) throw missingFile(real, workspace, shown);
+  if (!info) throw missingFile(real, ctx, shown);
   return info;
 }
 

@@ -7,8 +7,8 @@
  */
 
 import { type ToolContext, ToolError } from "../kernel/tool.ts";
-import { ripgrepExclusions } from "../kernel/hidden.ts";
-import { relative } from "node:path";
+import { hiddenTest, ripgrepExclusions } from "../kernel/hidden.ts";
+import { isAbsolute, join, relative } from "node:path";
 import { displayPath, isInside } from "../kernel/workspace.ts";
 
 /** How much of ripgrep's stderr is kept (a tree of unreadable files makes a line each). */
@@ -174,6 +174,19 @@ export async function runRipgrep(
   }, timeoutMs);
 
   const stderrText = headOf(child.stderr, STDERR_KEPT);
+  // The exclusions are ripgrep's reading of the rules; each path it prints
+  // is also tested as the permission check tests it, so no difference in
+  // how the two read a glob (ripgrep trims a glob's trailing space, its `?`
+  // is one byte) shows a covered file.
+  const hidden = ctx.hidden?.length
+    ? hiddenTest(ctx.hidden, ctx.workspace)
+    : undefined;
+  const shows = (record: string) => {
+    if (!hidden) return true;
+    const nul = record.indexOf("\0");
+    const path = nul === -1 ? record : record.slice(0, nul);
+    return !hidden(isAbsolute(path) ? path : join(cwd, path));
+  };
   const decoder = new TextDecoder();
   let carry = "";
   try {
@@ -186,7 +199,8 @@ export async function runRipgrep(
         record;
         record = recordAt(text, start, records)
       ) {
-        const keepGoing = onRecord(text.slice(start, record.end));
+        const line = text.slice(start, record.end);
+        const keepGoing = shows(line) ? onRecord(line) : true;
         start = record.next;
         if (keepGoing === false) {
           stop();
@@ -198,7 +212,7 @@ export async function runRipgrep(
     if (!stopped) {
       // A last record without its terminator (rg was cut off): take it as it is.
       carry = (carry + decoder.decode()).replace(/\n$/, "");
-      if (carry !== "") onRecord(carry);
+      if (carry !== "" && shows(carry)) onRecord(carry);
     }
   } finally {
     clearTimeout(timer);

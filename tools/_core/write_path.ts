@@ -57,7 +57,7 @@ export interface WriteRules {
   /** The message for a directory where a file is meant. */
   directory(shown: string): string;
   /** The error for a missing file a change needs (an edit). */
-  missing(file: FileRef, workspace: string): ToolError;
+  missing(file: FileRef, ctx: ToolContext): ToolError;
 }
 
 /** A file past the checks, about to be changed. */
@@ -106,7 +106,7 @@ export async function openForWrite(
     rules.directory(file.shown),
   );
   if (!info) {
-    if (intent.mustExist) throw rules.missing(file, ctx.workspace);
+    if (intent.mustExist) throw rules.missing(file, ctx);
     return { ...file, info: null };
   }
   const fresh = await checkFresh(ctx, file.real, file.shown, info, {

@@ -41,7 +41,6 @@ export default defineTool({
   description,
   input,
   scopes: { read: true },
-  lists: true,
   paths: (i) => [{ path: devflowPath(i.path), access: "read" }],
   warmup: [{ path: "." }],
   async run(i, ctx) {

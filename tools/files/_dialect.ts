@@ -25,7 +25,7 @@ export const FILES_WRITES: WriteRules = {
   history: true,
   readTool: FILES_READER,
   directory: (shown) => `${shown} is a directory; give a file path.`,
-  missing: (file, workspace) => missingFile(file.real, workspace, file.shown),
+  missing: (file, ctx) => missingFile(file.real, ctx, file.shown),
 };
 
 /**

@@ -38,7 +38,7 @@ export default defineTool({
     const shown = displayPath(ctx.workspace, file.abs);
     await statForRead(
       file.real,
-      ctx.workspace,
+      ctx,
       shown,
       `${shown} is a directory; open_file opens files.`,
     );

@@ -177,7 +177,7 @@ async function readOne(
   const real = resolved.real;
   const info = await statForRead(
     real,
-    ctx.workspace,
+    ctx,
     shown,
     `${shown} is a directory, not a file; list it with find_files (mode "list", dir "${shown}").`,
   );

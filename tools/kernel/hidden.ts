@@ -79,11 +79,12 @@ export function hiddenTest(
 
 /**
  * ripgrep globs (`!/…`, anchored at `cwd`) that leave out of a search run
- * in `cwd` everything the globs cover below it, and nothing else (a glob
- * whose `**` is glued to other characters before a slash, `a**\/b`, leaves
- * out a little more: every name that starts `a`). `["!*"]` when they
- * cover `cwd` itself. Put them after the caller's globs: in ripgrep the
- * last glob that matches decides.
+ * in `cwd` everything the globs cover below it, and little else: where
+ * ripgrep cannot say exactly what the rules say, more (`?` is `*`; a name
+ * ending in white space ends in `*`; `a**\/b` is every name that starts
+ * `a`). `["!*"]` when they cover `cwd` itself. Put them after the caller's
+ * globs: in ripgrep the last glob that matches decides. What ripgrep
+ * prints is tested with {@linkcode hiddenTest} too (`runRipgrep`).
  */
 export function ripgrepExclusions(
   globs: readonly HiddenGlob[],
@@ -98,7 +99,12 @@ export function ripgrepExclusions(
     if (outside && inWorkspace) continue;
     const rests = restsBelow(pattern, names);
     if (rests === "covered") return ["!*"];
-    for (const rest of rests) out.add(`!/${rest.map(ripgrepPart).join("/")}`);
+    for (const rest of rests) {
+      // ripgrep trims a glob's trailing white space (escaped too): a
+      // name that ends in some ends in anything instead.
+      const glob = rest.map(ripgrepPart).join("/").replace(/\s+$/u, "*");
+      out.add(`!/${glob}`);
+    }
   }
   return [...out];
 }
@@ -243,9 +249,15 @@ function restsBelow(
     .map((i) => pattern.slice(i));
 }
 
-/** A part as ripgrep writes it: its special characters escaped, but a glob's `*` and `?`. */
+/**
+ * A part as ripgrep writes it: its special characters escaped, but a
+ * glob's `*`, and its `?` as `*` (ripgrep's `?` is one byte, the rules' one
+ * UTF-16 unit: `secret?` covers `secretó`).
+ */
 function ripgrepPart(part: Part): string {
   if (part.kind === "depth") return "**";
   const escaped = part.text.replace(/[\\[\]{}!*?]/g, "\\$&");
-  return part.kind === "glob" ? escaped.replace(/\\([*?])/g, "$1") : escaped;
+  return part.kind === "glob"
+    ? escaped.replace(/\\([*?])/g, "*").replace(/\*+/g, "*")
+    : escaped;
 }

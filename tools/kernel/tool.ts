@@ -185,10 +185,10 @@ export interface ToolContext {
   /** Limits the session was configured with. */
   readonly limits: { readonly maxReadTokens: number };
   /**
-   * The globs of the `Read` deny rules that bind this call: a search or a
-   * listing that goes through a directory leaves out what they cover
-   * (`hiddenTest`, `ripgrepExclusions` in `hidden.ts`). Given to tools
-   * that run programs or declare `lists`; absent or empty when no rule
+   * The globs of the session's `Read` deny rules: whatever a tool shows
+   * beyond the paths its input names (a search's matches, a listing's
+   * entries, a "did you mean") leaves out what they cover (`hiddenTest`,
+   * `ripgrepExclusions` in `hidden.ts`). Absent or empty when no rule
    * denies a read.
    */
   readonly hidden?: readonly HiddenGlob[];
@@ -338,13 +338,6 @@ export interface ToolSpec<S extends InputSchema> {
    * has an editor that offers it. Default `false`: the disk.
    */
   buffers?: boolean;
-  /**
-   * Whether it lists directories (their entries' names, not only their
-   * contents): then, as for every tool that runs programs (a search, a
-   * command), it is given the `Read` deny rules' globs (`ctx.hidden`) and
-   * its listing leaves out what they cover. Default `false`.
-   */
-  lists?: boolean;
   /** The paths the input names; each is resolved and approved before the tool runs. */
   paths?(input: InputOf<S>): PathUse[];
   /**

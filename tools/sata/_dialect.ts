@@ -19,7 +19,7 @@ export const SATA_WRITES: WriteRules = {
   history: true,
   readTool: "read",
   directory: (shown) => `${shown} is a directory; give a file path.`,
-  missing: (file, workspace) => missingFile(file.real, workspace, file.shown),
+  missing: (file, ctx) => missingFile(file.real, ctx, file.shown),
 };
 
 /** The message for a directory given to read. */

@@ -30,7 +30,6 @@ export default defineTool({
   description,
   input,
   scopes: { read: true },
-  lists: true,
   paths: (i) => i.Path ? [{ path: i.Path, access: "read" }] : [],
   warmup: [{}],
   async run(i, ctx) {

@@ -54,7 +54,7 @@ export default defineTool({
     const { shown } = file;
     const info = await statForRead(
       file.real,
-      ctx.workspace,
+      ctx,
       shown,
       readDirectory(shown),
     );

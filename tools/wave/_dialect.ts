@@ -19,5 +19,5 @@ export const WAVE_WRITES: WriteRules = {
   history: true,
   readTool: "Read",
   directory: (shown) => `${shown} is a directory; give a file path to write.`,
-  missing: (file, workspace) => missingFile(file.real, workspace, file.shown),
+  missing: (file, ctx) => missingFile(file.real, ctx, file.shown),
 };

@@ -80,7 +80,7 @@ export default defineTool({
     const shown = displayPath(ctx.workspace, file.abs);
     const info = await statForRead(
       file.real,
-      ctx.workspace,
+      ctx,
       shown,
       `${shown} is a directory, not a file; list it with Glob (pattern "*" and path "${shown}") or with ls in Bash.`,
     );

@@ -92,7 +92,7 @@ Deno.test("reader: statFile is null for nothing, says the dialect's words for a 
   await Deno.writeTextFile(`${dir}/notes.md`, "");
   assert.equal(
     await refusalOf(() =>
-      statForRead(`${dir}/note.md`, dir, "note.md", "a dir")
+      statForRead(`${dir}/note.md`, { workspace: dir }, "note.md", "a dir")
     ),
     "File does not exist: note.md. Did you mean notes.md?",
   );
