@@ -9,8 +9,8 @@
 import assert from "node:assert/strict";
 import { type Message, startWave, type WaveProcess } from "../_wave.ts";
 
-/** wave under bypassPermissions with the command deny rule `Bash(rm:*)` (`args` first: a toolset). */
-function startWithRmRule(args: string[] = []): Promise<WaveProcess> {
+/** wave speaking stream-json under bypassPermissions, with `args` (a toolset, rules). */
+function startBypassing(args: string[]): Promise<WaveProcess> {
   return startWave({
     args: [
       ...args,
@@ -18,10 +18,13 @@ function startWithRmRule(args: string[] = []): Promise<WaveProcess> {
       "stream-json",
       "--permission-mode",
       "bypassPermissions",
-      "--disallowedTools",
-      "Bash(rm:*)",
     ],
   });
+}
+
+/** wave under bypassPermissions with the command deny rule `Bash(rm:*)` (`args` first: a toolset). */
+function startWithRmRule(args: string[] = []): Promise<WaveProcess> {
+  return startBypassing([...args, "--disallowedTools", "Bash(rm:*)"]);
 }
 
 /** `command` is refused by the rule `Bash(rm:*)`, in its exact words (through `tool`, `input` its input). */
@@ -125,17 +128,7 @@ Deno.test("deny rules: a Read rule holds over searches that name no path and ove
     ["files", "find_files", { queries: [{ pattern: "**/*.*" }] }],
   ];
   for (const toolset of ["wave", "sata", "devflow", "files"]) {
-    const wave = await startWave({
-      args: [
-        "--toolset",
-        toolset,
-        "--output-format",
-        "stream-json",
-        "--permission-mode",
-        "bypassPermissions",
-        ...READ_DENIALS,
-      ],
-    });
+    const wave = await startBypassing(["--toolset", toolset, ...READ_DENIALS]);
     try {
       await plantSecrets(wave.workspace);
       for (const [set, tool, input] of searches) {
@@ -166,15 +159,7 @@ Deno.test("deny rules: a Read rule holds over searches that name no path and ove
       await wave.kill();
     }
   }
-  const wave = await startWave({
-    args: [
-      "--output-format",
-      "stream-json",
-      "--permission-mode",
-      "bypassPermissions",
-      ...READ_DENIALS,
-    ],
-  });
+  const wave = await startBypassing([...READ_DENIALS]);
   try {
     await plantSecrets(wave.workspace);
     const answer = await wave.callTool("Grep", {
@@ -192,17 +177,11 @@ Deno.test("deny rules: a Read rule holds over searches that name no path and ove
 });
 
 Deno.test("deny rules: under bubblewrap a command finds the files a Read rule denies empty, and cannot write them; what no rule names it reads", async () => {
-  const wave = await startWave({
-    args: [
-      "--shell-sandbox",
-      "bwrap",
-      "--output-format",
-      "stream-json",
-      "--permission-mode",
-      "bypassPermissions",
-      ...READ_DENIALS,
-    ],
-  });
+  const wave = await startBypassing([
+    "--shell-sandbox",
+    "bwrap",
+    ...READ_DENIALS,
+  ]);
   try {
     const ws = wave.workspace;
     await plantSecrets(ws);
@@ -295,18 +274,12 @@ Deno.test("deny rules: in default mode a line a deny rule cannot rule out is put
 });
 
 Deno.test("deny rules: under bubblewrap a command cannot rename a directory that holds a denied path (mv app app2 would take app/secrets out of Read(app/secrets/**) for the next call and the Read tool); a rule spelled with .. covers what it names", async () => {
-  const wave = await startWave({
-    args: [
-      "--shell-sandbox",
-      "bwrap",
-      "--output-format",
-      "stream-json",
-      "--permission-mode",
-      "bypassPermissions",
-      "--disallowedTools",
-      "Read(app/secrets/**) Read(config/prod.private) Read(./notes/../hidden/**)",
-    ],
-  });
+  const wave = await startBypassing([
+    "--shell-sandbox",
+    "bwrap",
+    "--disallowedTools",
+    "Read(app/secrets/**) Read(config/prod.private) Read(./notes/../hidden/**)",
+  ]);
   try {
     const ws = wave.workspace;
     await Deno.mkdir(`${ws}/app/secrets`, { recursive: true });
@@ -400,21 +373,15 @@ Deno.test("deny rules: a Bash rule binds every dialect's command tool: devflow r
 
 Deno.test("deny rules: files made past --max-deny-walk block no search or listing (they are given the rules, nothing is walked) and still leave the denied ones out; a command under bubblewrap is refused, saying what lets it run; one under none runs", async () => {
   const start = (toolset: string, sandbox: string) =>
-    startWave({
-      args: [
-        "--toolset",
-        toolset,
-        "--shell-sandbox",
-        sandbox,
-        "--max-deny-walk",
-        "50",
-        "--output-format",
-        "stream-json",
-        "--permission-mode",
-        "bypassPermissions",
-        ...READ_DENIALS,
-      ],
-    });
+    startBypassing([
+      "--toolset",
+      toolset,
+      "--shell-sandbox",
+      sandbox,
+      "--max-deny-walk",
+      "50",
+      ...READ_DENIALS,
+    ]);
   const wave = await start("wave", "bwrap");
   try {
     const ws = wave.workspace;
@@ -481,17 +448,7 @@ Deno.test("deny rules: where ripgrep reads a glob otherwise than the permission 
     "Read(vault /**) Read(secret?) Read(*.env) Read(*.private.md)",
   ];
   const start = (toolset: string) =>
-    startWave({
-      args: [
-        "--toolset",
-        toolset,
-        "--output-format",
-        "stream-json",
-        "--permission-mode",
-        "bypassPermissions",
-        ...rules,
-      ],
-    });
+    startBypassing(["--toolset", toolset, ...rules]);
   const plant = async (ws: string) => {
     await Deno.mkdir(`${ws}/vault `);
     await Deno.writeTextFile(`${ws}/vault /key.txt`, "TOKEN-vault\n");
