@@ -228,6 +228,7 @@ export async function openCore(
     only: config.tools,
     roots: config.addDirs,
     home: Deno.env.get("HOME"),
+    waveHome: config.waveHome,
   });
   registry.setFilter((name) => permissions.offers(name));
   const calls = new ToolCalls({

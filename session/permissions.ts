@@ -72,6 +72,8 @@ export class ToolPermissions {
   #mode: SessionMode;
   #workspace: string;
   #home: string | undefined;
+  /** `Read(//<WAVE_HOME>/history/**)`: in force while a `Read` deny rule names a path. */
+  #historyRule: ToolRule | undefined;
   /** Roots besides the workspace (`--add-dir`, `addDirectories`), real paths. */
   readonly roots: string[];
 
@@ -86,8 +88,17 @@ export class ToolPermissions {
     roots: readonly string[];
     /** The home directory, for rules written `~/…`. */
     home?: string;
+    /** wave's state directory: its file history is covered with the `Read` deny rules. */
+    waveHome?: string;
   }) {
     this.#home = options.home;
+    if (options.waveHome !== undefined) {
+      let home = options.waveHome;
+      try {
+        home = Deno.realPathSync(home);
+      } catch { /* not made yet: as given */ }
+      this.#historyRule = { tool: "Read", specifier: `/${home}/history/**` };
+    }
     this.#mode = options.mode;
     this.#workspace = options.workspace;
     this.#allow = options.allow.map(parseToolRule);
@@ -107,9 +118,25 @@ export class ToolPermissions {
    * under bubblewrap do not see (`denied_paths.ts`).
    */
   readDenials(): string[] {
-    return this.#deny.filter((rule) =>
+    return this.#denyRules().filter((rule) =>
       rule.tool === "Read" && rule.specifier !== null
     ).map((rule) => rule.specifier!);
+  }
+
+  /**
+   * The deny rules in force: the given ones, and, while a `Read` rule
+   * names a path, one over wave's file history (it keeps the content a
+   * file had before each change: a copy of what the rule covers, made
+   * before the rule was set or by a session without it).
+   */
+  #denyRules(): ToolRule[] {
+    const history = this.#historyRule;
+    return history &&
+        this.#deny.some((rule) =>
+          rule.tool === "Read" && rule.specifier !== null
+        )
+      ? [...this.#deny, history]
+      : this.#deny;
   }
 
   /**
@@ -124,7 +151,9 @@ export class ToolPermissions {
   /**
    * What the rules and the permission mode say of `call`. A rule naming
    * `Edit` covers every tool that writes files, one naming `Read` every
-   * tool that only reads them (Grep, Glob), as in Claude Code; one naming
+   * tool that only reads them (Grep, Glob), as in Claude Code, and, as a
+   * deny or ask rule with a path, every tool that writes one it covers
+   * (what it replaces would show in its diff); one naming
    * `Bash` every dialect's command tool (devflow run_command, sata shell). With
    * `hookAllowed` (a PreToolUse hook said `allow`) nothing is asked but
    * what an ask rule asks; deny rules still refuse.
@@ -133,16 +162,25 @@ export class ToolPermissions {
     const name = call.def.name;
     const what = this.#whatOf(call);
     const covers = (use: "allow" | "deny") => (rule: ToolRule) =>
-      (namesTool(rule, name) || familyOf(rule.tool, call)) &&
+      (namesTool(rule, name) || familyOf(rule.tool, call) ||
+        // What a deny or ask rule keeps from being read is not written
+        // either: a writer reads what it replaces (its diff, its size, the
+        // copy file history keeps).
+        (use === "deny" && rule.tool === "Read" && rule.specifier !== null &&
+          writesNamedPaths(call))) &&
       (rule.specifier === null ||
         specifierCovers(rule.specifier, what, use, this.#home));
-    const denied = this.#deny.find(covers("deny"));
+    const denied = this.#denyRules().find(covers("deny"));
     if (denied) {
       return {
         behavior: "deny",
-        message: `${name} was refused: the rule ${
-          ruleText(denied)
-        } disallows it (--disallowedTools).`,
+        message: denied === this.#historyRule
+          ? `${name} was refused: wave's file history (${
+            denied.specifier!.slice(1, -3)
+          }) keeps copies of files, so no tool reads it while a Read deny rule is set (--disallowedTools).`
+          : `${name} was refused: the rule ${
+            ruleText(denied)
+          } disallows it (--disallowedTools).`,
       };
     }
     const settings = this.#mode.settings;
@@ -151,7 +189,7 @@ export class ToolPermissions {
     // or hook would let it go; refused where nothing is asked, and under a
     // deny rule also where everything is allowed.
     const unclear = what.command === undefined ? undefined : [
-      ...this.#deny.map((rule) => ({ rule, deny: true })),
+      ...this.#denyRules().map((rule) => ({ rule, deny: true })),
       ...this.#ask.map((rule) => ({ rule, deny: false })),
     ].flatMap(({ rule, deny }) => {
       if (
@@ -399,14 +437,17 @@ function familyOf(tool: string, call: CallView): boolean {
     return runsPrograms(scopes) && commandOf(call.input) !== undefined;
   }
   // Both by the paths it names: an MCP tool names none, and is neither.
-  if (tool === "Edit") {
-    return scopes.write === true && !runsPrograms(scopes) &&
-      call.paths.length > 0;
-  }
+  if (tool === "Edit") return writesNamedPaths(call);
   if (tool === "Read" && !scopes.write && !runsPrograms(scopes)) {
     return (scopes.run ?? []).length > 0 || call.paths.length > 0;
   }
   return false;
+}
+
+/** Whether `call` writes the paths it names (not a command: its paths are none). */
+function writesNamedPaths(call: CallView): boolean {
+  return call.def.scopes.write === true && !runsPrograms(call.def.scopes) &&
+    call.paths.length > 0;
 }
 
 /**

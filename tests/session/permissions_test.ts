@@ -318,3 +318,59 @@ Deno.test("permissions: a Bash rule binds every dialect's command tool: devflow 
     "allow",
   );
 });
+
+Deno.test("permissions: a Read deny or ask rule with a path binds the writers of what it covers, but an allow rule and a bare Read rule do not; while one is set, wave's file history is denied too", () => {
+  const perms = new ToolPermissions({
+    mode: new SessionMode("agent", "bypassPermissions"),
+    workspace: "/w",
+    allow: ["Read(docs/**)"],
+    deny: ["Read(*.env)"],
+    only: null,
+    roots: [],
+    waveHome: "/no/such/home",
+  });
+  const write = (real: string) => ({
+    def: WRITE,
+    input: {},
+    paths: [path(real)],
+  });
+  assert.deepEqual(perms.check(write("/w/app/prod.env")), {
+    behavior: "deny",
+    message:
+      "Write was refused: the rule Read(*.env) disallows it (--disallowedTools).",
+  });
+  assert.equal(perms.check(write("/w/app/notes.md")).behavior, "allow");
+  // Copies of covered files, whatever their names.
+  const READ = { name: "Read", mode: "ask" as const, scopes: { read: true } };
+  assert.deepEqual(
+    perms.check({
+      def: READ,
+      input: {},
+      paths: [path("/no/such/home/history/ab12/blobs/f00d")],
+    }),
+    {
+      behavior: "deny",
+      message:
+        "Read was refused: wave's file history (/no/such/home/history) keeps copies of files, so no tool reads it while a Read deny rule is set (--disallowedTools).",
+    },
+  );
+  assert.deepEqual(perms.readDenials(), ["*.env", "//no/such/home/history/**"]);
+  // An allow rule for reads does not let a writer go without its question.
+  const asking = new ToolPermissions({
+    mode: new SessionMode("agent", "default"),
+    workspace: "/w",
+    allow: ["Read(docs/**)"],
+    deny: ["Read"],
+    only: null,
+    roots: [],
+    waveHome: "/no/such/home",
+  });
+  assert.equal(asking.check(write("/w/docs/a.md")).behavior, "ask");
+  // A bare Read rule takes the readers away, not the writers; it names no
+  // path, so the history stays readable.
+  assert.deepEqual(asking.readDenials(), []);
+  assert.equal(
+    asking.check({ def: READ, input: {}, paths: [path("/w/a")] }).behavior,
+    "deny",
+  );
+});

@@ -35,7 +35,9 @@
 import { Buffer } from "node:buffer";
 import { join } from "node:path";
 import { atomicWrite } from "../kernel/atomic_write.ts";
-import type { ToolContext } from "../kernel/tool.ts";
+import { hiddenTest } from "../kernel/hidden.ts";
+import { displayPath } from "../kernel/workspace.ts";
+import { type ToolContext, ToolError } from "../kernel/tool.ts";
 import { contentHash } from "./content_hash.ts";
 import { sha256 } from "./text.ts";
 
@@ -112,6 +114,18 @@ export function historyDir(
 }
 
 const blobPath = (dir: string, hash: string) => join(dir, "blobs", hash);
+
+/**
+ * The versions a tool may show or restore, oldest first: those of files no
+ * `Read` deny rule covers (`ctx.hidden`). A version keeps what its file
+ * held, and its path is a name the rule keeps from the model too.
+ */
+export async function shownVersions(
+  ctx: Pick<ToolContext, "workspace" | "waveHome" | "hidden">,
+): Promise<Version[]> {
+  const hidden = hiddenTest(ctx.hidden ?? [], ctx.workspace);
+  return (await listVersions(ctx)).filter((v) => !hidden(v.path));
+}
 
 /** Every version recorded for the workspace, oldest first; lines cut short are skipped. */
 export function listVersions(
@@ -455,6 +469,23 @@ export async function restoreFiles(
   options: RestoreOptions,
 ): Promise<Version[]> {
   const dir = historyDir(ctx);
+  for (const step of steps) {
+    // What a link points at is another file's content, which the version
+    // kept of this one would copy (a link to a file a Read rule covers,
+    // made since by a command); and history keeps files, not links.
+    let link = false;
+    try {
+      link = Deno.lstatSync(step.real).isSymlink;
+    } catch { /* not there: nothing to keep */ }
+    if (link) {
+      throw new ToolError(
+        `${
+          displayPath(ctx.workspace, step.real)
+        } is a symbolic link now, which file history does not keep, so it was not restored over; remove the link first. Nothing was restored.`,
+        { type: "restore_failed" },
+      );
+    }
+  }
   const recorded: Version[] = [];
   for (const step of steps) {
     recorded.push(

@@ -20,6 +20,7 @@ import {
   RestoreFailed,
   restoreFiles,
   type RestoreStep,
+  shownVersions,
   taskStart,
   type Version,
   versionBytes,
@@ -301,7 +302,8 @@ async function restore(i: Input, ctx: ToolContext) {
       { type: "missing_field" },
     );
   }
-  const versions = await listVersions(ctx);
+  // A version of a file a Read deny rule covers is not there for the model.
+  const versions = await shownVersions(ctx);
   let chosen: Version[];
   let what: string;
   if (i.version_id !== undefined) {
@@ -325,6 +327,12 @@ async function restore(i: Input, ctx: ToolContext) {
   } else {
     const id = i.task_id === "current" ? ctx.task.id : i.task_id!;
     chosen = taskStart(versions, id);
+    if (taskStart(await listVersions(ctx), id).length !== chosen.length) {
+      throw new ToolError(
+        `Task ${id} also changed files a Read deny rule covers, so it is not restored as a whole; restore the others by version_id (file_history lists them).`,
+        { type: "not_granted" },
+      );
+    }
     if (chosen.length === 0) {
       throw new ToolError(
         `Task ${id} changed no file in this workspace's file history; nothing to restore.`,
