@@ -29,9 +29,40 @@ export class ConvertError extends Error {
 }
 
 /**
+ * The demuxers ffmpeg may read a file with: formats that hold their media
+ * in the one file. A playlist or a script (`hls`, `dash`, `concat`, image
+ * sequences) names other files, which ffmpeg would open with wave's rights
+ * and no approval: a model could write a playlist that points outside the
+ * workspace (`talk.mkv` holding an HLS list of `/home/u/call.mp3`), and
+ * ffmpeg finds a format by the content, whatever the name says.
+ */
+export const MEDIA_DEMUXERS: readonly string[] = [
+  "aac",
+  "aiff",
+  "amr",
+  "ape",
+  "asf",
+  "au",
+  "avi",
+  "caf",
+  "flac",
+  "flv",
+  "matroska",
+  "mov",
+  "mp3",
+  "mpeg",
+  "mpegts",
+  "ogg",
+  "w64",
+  "wav",
+  "wv",
+];
+
+/**
  * Converts `input` into MP3 chunks in `outDir` (which must be empty) and
  * returns their paths in order. Guarantees: ffmpeg runs with stdin from
- * /dev/null, no shell, and is killed when `signal` aborts (then this
+ * /dev/null, no shell, reads `input` only (no other file, no network:
+ * {@linkcode MEDIA_DEMUXERS}), and is killed when `signal` aborts (then this
  * rejects with the signal's reason); a failing ffmpeg rejects with a
  * {@linkcode ConvertError} holding the last lines of its stderr; a file
  * with no audio track is such a failure.
@@ -47,6 +78,11 @@ export async function convertToChunks(
       "-nostdin",
       "-loglevel",
       "error",
+      // The input file, read by a demuxer that opens nothing else.
+      "-protocol_whitelist",
+      "file",
+      "-format_whitelist",
+      MEDIA_DEMUXERS.join(","),
       "-i",
       input,
       "-map",

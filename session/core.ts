@@ -17,7 +17,7 @@ import { type Config, spillDirOf } from "./config.ts";
 import { shownDir } from "./_paths.ts";
 import { CurrentTask } from "./current_task.ts";
 import type { EditorBuffers } from "./editor_buffers.ts";
-import { commandEnvironment } from "./environment.ts";
+import { commandEnvironment, keyAboveWarning } from "./environment.ts";
 import { SandboxExecutor } from "./executor.ts";
 import { InFlight } from "./in_flight.ts";
 import { ParentRequests } from "./parent_requests.ts";
@@ -265,9 +265,11 @@ export async function openCore(
     task,
     inFlight: new InFlight(),
     async warnings() {
-      const { warning } = await CommandSandbox.for(config).decided();
+      const { warning, report } = await CommandSandbox.for(config).decided();
+      const above = report.commands === "none" ? keyAboveWarning() : null;
       return [
         ...warning ? [warning] : [],
+        ...above ? [above] : [],
         ...config.fileBoundary === "paths" ? [WEAK_FILE_BOUNDARY] : [],
       ];
     },

@@ -94,3 +94,55 @@ export function capabilityBound(): bigint {
     return 0n;
   }
 }
+
+/**
+ * The warning for a session whose unconfined commands can reach a model
+ * key through a process above wave: a launcher that stays alive while wave
+ * runs (`deno task start`, `npx … deno run`), or the parent itself, started
+ * with the key in its environment. wave forgets its own copy and is
+ * non-dumpable; such a process is neither, so a command of its uid reads
+ * its `/proc/<pid>/environ`, and a launcher holds wave's stdin and stdout
+ * pipes too (a command could write protocol lines into them). Looks up the
+ * chain while the processes are this one's uid. Null where none above wave
+ * shows a key (or /proc cannot tell).
+ */
+export function keyAboveWarning(pid: number = Deno.pid): string | null {
+  const uidOf = (status: string) => /^Uid:\s*(\d+)/m.exec(status)?.[1];
+  let status: string;
+  try {
+    status = Deno.readTextFileSync(`/proc/${pid}/status`);
+  } catch {
+    return null; // no /proc
+  }
+  const uid = uidOf(status);
+  for (let depth = 0; depth < 16; depth++) {
+    const parent = Number(/^PPid:\s*(\d+)/m.exec(status)?.[1] ?? 0);
+    if (parent <= 1) return null;
+    let environ: string;
+    try {
+      status = Deno.readTextFileSync(`/proc/${parent}/status`);
+      if (uidOf(status) !== uid) return null;
+      environ = Deno.readTextFileSync(`/proc/${parent}/environ`);
+    } catch {
+      return null; // gone, or not readable: nor by a command
+    }
+    const held = MODEL_KEYS.filter((name) =>
+      environ.split("\0").some((entry) =>
+        entry.startsWith(`${name}=`) && entry.length > name.length + 1
+      )
+    );
+    if (held.length > 0) {
+      let command = "";
+      try {
+        command = Deno.readTextFileSync(`/proc/${parent}/cmdline`)
+          .replaceAll("\0", " ").trim().slice(0, 100);
+      } catch { /* gone */ }
+      return `the process that started wave (pid ${parent}${
+        command ? `: ${command}` : ""
+      }) holds ${
+        held.join(", ")
+      } in its environment, which commands run unconfined (--shell-sandbox none, or auto where bubblewrap cannot run) can read, as they can its pipes to wave; start wave so that nothing above it keeps the key (bin/wave, which execs deno, or a parent that passes the key in a file: --api-key-file), or confine commands`;
+    }
+  }
+  return null;
+}

@@ -53,6 +53,8 @@ export interface StartOptions {
   env?: Record<string, string>;
   /** Test-only tool modules by file name in tests/fixtures/tools. */
   fixtureTools?: string[];
+  /** A program and its arguments that start wave's command and stay alive above it (`sh -c '"$@"; exit' sh`). */
+  launcher?: string[];
 }
 
 /** A running wave and a protocol client for it. */
@@ -346,8 +348,13 @@ export async function startWave(
   for (const tool of options.fixtureTools ?? []) {
     args.push("--tool-module", `${FIXTURE_TOOLS}/${tool}`);
   }
-  const child = new Deno.Command(Deno.execPath(), {
-    args: waveCommand(args),
+  const [program, ...before] = options.launcher ?? [Deno.execPath()];
+  const child = new Deno.Command(program, {
+    args: [
+      ...before,
+      ...options.launcher ? [Deno.execPath()] : [],
+      ...waveCommand(args),
+    ],
     stdin: "piped",
     stdout: "piped",
     stderr: "piped",

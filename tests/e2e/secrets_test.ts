@@ -16,6 +16,7 @@ import { MockModel } from "../_mock_model.ts";
 import {
   type Message,
   ROOT,
+  type StartOptions,
   startWave,
   waveCommand,
   WaveProcess,
@@ -440,4 +441,63 @@ Deno.test({
       await Deno.remove(outside);
     }
   },
+});
+
+Deno.test("secrets: under none, a process above wave that still holds the key (a launcher such as deno task or npx, which stays alive) is named in a system/warning, since a command could read it there; none when nothing above holds one, or commands are confined", async () => {
+  const key = newKey();
+  const { args, env } = modelArgs(key);
+  const warningsOf = (wave: WaveProcess) =>
+    wave.messages.filter((m) => m.type === "system" && m.subtype === "warning")
+      .map((m) => m.message as string);
+  // `; exit $?` keeps sh alive above wave, as deno task and npx stay.
+  const launcher = ["sh", "-c", '"$@"; exit $?', "sh"];
+  const launched = await startWave({ args, env, launcher });
+  try {
+    await launched.callTool("Bash", { command: "true" });
+    const sh = Number(
+      Deno.readTextFileSync(`/proc/${launched.child.pid}/status`).match(
+        /^Pid:\s*(\d+)/m,
+      )![1],
+    );
+    const above = warningsOf(launched).filter((w) =>
+      w.startsWith("the process that started wave")
+    );
+    const command = Deno.readTextFileSync(`/proc/${sh}/cmdline`)
+      .replaceAll("\0", " ").trim().slice(0, 100);
+    assert.match(command, /^\S*sh -c "\$@"; exit \$\? sh /);
+    assert.deepEqual(above, [
+      `the process that started wave (pid ${sh}: ${command}) holds ANTHROPIC_API_KEY in its environment, which commands run unconfined (--shell-sandbox none, or auto where bubblewrap cannot run) can read, as they can its pipes to wave; start wave so that nothing above it keeps the key (bin/wave, which execs deno, or a parent that passes the key in a file: --api-key-file), or confine commands`,
+    ]);
+    // What the warning says a command can do.
+    const read = await launched.callTool("Bash", {
+      command:
+        `tr '\\0' '\\n' < /proc/${sh}/environ | grep -c '^ANTHROPIC_API_KEY=sk-wave-test-'`,
+    });
+    assert.equal(read.content, "1");
+  } finally {
+    await launched.kill();
+  }
+  const others: [string, StartOptions][] = [
+    ["started directly", { args, env }],
+    ["confined", {
+      args: ["--shell-sandbox", "bwrap", ...args.slice(2)],
+      env,
+      launcher,
+    }],
+  ];
+  for (const [what, options] of others) {
+    const wave = await startWave(options);
+    try {
+      await wave.callTool("Bash", { command: "true" });
+      assert.deepEqual(
+        warningsOf(wave).filter((w) =>
+          w.startsWith("the process that started wave")
+        ),
+        [],
+        what,
+      );
+    } finally {
+      await wave.kill();
+    }
+  }
 });

@@ -7,7 +7,8 @@
 import assert from "node:assert/strict";
 import { MockStt, spokenWav } from "../_mock_stt.ts";
 import { type WaveProcess, withWave } from "../_wave.ts";
-import { tempFile } from "../_temp.ts";
+import { tempDir, tempFile } from "../_temp.ts";
+import { findOnPath } from "../../tools/kernel/programs.ts";
 
 const spoken = await tempFile({ suffix: ".wav" });
 const noEspeak = await spokenWav(spoken, "hello world");
@@ -151,4 +152,45 @@ Deno.test("e2e 004: the transcript channel reads only a path the call named", ()
     );
     assert.deepEqual(stt.requests.map((r) => r.fileName), ["named.wav"]);
   }).finally(() => stt.close());
+});
+
+Deno.test({
+  name:
+    "e2e 004: a playlist the model wrote under a media name (an HLS list in talk.mkv) does not make ffmpeg read a recording outside the workspace: read_files says it could not convert it, nothing goes to the speech-to-text server, nothing is asked",
+  ignore: !!noEspeak || !findOnPath("ffmpeg"),
+  fn: () =>
+    withStt(["--approvals", "deny"], async (wave, stt) => {
+      stt.script("the outside recording\n");
+      const elsewhere = await tempDir({ prefix: "wave-elsewhere-" });
+      const mp3 = `${elsewhere}/call.mp3`;
+      const made = await new Deno.Command("ffmpeg", {
+        args: ["-loglevel", "error", "-i", spoken, mp3],
+      }).output();
+      assert.ok(made.success, new TextDecoder().decode(made.stderr));
+      const direct = await wave.callTool("read_files", {
+        files: [{ path: mp3 }],
+      });
+      assert.equal(direct.is_error, true);
+      const written = await wave.callTool("edit_file", {
+        path: "talk.mkv",
+        mode: "write",
+        content:
+          `#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXT-X-MEDIA-SEQUENCE:0\n#EXTINF:2,\n${mp3}\n#EXT-X-ENDLIST\n`,
+      });
+      assert.equal(written.is_error, false, JSON.stringify(written));
+      const r = await wave.callTool("read_files", {
+        files: [{ path: "talk.mkv" }],
+      });
+      assert.equal(r.is_error, true, JSON.stringify(r));
+      assert.match(
+        String(r.content),
+        /^==> talk\.mkv <==\nError: talk\.mkv is video \(Matroska\): .*ffmpeg could not convert it/s,
+      );
+      assert.equal(stt.requests.length, 0);
+      assert.equal(
+        wave.messages.filter((m) => m.request?.subtype === "can_use_tool")
+          .length,
+        0,
+      );
+    }),
 });

@@ -238,3 +238,40 @@ Deno.test("transcriber: a path that names another file than the one the worker o
       "swapped",
     );
   }));
+
+Deno.test({
+  name:
+    "transcriber: a playlist or a script named as media (an HLS list in .mkv, an ffconcat script in .avi) makes ffmpeg open no other file: it is refused, and nothing is sent",
+  ignore: !!(noEspeak || noFfmpeg),
+  fn: () =>
+    withStt(async (stt) => {
+      // A recording elsewhere, which only a playlist would reach.
+      const elsewhere = await tempDir({ prefix: "wave-stt-elsewhere-" });
+      const mp3 = `${elsewhere}/call.mp3`;
+      const made = await new Deno.Command("ffmpeg", {
+        args: ["-loglevel", "error", "-i", wav, mp3],
+      }).output();
+      assert.ok(made.success, new TextDecoder().decode(made.stderr));
+      const playlists: [string, string][] = [
+        [
+          "talk.mkv",
+          `#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXT-X-MEDIA-SEQUENCE:0\n#EXTINF:2,\n${mp3}\n#EXT-X-ENDLIST\n`,
+        ],
+        ["talk.avi", `ffconcat version 1.0\nfile '${mp3}'\n`],
+      ];
+      const t = new Transcriber({
+        model: "openai:whisper-1",
+        baseUrl: stt.url,
+      });
+      for (const [name, text] of playlists) {
+        await Deno.writeTextFile(`${dir}/${name}`, text);
+        const error = await t.transcribe(`${dir}/${name}`, never).catch((e) =>
+          e
+        );
+        assert.ok(error instanceof TranscriptionError, String(error));
+        assert.deepEqual(error.structured, { type: "conversion_failed" });
+        assert.match(error.message, /ffmpeg could not convert it/);
+      }
+      assert.equal(stt.requests.length, 0);
+    }),
+});
