@@ -78,12 +78,14 @@ export async function findRipgrep(
 /**
  * Copies a binary (possibly from a compiled wave's embedded file system,
  * where it cannot be executed) to `dir/<name>-<hash>`, mode 755, through the
- * atomic writer. A copy that is already there is reused. Returns its path.
+ * atomic writer. A copy that is already there is reused. Returns its path
+ * once the copy can be run (a fresh one is run once with `probe`).
  */
 export async function installBinary(
   source: string,
   dir: string,
   name: string,
+  probe: string[] = ["--version"],
 ): Promise<string> {
   const bytes = await Deno.readFile(source);
   const digest = await crypto.subtle.digest("SHA-256", bytes);
@@ -92,8 +94,29 @@ export async function installBinary(
   const target = join(dir, `${name}-${hash}`);
   if (!isExecutableFile(target)) {
     await atomicWrite(target, bytes, { mode: 0o755, createParents: true });
+    await untilRunnable(target, probe);
   }
   return target;
+}
+
+/**
+ * Waits until the program just written at `path` can be run: while a
+ * process forked elsewhere in wave during the write (a worker starting a
+ * command) still holds the writing descriptor, which it does until it
+ * execs, the kernel refuses to run the file ("Text file busy"). Runs it
+ * with `args` until it starts, for up to about a second.
+ */
+async function untilRunnable(path: string, args: string[]): Promise<void> {
+  for (let attempt = 0;; attempt++) {
+    try {
+      await new Deno.Command(path, { args, stdout: "null", stderr: "null" })
+        .output();
+      return;
+    } catch (error) {
+      if (!/os error 26\)/.test(String(error)) || attempt >= 100) return;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
 }
 
 /**

@@ -45,6 +45,34 @@ Deno.test("a compiled wave's ripgrep is copied out to WAVE_HOME/bin/rg-<hash>, m
   assert.equal(names.length, 1, "no temp file is left");
 });
 
+Deno.test("a fresh copy of ripgrep runs at once even while other threads start processes (a process forked during the write holds it 'busy' until it execs)", async () => {
+  const rg = (await findRipgrep("/unused"))!;
+  // Threads that start processes all the time, as a session's workers do.
+  const spawner = URL.createObjectURL(
+    new Blob([
+      "let on = true; self.onmessage = () => { on = false; self.close(); };\n" +
+      'while (on) await new Deno.Command("true").output();\n',
+    ], { type: "text/javascript" }),
+  );
+  const workers = [1, 2].map(() => new Worker(spawner, { type: "module" }));
+  try {
+    const failures: string[] = [];
+    for (let i = 0; i < 30; i++) {
+      const home = await tempDir();
+      const copy = await installBinary(rg, `${home}/bin`, "rg");
+      try {
+        await new Deno.Command(copy, { args: ["--version"] }).output();
+      } catch (error) {
+        failures.push(String(error));
+      }
+    }
+    assert.deepEqual(failures, []);
+  } finally {
+    for (const worker of workers) worker.terminate();
+    URL.revokeObjectURL(spawner);
+  }
+});
+
 Deno.test("resolvePrograms leaves out what is not installed", async () => {
   const found = await resolvePrograms(["sh", "no-such-program-xyz"], "/unused");
   assert.deepEqual(Object.keys(found), ["sh"]);
