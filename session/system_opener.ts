@@ -23,6 +23,78 @@ export const DESKTOP_ENV: readonly string[] = [
   "BROWSER",
 ];
 
+/**
+ * Kinds of file the system's opener would run rather than show: a
+ * launcher (`.desktop`, macOS `.command`, `.app`), a script or program, an
+ * installer. The opener runs outside the command sandbox with the person's
+ * rights, and the model may have written the file.
+ */
+export const RUNNABLE_EXTENSIONS: readonly string[] = [
+  ".app",
+  ".appimage",
+  ".bash",
+  ".bat",
+  ".bin",
+  ".cmd",
+  ".com",
+  ".command",
+  ".csh",
+  ".deb",
+  ".desktop",
+  ".exe",
+  ".flatpak",
+  ".flatpakref",
+  ".jar",
+  ".js",
+  ".ksh",
+  ".msi",
+  ".pkg",
+  ".pl",
+  ".ps1",
+  ".py",
+  ".rb",
+  ".rpm",
+  ".run",
+  ".scpt",
+  ".sh",
+  ".snap",
+  ".tool",
+  ".url",
+  ".vbs",
+  ".webloc",
+  ".workflow",
+  ".zsh",
+];
+
+/**
+ * Why the system's opener must not be given `path` (a sentence), or null:
+ * it would run the file rather than show it: an executable file, or one of
+ * {@linkcode RUNNABLE_EXTENSIONS}; or it is neither a file nor a directory.
+ */
+export function notToOpen(path: string): string | null {
+  const name = path.slice(path.lastIndexOf("/") + 1).toLowerCase();
+  const dot = name.lastIndexOf(".");
+  const extension = dot > 0 ? name.slice(dot) : "";
+  const runs = (what: string) =>
+    `the system's opener would run it (${what}) rather than show it, outside the sandbox, with the user's rights.`;
+  if (RUNNABLE_EXTENSIONS.includes(extension)) {
+    return runs(`a ${extension} file`);
+  }
+  let info: Deno.FileInfo;
+  try {
+    info = Deno.statSync(path);
+  } catch {
+    return null; // the opener says what is wrong
+  }
+  if (!info.isFile && !info.isDirectory) {
+    return "it is neither a file nor a directory.";
+  }
+  if (info.isFile && ((info.mode ?? 0) & 0o111) !== 0) {
+    return runs("an executable file");
+  }
+  return null;
+}
+
 /** The opener's name on this system. */
 export function openerName(): string {
   return Deno.build.os === "darwin" ? "open" : "xdg-open";
@@ -52,6 +124,10 @@ export async function openWithSystem(
   signal: AbortSignal,
 ): Promise<string> {
   const name = openerName();
+  const refused = notToOpen(path);
+  if (refused) {
+    throw new ToolError(refused, { type: "not_opened" });
+  }
   const program = findOnPath(name, env.PATH ?? "");
   if (!program) {
     throw new ToolError(
