@@ -180,6 +180,15 @@ function denoCacheDir(): string {
 }
 
 /**
+ * The parts of Deno's cache a worker loads code from: the npm packages,
+ * and the transpiled modules of wave's own tree.
+ */
+function moduleCacheDirs(): string[] {
+  const cache = denoCacheDir();
+  return [join(cache, "npm"), join(cache, "gen", "file", WAVE_SOURCE)];
+}
+
+/**
  * The programs a file tool may run and stay confined (Landlock): ripgrep,
  * one static binary. A worker whose tools run others (a shell) is not
  * confined.
@@ -580,9 +589,14 @@ export class SandboxExecutor {
           access: scopes.write ? READ_WRITE : READ,
         }]
         : []),
+      // What a worker loads its code from, read-only: wave's tree, and of
+      // Deno's cache the npm packages and wave's own transpiled modules,
+      // not the rest (what other programs Deno ran left there: their
+      // transpiled sources, their code caches), which a race that swaps a
+      // directory of the workspace for a link there would otherwise reach.
       ...[
         WAVE_SOURCE,
-        denoCacheDir(),
+        ...moduleCacheDirs(),
         ...(this.#options.moduleDirs ?? []),
       ].map((path) => ({
         path,

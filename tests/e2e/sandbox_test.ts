@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { dirname } from "node:path";
 import { type Message, startWave, type WaveProcess } from "../_wave.ts";
 import { tempDir } from "../_temp.ts";
+import { landlockAbi } from "../../tools/kernel/landlock.ts";
 
 interface Layout {
   base: string;
@@ -433,4 +434,47 @@ Deno.test("write queue: writing calls run one at a time in arrival order; read-o
   } finally {
     await wave.kill();
   }
+});
+
+Deno.test({
+  name:
+    "layer 2 (Landlock): a file tool's worker may read where its code comes from (wave's tree, npm packages), not the rest of Deno's cache (what other programs left there), even through a link the resolver never saw",
+  ignore: landlockAbi() <= 0,
+  async fn() {
+    const wave = await startWave({ fixtureTools: ["read_outside.ts"] });
+    try {
+      const info = await new Deno.Command(Deno.execPath(), {
+        args: ["info", "--json"],
+      }).output();
+      const { denoDir, npmCache } = JSON.parse(
+        new TextDecoder().decode(info.stdout),
+      );
+      // A file of Deno's own cache besides the code: there after any run.
+      const elsewhere = [...Deno.readDirSync(denoDir)].find((e) =>
+        e.isFile && e.name.startsWith("dep_analysis_cache")
+      );
+      assert.ok(elsewhere, `a dep_analysis_cache file in ${denoDir}`);
+      const zod = `${npmCache}/registry.npmjs.org/zod`;
+      const version = [...Deno.readDirSync(zod)][0].name;
+      // Links the resolver never sees (the fixture reads the raw path):
+      // what a race that swaps them in would reach.
+      Deno.symlinkSync(`${denoDir}/${elsewhere.name}`, `${wave.workspace}/a`);
+      Deno.symlinkSync(`${zod}/${version}/package.json`, `${wave.workspace}/b`);
+      const refused = await wave.callTool("RawRead", {
+        file: `${wave.workspace}/a`,
+      });
+      assert.equal(refused.is_error, true);
+      assert.match(
+        String(refused.content),
+        /Permission denied \(os error 13\)/,
+      );
+      const code = await wave.callTool("RawRead", {
+        file: `${wave.workspace}/b`,
+      });
+      assert.equal(code.is_error, false, String(code.content));
+      assert.match(String(code.content), /"name": "zod"/);
+    } finally {
+      await wave.kill();
+    }
+  },
 });
