@@ -151,10 +151,15 @@ export class AcpFront {
           );
         }
         session.core.mode.current = mode;
-        this.#update(session, {
-          sessionUpdate: "current_mode_update",
-          currentModeId: mode,
-        });
+        // The sessions on one workspace share its core, and with it the
+        // mode: each is told, so no editor shows a mode its model is not in.
+        for (const other of this.#sessions.values()) {
+          if (other.core !== session.core) continue;
+          this.#update(other, {
+            sessionUpdate: "current_mode_update",
+            currentModeId: mode,
+          });
+        }
         return {};
       })
       .onRequest(methods.agent.session.prompt, ({ params }) => {

@@ -112,7 +112,22 @@ export class LineTransport implements Transport {
         }
         const message = parsed.data as Record<string, unknown>;
         if ("method" in message && "id" in message) {
-          this.#unanswered.add(message.id as string | number);
+          const id = message.id as string | number;
+          if (this.#unanswered.has(id)) {
+            // Its answer could not be told from the other's.
+            this.#write({
+              jsonrpc: "2.0",
+              id,
+              error: {
+                code: INVALID_REQUEST,
+                message: `request id ${
+                  JSON.stringify(id)
+                } is already in flight: ids must be unique among the requests awaiting an answer; this one was not run`,
+              },
+            } as never).catch(() => {});
+            continue;
+          }
+          this.#unanswered.add(id);
         } else if (message.method === "notifications/cancelled") {
           // A cancelled request gets no answer.
           this.#answer(
@@ -155,6 +170,11 @@ export class LineTransport implements Transport {
       this.#answered = undefined;
       return this.#writing;
     }
+    return this.#write(message);
+  }
+
+  /** Writes one line, after every line before it; nothing is marked answered. */
+  #write(message: JSONRPCMessage): Promise<void> {
     const bytes = this.#encoder.encode(JSON.stringify(message) + "\n");
     this.#writing = this.#writing.then(async () => {
       let offset = 0;

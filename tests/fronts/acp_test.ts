@@ -557,3 +557,34 @@ async function mcpSession(
     );
   });
 }
+
+Deno.test("wave acp: sessions on one workspace share its mode, so a mode set in one is announced to each (an editor never shows ask while its model may write), and a new session opens in it", async () => {
+  await withAcp({}, async (wave) => {
+    const open = () =>
+      wave.agent.request(acp.methods.agent.session.new, {
+        cwd: wave.workspace,
+        mcpServers: [],
+      });
+    await wave.agent.request(acp.methods.agent.initialize, {
+      protocolVersion: acp.PROTOCOL_VERSION,
+      clientCapabilities: {},
+    });
+    const a = await open();
+    const b = await open();
+    await wave.agent.request(acp.methods.agent.session.setMode, {
+      sessionId: b.sessionId,
+      modeId: "ask",
+    });
+    const toldAsk = () =>
+      wave.updates.filter(({ update }) =>
+        update.sessionUpdate === "current_mode_update" &&
+        update.currentModeId === "ask"
+      ).map(({ sessionId }) => sessionId).sort();
+    for (let i = 0; i < 100 && toldAsk().length < 2; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    assert.deepEqual(toldAsk(), [a.sessionId, b.sessionId].sort());
+    const c = await open();
+    assert.equal(c.modes?.currentModeId, "ask");
+  });
+});

@@ -528,3 +528,39 @@ Deno.test("wave mcp: initialize is answered before the SDK loads, once, exactly 
   assert.equal(odd.result.protocolVersion, LATEST_PROTOCOL_VERSION);
   assert.deepEqual([...PROTOCOL_VERSIONS], SUPPORTED_PROTOCOL_VERSIONS);
 });
+
+Deno.test("wave mcp: a request whose id is already in flight gets an error and is not run; the first still gets its answer, also when the client closes its end at once", async () => {
+  const call = (name: string, args: Record<string, unknown>) => ({
+    jsonrpc: "2.0",
+    id: 5,
+    method: "tools/call",
+    params: { name, arguments: args },
+  });
+  const answers = await rawMcp([
+    {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: {
+        protocolVersion: "2025-06-18",
+        capabilities: {},
+        clientInfo: { name: "test", version: "1" },
+      },
+    },
+    { jsonrpc: "2.0", method: "notifications/initialized" },
+    call("Bash", { command: "sleep 1; echo slow" }),
+    call("Glob", { pattern: "*.txt" }),
+  ]);
+  const fives = answers.filter((a) => a.id === 5);
+  assert.equal(fives.length, 2, JSON.stringify(answers));
+  assert.deepEqual(fives[0], {
+    jsonrpc: "2.0",
+    id: 5,
+    error: {
+      code: -32600,
+      message:
+        "request id 5 is already in flight: ids must be unique among the requests awaiting an answer; this one was not run",
+    },
+  });
+  assert.match(JSON.stringify(fives[1].result), /slow/);
+});
