@@ -37,63 +37,62 @@ const open = (wave: WaveProcess, path: string) =>
 const RECORDING =
   'echo "$@" >> "$RECORD"; echo "DISPLAY=$DISPLAY" >> "$RECORD"';
 
-Deno.test("e2e 004 open_file: --open-with system runs xdg-open (the one first on PATH) on the file's real path, with the display", () => {
+/** wave under `--open-with system` with a display and the recording opener. */
+function withRecordingOpener(
+  fn: (wave: WaveProcess, opener: { record: string }) => Promise<void>,
+): Promise<void> {
   const opener = fakeOpener(RECORDING);
   return withOpener(
     opener,
     ["--open-with", "system"],
     { DISPLAY: ":42" },
-    async (wave) => {
-      wave.put("clip.mp4", "not really a video");
-      const r = await open(wave, "clip.mp4");
-      assert.equal(r.is_error, false, r.content);
-      assert.equal(r.content, "Opened clip.mp4 (opened with xdg-open).");
-      const real = Deno.realPathSync(`${wave.workspace}/clip.mp4`);
-      assert.equal(
-        Deno.readTextFileSync(opener.record),
-        `${real}\nDISPLAY=:42\n`,
-      );
-      assert.deepEqual(r.structured, {
-        path: `${wave.workspace}/clip.mp4`,
-        open_with: "system",
-        how: "opened with xdg-open",
-      });
-    },
+    (wave) => fn(wave, opener),
   );
-});
+}
 
-Deno.test("e2e 004 open_file: --open-with system does not give the opener what it would run rather than show (a .desktop launcher, a script, an executable file): refused, saying to tell the user where it is, and the opener never runs", () => {
-  const opener = fakeOpener(RECORDING);
-  return withOpener(
-    opener,
-    ["--open-with", "system"],
-    { DISPLAY: ":42" },
-    async (wave) => {
-      wave.put(
-        "run.desktop",
-        "[Desktop Entry]\nType=Application\nExec=sh -c 'touch /tmp/pwned'\n",
+Deno.test("e2e 004 open_file: --open-with system runs xdg-open (the one first on PATH) on the file's real path, with the display", () =>
+  withRecordingOpener(async (wave, opener) => {
+    wave.put("clip.mp4", "not really a video");
+    const r = await open(wave, "clip.mp4");
+    assert.equal(r.is_error, false, r.content);
+    assert.equal(r.content, "Opened clip.mp4 (opened with xdg-open).");
+    const real = Deno.realPathSync(`${wave.workspace}/clip.mp4`);
+    assert.equal(
+      Deno.readTextFileSync(opener.record),
+      `${real}\nDISPLAY=:42\n`,
+    );
+    assert.deepEqual(r.structured, {
+      path: `${wave.workspace}/clip.mp4`,
+      open_with: "system",
+      how: "opened with xdg-open",
+    });
+  }));
+
+Deno.test("e2e 004 open_file: --open-with system does not give the opener what it would run rather than show (a .desktop launcher, a script, an executable file): refused, saying to tell the user where it is, and the opener never runs", () =>
+  withRecordingOpener(async (wave, opener) => {
+    wave.put(
+      "run.desktop",
+      "[Desktop Entry]\nType=Application\nExec=sh -c 'touch /tmp/pwned'\n",
+    );
+    wave.put("tool", "#!/bin/sh\necho ran\n");
+    Deno.chmodSync(`${wave.workspace}/tool`, 0o755);
+    wave.put("Setup.SH", "echo ran\n");
+    const cases: [string, string][] = [
+      ["run.desktop", "a .desktop file"],
+      ["tool", "an executable file"],
+      ["Setup.SH", "a .sh file"],
+    ];
+    for (const [name, why] of cases) {
+      const r = await open(wave, name);
+      assert.equal(r.is_error, true, name);
+      const real = Deno.realPathSync(`${wave.workspace}/${name}`);
+      assert.equal(
+        r.content,
+        `Could not open ${name}: the system's opener would run it (${why}) rather than show it, outside the sandbox, with the user's rights. Tell the user where the file is: ${real}`,
       );
-      wave.put("tool", "#!/bin/sh\necho ran\n");
-      Deno.chmodSync(`${wave.workspace}/tool`, 0o755);
-      wave.put("Setup.SH", "echo ran\n");
-      const cases: [string, string][] = [
-        ["run.desktop", "a .desktop file"],
-        ["tool", "an executable file"],
-        ["Setup.SH", "a .sh file"],
-      ];
-      for (const [name, why] of cases) {
-        const r = await open(wave, name);
-        assert.equal(r.is_error, true, name);
-        const real = Deno.realPathSync(`${wave.workspace}/${name}`);
-        assert.equal(
-          r.content,
-          `Could not open ${name}: the system's opener would run it (${why}) rather than show it, outside the sandbox, with the user's rights. Tell the user where the file is: ${real}`,
-        );
-      }
-      assert.throws(() => Deno.statSync(opener.record));
-    },
-  );
-});
+    }
+    assert.throws(() => Deno.statSync(opener.record));
+  }));
 
 Deno.test("e2e 004 open_file: an opener that fails is reported with its exit code and what it said", () => {
   const opener = fakeOpener('echo "no application for this type" >&2; exit 3');

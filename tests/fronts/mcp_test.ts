@@ -445,16 +445,7 @@ Deno.test("wave mcp --listen: streamable HTTP on 127.0.0.1 with sessions, progre
 
     // DNS rebinding: a Host that is not the loopback address is refused
     // (raw HTTP: fetch does not let a page, or a test, set Host).
-    const body = JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: {
-        protocolVersion: "2025-06-18",
-        capabilities: {},
-        clientInfo: { name: "x", version: "1" },
-      },
-    });
+    const body = JSON.stringify(initialize(1));
     const conn = await Deno.connect({
       hostname: "127.0.0.1",
       port: Number(wave.url.port),
@@ -502,17 +493,19 @@ async function rawMcp(lines: unknown[]): Promise<Result[]> {
   );
 }
 
+/** A client's `initialize` request. */
+const initialize = (id: number, protocolVersion = "2025-06-18") => ({
+  jsonrpc: "2.0",
+  id,
+  method: "initialize",
+  params: {
+    protocolVersion,
+    capabilities: {},
+    clientInfo: { name: "raw", version: "1" },
+  },
+});
+
 Deno.test("wave mcp: initialize is answered before the SDK loads, once, exactly as the SDK answers it", async () => {
-  const initialize = (id: number, protocolVersion: string) => ({
-    jsonrpc: "2.0",
-    id,
-    method: "initialize",
-    params: {
-      protocolVersion,
-      capabilities: {},
-      clientInfo: { name: "raw", version: "1" },
-    },
-  });
   const ping = { jsonrpc: "2.0", id: 9, method: "ping" };
   // First line: answered early. After a ping: answered by the SDK.
   const early = await rawMcp([initialize(1, "2025-06-18"), ping]);
@@ -537,16 +530,7 @@ Deno.test("wave mcp: a request whose id is already in flight gets an error and i
     params: { name, arguments: args },
   });
   const answers = await rawMcp([
-    {
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: {
-        protocolVersion: "2025-06-18",
-        capabilities: {},
-        clientInfo: { name: "test", version: "1" },
-      },
-    },
+    initialize(1),
     { jsonrpc: "2.0", method: "notifications/initialized" },
     call("Bash", { command: "sleep 1; echo slow" }),
     call("Glob", { pattern: "*.txt" }),
