@@ -2,7 +2,8 @@
  * MCP's streamable HTTP transport on a loopback address (`wave mcp
  * --listen`): one SDK transport and server per MCP session, at `/mcp`,
  * with the Host header checked so a web page cannot reach it through DNS
- * rebinding.
+ * rebinding, and an `Origin` header, when a browser sends one, checked to
+ * be the server's own (MCP's transport rules).
  *
  * @module
  */
@@ -26,6 +27,7 @@ export async function serveHttp(
     WebStandardStreamableHTTPServerTransport
   >();
   let allowedHosts: string[] = [];
+  let allowedOrigins: string[] = [];
   const server = Deno.serve({
     hostname: listen.hostname,
     port: listen.port,
@@ -34,6 +36,7 @@ export async function serveHttp(
       allowedHosts = ["127.0.0.1", "localhost", "[::1]"].map((h) =>
         `${h}:${port}`
       );
+      allowedOrigins = allowedHosts.map((host) => `http://${host}`);
       const host = listen.hostname.includes(":")
         ? `[${listen.hostname}]`
         : listen.hostname;
@@ -67,6 +70,7 @@ export async function serveHttp(
       onsessionclosed: (sid) => void transports.delete(sid),
       enableDnsRebindingProtection: true,
       allowedHosts,
+      allowedOrigins,
     });
     const mcp = front.newServer();
     transport.onclose = () => {

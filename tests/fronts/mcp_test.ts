@@ -458,6 +458,29 @@ Deno.test("wave mcp --listen: streamable HTTP on 127.0.0.1 with sessions, progre
     const reply = await new Response(conn.readable).text();
     assert.match(reply, /^HTTP\/1\.1 403 /);
     assert.match(reply, /Invalid Host header: evil\.example/);
+    // A page elsewhere (its Origin is not the server's own) is refused; a
+    // client that sends no Origin, or the server's own, is served.
+    const post = (origin?: string) =>
+      fetch(new URL("/mcp", wave.url), {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          ...origin ? { origin } : {},
+        },
+        body,
+      });
+    const foreign = await post("http://evil.example");
+    assert.equal(foreign.status, 403);
+    assert.match(
+      await foreign.text(),
+      /Invalid Origin header: http:\/\/evil\.example/,
+    );
+    for (const origin of [undefined, `http://127.0.0.1:${wave.url.port}`]) {
+      const own = await post(origin);
+      assert.equal(own.status, 200, String(origin));
+      await own.body?.cancel();
+    }
     const elsewhere = await fetch(new URL("/other", wave.url));
     assert.equal(elsewhere.status, 404);
     await elsewhere.body?.cancel();
