@@ -126,8 +126,9 @@ export function keyAboveWarning(pid: number = Deno.pid): string | null {
     } catch {
       return null; // gone, or not readable: nor by a command
     }
+    const entries = environ.split("\0");
     const held = MODEL_KEYS.filter((name) =>
-      environ.split("\0").some((entry) =>
+      entries.some((entry) =>
         entry.startsWith(`${name}=`) && entry.length > name.length + 1
       )
     );

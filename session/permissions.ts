@@ -21,6 +21,7 @@ import {
   type ToolRule,
 } from "./tool_rules.ts";
 import { isPermissionMode } from "./permission_modes.ts";
+import { ruleSubject } from "../tools/kernel/hidden.ts";
 import { FILE_PROGRAMS } from "./executor.ts";
 
 /** What the permissions say of one call. */
@@ -72,7 +73,9 @@ export class ToolPermissions {
   #mode: SessionMode;
   #workspace: string;
   #home: string | undefined;
-  /** `Read(//<WAVE_HOME>/history/**)`: in force while a `Read` deny rule names a path. */
+  /** wave's file history (`WAVE_HOME/history`), real path. */
+  #historyDir: string | undefined;
+  /** `Read(//<history>/**)`: in force while a `Read` deny rule names a path. */
   #historyRule: ToolRule | undefined;
   /** Roots besides the workspace (`--add-dir`, `addDirectories`), real paths. */
   readonly roots: string[];
@@ -97,7 +100,11 @@ export class ToolPermissions {
       try {
         home = Deno.realPathSync(home);
       } catch { /* not made yet: as given */ }
-      this.#historyRule = { tool: "Read", specifier: `/${home}/history/**` };
+      this.#historyDir = `${home}/history`;
+      this.#historyRule = {
+        tool: "Read",
+        specifier: `/${this.#historyDir}/**`,
+      };
     }
     this.#mode = options.mode;
     this.#workspace = options.workspace;
@@ -175,9 +182,7 @@ export class ToolPermissions {
       return {
         behavior: "deny",
         message: denied === this.#historyRule
-          ? `${name} was refused: wave's file history (${
-            denied.specifier!.slice(1, -3)
-          }) keeps copies of files, so no tool reads it while a Read deny rule is set (--disallowedTools).`
+          ? `${name} was refused: wave's file history (${this.#historyDir}) keeps copies of files, so no tool reads it while a Read deny rule is set (--disallowedTools).`
           : `${name} was refused: the rule ${
             ruleText(denied)
           } disallows it (--disallowedTools).`,
@@ -341,12 +346,7 @@ export class ToolPermissions {
     return {
       command: command?.line,
       shell: command?.shell,
-      paths: call.paths.map((p) => ({
-        absolute: p.real,
-        relative: p.real.startsWith(`${this.#workspace}/`)
-          ? p.real.slice(this.#workspace.length + 1)
-          : p.real,
-      })),
+      paths: call.paths.map((p) => ruleSubject(p.real, this.#workspace)),
     };
   }
 

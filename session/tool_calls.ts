@@ -914,9 +914,12 @@ export class ToolCalls {
           spillDir,
           programs,
           true,
-          // ripgrep leaves out what they cover by itself (`ctx.hidden`);
-          // any other program is kept from it by the sandbox.
-          def.scopes.run.every((program) => program === "rg") ? [] : denials,
+          // The file tools' programs (ripgrep) leave out what they cover
+          // by themselves (`ctx.hidden`); any other is kept from it by the
+          // sandbox.
+          def.scopes.run.every((program) => FILE_PROGRAMS.includes(program))
+            ? []
+            : denials,
         );
         if ("error" in decided) {
           return fail(`${def.name} was not run: ${decided.error}`);

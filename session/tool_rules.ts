@@ -14,7 +14,11 @@
  * @module
  */
 
-import { globRegExp, withAncestors } from "../tools/kernel/hidden.ts";
+import {
+  type CompiledGlob,
+  globRegExp,
+  globsCover,
+} from "../tools/kernel/hidden.ts";
 import { splitToolRules } from "./flags.ts";
 import { readCommandLine, type ReadLine } from "./_shell_words.ts";
 
@@ -122,13 +126,8 @@ export function specifierCovers(
   }
   if (what.paths.length === 0) return false;
   const globs = pathGlobs(specifier, home);
-  const covered = ({ relative, absolute }: {
-    relative: string;
-    absolute: string;
-  }) =>
-    globs.some(({ glob, absolute: abs }) =>
-      withAncestors(abs ? absolute : relative).some((p) => glob.test(p))
-    );
+  const covered = (path: { relative: string; absolute: string }) =>
+    globsCover(globs, path);
   return use === "deny" ? what.paths.some(covered) : what.paths.every(covered);
 }
 
@@ -256,11 +255,7 @@ function commandMatcher(specifier: string): (command: string) => boolean {
 }
 
 /** One glob of a path specifier. */
-export interface PathGlob {
-  /** The glob as a regular expression over a whole path. */
-  glob: RegExp;
-  /** Over the absolute path, or the path relative to the workspace. */
-  absolute: boolean;
+export interface PathGlob extends CompiledGlob {
   /** The glob as written (`**`, `*`, `?`; a directory's `/**` taken off). */
   text: string;
 }

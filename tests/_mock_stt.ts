@@ -8,6 +8,8 @@
  * @module
  */
 
+import { tempDir } from "./_temp.ts";
+
 /** One request the server received, parsed from its multipart body. */
 export interface SttRequest {
   method: string;
@@ -44,6 +46,28 @@ export async function spokenWav(
   } catch {
     return "espeak-ng is not installed (Debian: apt-get install espeak-ng)";
   }
+}
+
+/**
+ * `wav` as an MP3 in a directory of its own: a recording outside the
+ * workspace, which only a playlist naming it would reach.
+ */
+export async function recordingElsewhere(wav: string): Promise<string> {
+  const mp3 = `${await tempDir({ prefix: "wave-elsewhere-" })}/call.mp3`;
+  const made = await new Deno.Command("ffmpeg", {
+    args: ["-loglevel", "error", "-i", wav, mp3],
+    stdout: "null",
+    stderr: "piped",
+  }).output();
+  if (!made.success) {
+    throw new Error(`ffmpeg: ${new TextDecoder().decode(made.stderr)}`);
+  }
+  return mp3;
+}
+
+/** An HLS playlist of the one segment `path`, as a model could write it under a media name. */
+export function hlsPlaylist(path: string): string {
+  return `#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXT-X-MEDIA-SEQUENCE:0\n#EXTINF:2,\n${path}\n#EXT-X-ENDLIST\n`;
 }
 
 /** A running mock speech-to-text server. */

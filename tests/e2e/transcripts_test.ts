@@ -5,9 +5,14 @@
  */
 
 import assert from "node:assert/strict";
-import { MockStt, spokenWav } from "../_mock_stt.ts";
+import {
+  hlsPlaylist,
+  MockStt,
+  recordingElsewhere,
+  spokenWav,
+} from "../_mock_stt.ts";
 import { type WaveProcess, withWave } from "../_wave.ts";
-import { tempDir, tempFile } from "../_temp.ts";
+import { tempFile } from "../_temp.ts";
 import { findOnPath } from "../../tools/kernel/programs.ts";
 
 const spoken = await tempFile({ suffix: ".wav" });
@@ -161,12 +166,7 @@ Deno.test({
   fn: () =>
     withStt(["--approvals", "deny"], async (wave, stt) => {
       stt.script("the outside recording\n");
-      const elsewhere = await tempDir({ prefix: "wave-elsewhere-" });
-      const mp3 = `${elsewhere}/call.mp3`;
-      const made = await new Deno.Command("ffmpeg", {
-        args: ["-loglevel", "error", "-i", spoken, mp3],
-      }).output();
-      assert.ok(made.success, new TextDecoder().decode(made.stderr));
+      const mp3 = await recordingElsewhere(spoken);
       const direct = await wave.callTool("read_files", {
         files: [{ path: mp3 }],
       });
@@ -174,8 +174,7 @@ Deno.test({
       const written = await wave.callTool("edit_file", {
         path: "talk.mkv",
         mode: "write",
-        content:
-          `#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXT-X-MEDIA-SEQUENCE:0\n#EXTINF:2,\n${mp3}\n#EXT-X-ENDLIST\n`,
+        content: hlsPlaylist(mp3),
       });
       assert.equal(written.is_error, false, JSON.stringify(written));
       const r = await wave.callTool("read_files", {

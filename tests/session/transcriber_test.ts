@@ -9,7 +9,12 @@ import { ApiKey } from "../../session/models/api_key.ts";
 import { requestTranscript } from "../../session/models/transcription.ts";
 import { Transcriber, TranscriptionError } from "../../session/transcriber.ts";
 import { findOnPath } from "../../tools/kernel/programs.ts";
-import { MockStt, spokenWav } from "../_mock_stt.ts";
+import {
+  hlsPlaylist,
+  MockStt,
+  recordingElsewhere,
+  spokenWav,
+} from "../_mock_stt.ts";
 import { tempDir } from "../_temp.ts";
 
 const dir = await tempDir({ prefix: "wave-stt-test-" });
@@ -245,18 +250,9 @@ Deno.test({
   ignore: !!(noEspeak || noFfmpeg),
   fn: () =>
     withStt(async (stt) => {
-      // A recording elsewhere, which only a playlist would reach.
-      const elsewhere = await tempDir({ prefix: "wave-stt-elsewhere-" });
-      const mp3 = `${elsewhere}/call.mp3`;
-      const made = await new Deno.Command("ffmpeg", {
-        args: ["-loglevel", "error", "-i", wav, mp3],
-      }).output();
-      assert.ok(made.success, new TextDecoder().decode(made.stderr));
+      const mp3 = await recordingElsewhere(wav);
       const playlists: [string, string][] = [
-        [
-          "talk.mkv",
-          `#EXTM3U\n#EXT-X-TARGETDURATION:10\n#EXT-X-MEDIA-SEQUENCE:0\n#EXTINF:2,\n${mp3}\n#EXT-X-ENDLIST\n`,
-        ],
+        ["talk.mkv", hlsPlaylist(mp3)],
         ["talk.avi", `ffconcat version 1.0\nfile '${mp3}'\n`],
       ];
       const t = new Transcriber({

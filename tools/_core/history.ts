@@ -116,15 +116,16 @@ export function historyDir(
 const blobPath = (dir: string, hash: string) => join(dir, "blobs", hash);
 
 /**
- * The versions a tool may show or restore, oldest first: those of files no
- * `Read` deny rule covers (`ctx.hidden`). A version keeps what its file
- * held, and its path is a name the rule keeps from the model too.
+ * Of `versions` (in their order), those a tool may show or restore: of
+ * files no `Read` deny rule covers (`ctx.hidden`). A version keeps what its
+ * file held, and its path is a name the rule keeps from the model too.
  */
-export async function shownVersions(
-  ctx: Pick<ToolContext, "workspace" | "waveHome" | "hidden">,
-): Promise<Version[]> {
+export function shownVersions(
+  ctx: Pick<ToolContext, "workspace" | "hidden">,
+  versions: readonly Version[],
+): Version[] {
   const hidden = hiddenTest(ctx.hidden ?? [], ctx.workspace);
-  return (await listVersions(ctx)).filter((v) => !hidden(v.path));
+  return versions.filter((v) => !hidden(v.path));
 }
 
 /** Every version recorded for the workspace, oldest first; lines cut short are skipped. */

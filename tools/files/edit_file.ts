@@ -303,7 +303,8 @@ async function restore(i: Input, ctx: ToolContext) {
     );
   }
   // A version of a file a Read deny rule covers is not there for the model.
-  const versions = await shownVersions(ctx);
+  const all = await listVersions(ctx);
+  const versions = shownVersions(ctx, all);
   let chosen: Version[];
   let what: string;
   if (i.version_id !== undefined) {
@@ -327,7 +328,7 @@ async function restore(i: Input, ctx: ToolContext) {
   } else {
     const id = i.task_id === "current" ? ctx.task.id : i.task_id!;
     chosen = taskStart(versions, id);
-    if (taskStart(await listVersions(ctx), id).length !== chosen.length) {
+    if (taskStart(all, id).length !== chosen.length) {
       throw new ToolError(
         `Task ${id} also changed files a Read deny rule covers, so it is not restored as a whole; restore the others by version_id (file_history lists them).`,
         { type: "not_granted" },

@@ -11,7 +11,12 @@ import { z } from "zod";
 import { defineTool, type ToolContext, ToolError } from "../kernel/tool.ts";
 import { displayPath } from "../kernel/workspace.ts";
 import { diffable, diffForModel, diffTexts } from "../_core/diff.ts";
-import { shownVersions, type Version, versionBytes } from "../_core/history.ts";
+import {
+  listVersions,
+  shownVersions,
+  type Version,
+  versionBytes,
+} from "../_core/history.ts";
 import { formatBytes, plural } from "../_core/text.ts";
 
 /** The most versions one list gives (spec 004). */
@@ -111,7 +116,7 @@ async function list(i: Input, ctx: ToolContext) {
   const to = timeBound(i.to, "to", true);
   const real = i.path ? ctx.path(i.path).real : undefined;
   const task = i.task_id === "current" ? ctx.task.id : i.task_id;
-  const matching = (await shownVersions(ctx)).filter((v) => {
+  const matching = shownVersions(ctx, await listVersions(ctx)).filter((v) => {
     const at = Date.parse(v.at);
     return (real === undefined || v.path === real) &&
       (task === undefined || v.task?.id === task) &&
@@ -154,7 +159,7 @@ async function read(i: Input, ctx: ToolContext) {
       type: "missing_field",
     });
   }
-  const versions = await shownVersions(ctx);
+  const versions = shownVersions(ctx, await listVersions(ctx));
   const parts: string[] = [];
   const files = [];
   for (const p of raw) {

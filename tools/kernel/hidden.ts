@@ -44,7 +44,7 @@ export function globRegExp(glob: string): RegExp {
 }
 
 /** A path and each directory above it (`a/b/c`, `a/b`, `a`; `/x/y`, `/x`). */
-export function withAncestors(path: string): string[] {
+function withAncestors(path: string): string[] {
   const paths = [path];
   for (let i = path.lastIndexOf("/"); i > 0; i = path.lastIndexOf("/", i - 1)) {
     paths.push(path.slice(0, i));
@@ -52,29 +52,57 @@ export function withAncestors(path: string): string[] {
   return paths;
 }
 
+/** A glob compiled, over absolute paths or over {@linkcode ruleSubject}'s relative ones. */
+export interface CompiledGlob {
+  /** The glob as a regular expression over a whole path. */
+  readonly glob: RegExp;
+  /** Over the absolute path, or the path relative to the workspace. */
+  readonly absolute: boolean;
+}
+
 /**
- * A test of whether the globs cover a real absolute path, exactly as the
- * permission check decides a `Read` of it: the path or a directory above
- * it matches an absolute glob, or a relative glob as a path relative to
- * `workspace` (its absolute path where it lies outside).
+ * A real path as the rules' globs are tested on it: absolute, and relative
+ * to `workspace` when it lies inside (else absolute too).
+ */
+export function ruleSubject(
+  real: string,
+  workspace: string,
+): { relative: string; absolute: string } {
+  return {
+    absolute: real,
+    relative: real.startsWith(`${workspace}/`)
+      ? real.slice(workspace.length + 1)
+      : real,
+  };
+}
+
+/** Whether `globs` cover `path`: it, or a directory above it, matches one. */
+export function globsCover(
+  globs: readonly CompiledGlob[],
+  path: { relative: string; absolute: string },
+): boolean {
+  return globs.some(({ glob, absolute }) =>
+    withAncestors(absolute ? path.absolute : path.relative).some((p) =>
+      glob.test(p)
+    )
+  );
+}
+
+/**
+ * A test of whether the globs cover a real absolute path, as the
+ * permission check decides a `Read` of it ({@linkcode globsCover} of its
+ * {@linkcode ruleSubject}).
  */
 export function hiddenTest(
   globs: readonly HiddenGlob[],
   workspace: string,
 ): (path: string) => boolean {
   const compiled = globs.map(({ text, absolute }) => ({
-    test: globRegExp(text),
+    glob: globRegExp(text),
     absolute,
   }));
   if (compiled.length === 0) return () => false;
-  return (path) => {
-    const relative = path.startsWith(`${workspace}/`)
-      ? path.slice(workspace.length + 1)
-      : path;
-    return compiled.some(({ test, absolute }) =>
-      withAncestors(absolute ? path : relative).some((p) => test.test(p))
-    );
-  };
+  return (path) => globsCover(compiled, ruleSubject(path, workspace));
 }
 
 /**
