@@ -16,6 +16,7 @@ import type {
 } from "./_worker_protocol.ts";
 import { loadTool } from "../tools/loaders.ts";
 import { restrictThread } from "../tools/kernel/landlock.ts";
+import { openRegularFile } from "../tools/kernel/regular_file.ts";
 import { CallReadState } from "../tools/kernel/read_state.ts";
 import { TaskStore } from "../tools/kernel/tasks.ts";
 import { noSttModelError } from "../tools/kernel/transcripts.ts";
@@ -95,9 +96,8 @@ function transcribe(
   // must be this file (Landlock held the open to the call's roots).
   let file: FileIdentity;
   try {
-    using opened = Deno.openSync(path, { read: true });
-    const info = opened.statSync();
-    file = { dev: info.dev, ino: info.ino ?? 0 };
+    using opened = openRegularFile(path);
+    file = { dev: opened.dev, ino: opened.ino };
   } catch (error) {
     const why = error instanceof Deno.errors.NotCapable
       ? "the sandbox refused access (not a file this call was granted)"

@@ -22,6 +22,10 @@ import {
   TranscriptionRequestError,
 } from "./models/transcription.ts";
 import { findOnPath } from "../tools/kernel/programs.ts";
+import {
+  openRegularFile,
+  type RegularFile,
+} from "../tools/kernel/regular_file.ts";
 
 /**
  * The formats OpenAI's transcription API takes, by extension: a file in
@@ -114,40 +118,30 @@ export class Transcriber {
     signal: AbortSignal,
     expected?: { dev: number; ino: number },
   ): Promise<string> {
-    let file: Deno.FsFile;
-    let info: Deno.FileInfo;
+    let file: RegularFile;
     try {
-      file = await Deno.open(real, { read: true });
+      // Opened without waiting: a named pipe swapped in is refused.
+      file = openRegularFile(real);
     } catch (error) {
       throw new TranscriptionError(
         `it cannot be read: ${(error as Error).message}`,
         { type: "transcription_failed" },
       );
     }
-    try {
-      info = await file.stat();
-      if (
-        expected && (info.dev !== expected.dev || info.ino !== expected.ino)
-      ) {
-        throw new TranscriptionError(
-          "it was replaced while it was being read (another process renamed or linked something on its path); read it again",
-          { type: "file_changed" },
-        );
-      }
-    } catch (error) {
+    if (
+      expected && (file.dev !== expected.dev || file.ino !== expected.ino)
+    ) {
       file.close();
-      if (error instanceof TranscriptionError) throw error;
       throw new TranscriptionError(
-        `it cannot be read: ${(error as Error).message}`,
-        { type: "transcription_failed" },
+        "it was replaced while it was being read (another process renamed or linked something on its path); read it again",
+        { type: "file_changed" },
       );
     }
-    const key =
-      `${info.dev}:${info.ino}\0${info.size}\0${info.mtime?.getTime()}`;
+    const key = `${file.dev}:${file.ino}\0${file.size}\0${file.mtime}`;
     let made = this.#kept.get(key);
     if (made) file.close();
     else {
-      made = this.#make(file, basename(real), info.size, signal);
+      made = this.#make(file, basename(real), file.size, signal);
       this.#kept.set(key, made);
       made.catch(() => this.#kept.delete(key));
       while (this.#kept.size > KEPT) {
@@ -159,7 +153,7 @@ export class Transcriber {
 
   /** Transcribes the open `file` (named `name`, `size` bytes); closes it. */
   async #make(
-    file: Deno.FsFile,
+    file: RegularFile,
     name: string,
     size: number,
     signal: AbortSignal,
@@ -174,7 +168,7 @@ export class Transcriber {
   }
 
   async #transcribeOpen(
-    file: Deno.FsFile,
+    file: RegularFile,
     name: string,
     size: number,
     signal: AbortSignal,
@@ -183,7 +177,7 @@ export class Transcriber {
     const max = this.#options.maxUploadBytes ?? MAX_UPLOAD_BYTES;
     if (API_FORMATS.includes(ext) && size <= max) {
       return await this.#request(
-        await new Response(file.readable).bytes(),
+        await new Response(file.readable()).bytes(),
         name,
         signal,
       );
@@ -210,14 +204,15 @@ export class Transcriber {
       // ffmpeg reads a private copy made from the descriptor: given the
       // path, it would open whatever the path names by then.
       const input = `${dir}/input${ext ? `.${ext}` : ""}`;
-      {
-        await using copy = await Deno.open(input, {
-          write: true,
-          createNew: true,
-          mode: 0o600,
-        });
-        await file.readable.pipeTo(copy.writable, { preventClose: true });
-      }
+      const copy = await Deno.open(input, {
+        write: true,
+        createNew: true,
+        mode: 0o600,
+      });
+      // The pipe closes the copy, at the end and on an error. Not kept
+      // open (preventClose): the pipe can then settle before its last
+      // write is made.
+      await file.readable().pipeTo(copy.writable);
       const out = `${dir}/chunks`;
       await Deno.mkdir(out);
       const chunks = await convertToChunks(input, out, {

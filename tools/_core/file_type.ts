@@ -7,6 +7,7 @@
  */
 
 import { extname } from "node:path";
+import { readPrefix } from "../kernel/regular_file.ts";
 
 /** The image types a multimodal model accepts. */
 export type ImageMediaType =
@@ -181,15 +182,15 @@ async function nameBinary(head: Uint8Array): Promise<string> {
   return head.includes(0) ? "binary data" : "binary data (not UTF-8 text)";
 }
 
-/** Reads up to {@linkcode SNIFF_BYTES} from the start of a file. */
-export async function readHead(path: string): Promise<Uint8Array> {
-  using file = Deno.openSync(path, { read: true });
-  const buffer = new Uint8Array(SNIFF_BYTES);
-  let filled = 0;
-  while (filled < buffer.length) {
-    const n = await file.read(buffer.subarray(filled));
-    if (n === null) break;
-    filled += n;
+/**
+ * Reads up to {@linkcode SNIFF_BYTES} from the start of a file, without
+ * waiting on a named pipe swapped in after a check (see
+ * {@linkcode readPrefix}).
+ */
+export function readHead(path: string): Promise<Uint8Array> {
+  try {
+    return Promise.resolve(readPrefix(path, SNIFF_BYTES));
+  } catch (error) {
+    return Promise.reject(error);
   }
-  return buffer.subarray(0, filled);
 }

@@ -36,6 +36,7 @@ import { Buffer } from "node:buffer";
 import { join } from "node:path";
 import { atomicWrite } from "../kernel/atomic_write.ts";
 import { hiddenTest } from "../kernel/hidden.ts";
+import { readFileBytesSync } from "../kernel/read_file.ts";
 import { displayPath } from "../kernel/workspace.ts";
 import { type ToolContext, ToolError } from "../kernel/tool.ts";
 import { contentHash } from "./content_hash.ts";
@@ -537,7 +538,7 @@ export async function restoreFiles(
 
 function readOrNull(real: string): Uint8Array | null {
   try {
-    return Deno.readFileSync(real);
+    return readFileBytesSync(real);
   } catch (error) {
     // A parent that is a file now: the file is not there either.
     if (

@@ -10,6 +10,11 @@
 import { basename, dirname, extname, join } from "node:path";
 import { type ToolContext, ToolError } from "../kernel/tool.ts";
 import { statOrNull } from "../kernel/stat.ts";
+import {
+  notRegularFileError,
+  openRegularFile,
+  specialFileWords,
+} from "../kernel/regular_file.ts";
 import { hiddenTest } from "../kernel/hidden.ts";
 import { displayPath } from "../kernel/workspace.ts";
 import { classify, type FileKind, readHead } from "./file_type.ts";
@@ -43,19 +48,7 @@ export function fileRef(
  */
 export function refuseSpecialFile(info: Deno.FileInfo, shown: string): void {
   if (info.isFile || info.isDirectory) return;
-  const what = info.isFifo
-    ? "a named pipe (FIFO)"
-    : info.isSocket
-    ? "a socket"
-    : info.isCharDevice
-    ? "a character device"
-    : info.isBlockDevice
-    ? "a block device"
-    : "a special file";
-  throw new ToolError(
-    `${shown} is ${what}, not a regular file; file tools do not open it, since reading it could wait forever. Use a command if you mean to.`,
-    { type: "not_regular_file" },
-  );
+  throw notRegularFileError(shown, specialFileWords(info));
 }
 
 /**
@@ -233,7 +226,7 @@ export async function readLineWindow(
   count: number,
   maxLineChars = Infinity,
 ): Promise<LineWindow> {
-  using file = Deno.openSync(real, { read: true });
+  using file = openRegularFile(real);
   const lines: string[] = [];
   const omitted: number[] = [];
   const end = start + count;

@@ -7,6 +7,7 @@
 
 import { z } from "zod";
 import { defineTool } from "../kernel/tool.ts";
+import { openRegularFile } from "../kernel/regular_file.ts";
 import { countNewlines } from "../_core/bytes.ts";
 import { kindOf } from "../_core/reader.ts";
 import { formatBytes, plural } from "../_core/text.ts";
@@ -21,7 +22,7 @@ const input = z.object({ path: z.string().min(1) }).strict();
 
 /** Lines in a file, counted in chunks: memory stays flat. A last line without a newline counts. */
 async function countLines(real: string): Promise<number> {
-  using file = Deno.openSync(real, { read: true });
+  using file = openRegularFile(real);
   const buffer = new Uint8Array(1024 * 1024);
   let lines = 0;
   let last = 10;

@@ -10,6 +10,7 @@
 import { z } from "zod";
 import { defineTool, type ToolContext, ToolError } from "../kernel/tool.ts";
 import { displayPath } from "../kernel/workspace.ts";
+import { readFileBytesSync } from "../kernel/read_file.ts";
 import { diffable, diffForModel, diffTexts } from "../_core/diff.ts";
 import {
   listVersions,
@@ -176,7 +177,7 @@ async function read(i: Input, ctx: ToolContext) {
     const then = await versionBytes(ctx, latest);
     let now: Uint8Array | null = null;
     try {
-      now = Deno.readFileSync(file.real);
+      now = readFileBytesSync(file.real);
     } catch (error) {
       if (!(error instanceof Deno.errors.NotFound)) throw error;
     }

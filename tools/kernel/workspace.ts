@@ -13,6 +13,7 @@
  */
 
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { readFileBytesSync } from "./read_file.ts";
 import { sensitiveReason } from "./sensitive.ts";
 import { isAbsent, lstatOrNullSync } from "./stat.ts";
 import { ToolError } from "./tool_error.ts";
@@ -96,7 +97,7 @@ function readSmallText(path: string): string | undefined {
   try {
     const info = Deno.statSync(path);
     if (!info.isFile || info.size > 64 * 1024) return undefined;
-    return Deno.readTextFileSync(path);
+    return new TextDecoder().decode(readFileBytesSync(path));
   } catch {
     return undefined;
   }

@@ -9,6 +9,7 @@
 
 import { Buffer } from "node:buffer";
 import { parse } from "csv-parse/stream";
+import { openRegularFile } from "../../kernel/regular_file.ts";
 import { ToolError } from "../../kernel/tool_error.ts";
 import { corrupt, interrupted, messageOf } from "./_errors.ts";
 import { inRange } from "./_window.ts";
@@ -56,8 +57,8 @@ export async function readDelimited(
       return null;
     },
   });
-  const file = Deno.openSync(real, { read: true });
-  const chunks = file.readable.pipeThrough(
+  const file = openRegularFile(real, shown);
+  const chunks = file.readable().pipeThrough(
     new TransformStream<Uint8Array, Buffer>({
       transform(chunk, controller) {
         if (signal.aborted) throw interrupted(shown);
