@@ -27,7 +27,7 @@ import type {
   ToWorker,
 } from "./_worker_protocol.ts";
 import type { ProcessGroups } from "../tools/kernel/processes.ts";
-import { historyDir } from "../tools/_core/history.ts";
+import { historyDir } from "../tools/_core/history_dir.ts";
 import type { ReadStateChanges } from "../tools/kernel/read_state.ts";
 import type { Scopes, ToolEvent, ToolResult } from "../tools/kernel/tool.ts";
 import {

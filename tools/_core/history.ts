@@ -40,7 +40,7 @@ import { readFileBytesSync } from "../kernel/read_file.ts";
 import { displayPath } from "../kernel/workspace.ts";
 import { type ToolContext, ToolError } from "../kernel/tool.ts";
 import { contentHash } from "./content_hash.ts";
-import { sha256 } from "./text.ts";
+import { historyDir } from "./history_dir.ts";
 
 /** The task a change happened in: a user turn, or what a parent named with `set_task`. */
 export interface HistoryTask {
@@ -106,13 +106,8 @@ export function taskOf(ctx: HistoryContext): HistoryTask {
   return ctx.task ?? { id: `session-${ctx.sessionId}`, goal: "" };
 }
 
-/** The history directory of the context's workspace. */
-export function historyDir(
-  ctx: Pick<HistoryContext, "workspace" | "waveHome">,
-): string {
-  const key = sha256(new TextEncoder().encode(ctx.workspace)).slice(0, 16);
-  return join(ctx.waveHome, "history", key);
-}
+/** The history directory of the context's workspace (history_dir.ts). */
+export { historyDir };
 
 const blobPath = (dir: string, hash: string) => join(dir, "blobs", hash);
 

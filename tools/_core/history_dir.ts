@@ -1,0 +1,24 @@
+/**
+ * Where a workspace's file history lives (history.ts has the layout):
+ * apart from the history itself, so the main thread, which only names the
+ * directory (a worker's grant, a deny rule), does not load the history's
+ * code and its content hash at start.
+ *
+ * @module
+ */
+
+import { join } from "node:path";
+import { sha256 } from "./text.ts";
+
+/**
+ * The history directory of `workspace` under `waveHome`:
+ * `WAVE_HOME/history/<key>`, `key` being the first 16 hex digits of the
+ * SHA-256 of the workspace's real path. The same workspace always gets the
+ * same directory.
+ */
+export function historyDir(
+  ctx: { workspace: string; waveHome: string },
+): string {
+  const key = sha256(new TextEncoder().encode(ctx.workspace)).slice(0, 16);
+  return join(ctx.waveHome, "history", key);
+}
