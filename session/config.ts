@@ -642,8 +642,12 @@ function latestSessionOf(
   return best?.id;
 }
 
-/** The `cwd` a transcript's session line records (its first line, within 64 KiB). */
-function sessionCwd(path: string): string | undefined {
+/**
+ * The workspace a transcript's session line records (looked for in its
+ * first 64 KiB); undefined when it has none (no turn started yet).
+ * Throws when the transcript cannot be read.
+ */
+export function sessionCwd(path: string): string | undefined {
   const file = Deno.openSync(path);
   try {
     const buffer = new Uint8Array(64 * 1024);

@@ -15,7 +15,7 @@ import type {
   ApprovalParent,
   ApprovalRequest,
 } from "../../session/approvals.ts";
-import type { Config } from "../../session/config.ts";
+import { type Config, sessionCwd } from "../../session/config.ts";
 import { type Core, noParentRequests, openCore } from "../../session/core.ts";
 import { InFlight } from "../../session/in_flight.ts";
 import type { Outbound } from "../../session/outbound.ts";
@@ -382,6 +382,15 @@ export class AcpFront {
       throw new acp.RequestError(
         INVALID_PARAMS,
         `there is no session ${id} to load in ${core.config.waveHome}/sessions`,
+      );
+    }
+    // A session goes on in its own workspace: its history names that
+    // workspace's files.
+    const owner = sessionCwd(path);
+    if (owner !== undefined && owner !== core.config.workspace) {
+      throw new acp.RequestError(
+        INVALID_PARAMS,
+        `session ${id} is a session of ${owner}, not of ${core.config.workspace}; load it with that cwd`,
       );
     }
     const session = await this.#open(id, cwd, mcpServers);

@@ -333,6 +333,22 @@ Deno.test("wave acp: session/load replays the transcript as updates, and the ses
       protocolVersion: acp.PROTOCOL_VERSION,
       clientCapabilities: {},
     });
+    // Not in another workspace: its history names this one's files.
+    const elsewhere = await Deno.realPath(await tempDir());
+    await assert.rejects(
+      wave.agent.request(acp.methods.agent.session.load, {
+        sessionId,
+        cwd: elsewhere,
+        mcpServers: [],
+      }),
+      (error: Error) => {
+        assert.equal(
+          error.message,
+          `session ${sessionId} is a session of ${workspace}, not of ${elsewhere}; load it with that cwd`,
+        );
+        return true;
+      },
+    );
     const loaded = await wave.agent.request(acp.methods.agent.session.load, {
       sessionId,
       cwd: workspace,
