@@ -54,6 +54,8 @@ export interface Config {
   front: Front;
   /** Where `wave mcp --listen` serves streamable HTTP, or null for stdio. */
   listen: { hostname: string; port: number } | null;
+  /** How long an MCP session of `--listen` may go unused before it is closed (`--listen-idle`, ms). */
+  listenIdleMs: number;
   /**
    * Real (symlink-free) absolute path of the workspace directory: `--workspace`
    * resolved against the directory wave was started from, or that directory.
@@ -538,6 +540,7 @@ export function parseFlags(
     config: {
       front,
       listen,
+      listenIdleMs: flags["listen-idle"] * 1000,
       workspace,
       toolset: flags.toolset,
       mode,

@@ -403,6 +403,13 @@ export const FLAGS = {
     help:
       "wave mcp only: serve MCP over streamable HTTP at http://HOST:PORT/mcp instead of stdio (HOST: 127.0.0.1, localhost or [::1]; PORT 0 picks a free one, written to stderr)",
   },
+  "listen-idle": {
+    kind: "integer",
+    arg: "SECONDS",
+    default: "1800",
+    help:
+      "wave mcp --listen only: an MCP session no request has used for this long is closed; its next request gets 404, and the client starts a new session",
+  },
   // Claude Code's flags: a parent written for Claude Code (the Claude Agent
   // SDK) starts wave with them (README "Use wave from the Claude Agent SDK").
   "output-format": {

@@ -3,7 +3,9 @@
  * --listen`): one SDK transport and server per MCP session, at `/mcp`,
  * with the Host header checked so a web page cannot reach it through DNS
  * rebinding, and an `Origin` header, when a browser sends one, checked to
- * be the server's own (MCP's transport rules).
+ * be the server's own (MCP's transport rules). A session no request has
+ * used for the idle time is closed, so clients that walk away without
+ * ending theirs (a DELETE) do not keep its server forever.
  *
  * @module
  */
@@ -15,17 +17,37 @@ import type { McpFront } from "./_server.ts";
 /**
  * Serves `front` over streamable HTTP at `http://HOST:PORT/mcp` until
  * `signal` aborts; writes the address it listens on to stderr once it
- * does (PORT 0 picks a free port). Resolves when the listener closed.
+ * does (PORT 0 picks a free port). A session that no request has used
+ * for `idleMs` (none in flight) is closed: its next request gets 404, on
+ * which MCP clients start a new one. Resolves when the listener closed.
  */
 export async function serveHttp(
   front: McpFront,
   listen: { hostname: string; port: number },
   signal: AbortSignal,
+  idleMs: number,
 ): Promise<void> {
   const transports = new Map<
     string,
     WebStandardStreamableHTTPServerTransport
   >();
+  const ended = (seen: { at: number; answering: number }) => {
+    seen.answering--;
+    seen.at = Date.now();
+  };
+  /** Per session: when a request last came or ended, and how many are being answered. */
+  const use = new Map<string, { at: number; answering: number }>();
+  const sweep = setInterval(() => {
+    const now = Date.now();
+    for (const [id, seen] of use) {
+      if (seen.answering > 0 || now - seen.at < idleMs) continue;
+      use.delete(id);
+      const transport = transports.get(id);
+      transports.delete(id);
+      transport?.close().catch(() => {});
+    }
+  }, Math.min(idleMs / 2, 60_000));
+  Deno.unrefTimer(sweep);
   let allowedHosts: string[] = [];
   let allowedOrigins: string[] = [];
   const server = Deno.serve({
@@ -53,7 +75,21 @@ export async function serveHttp(
     const id = request.headers.get("mcp-session-id");
     if (id !== null) {
       const known = transports.get(id);
-      if (known) return await known.handleRequest(request);
+      const seen = use.get(id);
+      if (known && seen) {
+        seen.at = Date.now();
+        seen.answering++;
+        let response: Response;
+        try {
+          response = await known.handleRequest(request);
+        } catch (error) {
+          ended(seen);
+          throw error;
+        }
+        // A stream (a call's progress and answer, or the client's own
+        // event stream) is being answered until it ends.
+        return whenEnded(response, () => ended(seen));
+      }
       return Response.json({
         jsonrpc: "2.0",
         id: null,
@@ -66,15 +102,24 @@ export async function serveHttp(
     // No session yet: the transport accepts only an initialize request.
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => crypto.randomUUID(),
-      onsessioninitialized: (sid) => void transports.set(sid, transport),
-      onsessionclosed: (sid) => void transports.delete(sid),
+      onsessioninitialized: (sid) => {
+        transports.set(sid, transport);
+        use.set(sid, { at: Date.now(), answering: 0 });
+      },
+      onsessionclosed: (sid) => {
+        transports.delete(sid);
+        use.delete(sid);
+      },
       enableDnsRebindingProtection: true,
       allowedHosts,
       allowedOrigins,
     });
     const mcp = front.newServer();
     transport.onclose = () => {
-      if (transport.sessionId) transports.delete(transport.sessionId);
+      if (transport.sessionId) {
+        transports.delete(transport.sessionId);
+        use.delete(transport.sessionId);
+      }
     };
     await mcp.connect(transport);
     const response = await transport.handleRequest(request);
@@ -82,5 +127,45 @@ export async function serveHttp(
     return response;
   });
   await server.finished;
+  clearInterval(sweep);
   await Promise.allSettled([...transports.values()].map((t) => t.close()));
+}
+
+/** `response` with `done` called once its body has ended (or was cancelled), or at once when it has none. */
+function whenEnded(response: Response, done: () => void): Response {
+  if (!response.body) {
+    done();
+    return response;
+  }
+  let called = false;
+  const once = () => {
+    if (!called) {
+      called = true;
+      done();
+    }
+  };
+  const reader = response.body.getReader();
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { value, done: end } = await reader.read();
+        if (end) {
+          once();
+          controller.close();
+        } else controller.enqueue(value);
+      } catch (error) {
+        once();
+        controller.error(error);
+      }
+    },
+    cancel(reason) {
+      once();
+      return reader.cancel(reason);
+    },
+  });
+  return new Response(body, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
 }

@@ -67,6 +67,7 @@ export async function serve(
       front,
       config.listen,
       signal ?? new AbortController().signal,
+      config.listenIdleMs,
     );
     how = "signal";
   } else {

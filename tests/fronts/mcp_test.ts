@@ -490,6 +490,67 @@ Deno.test("wave mcp --listen: streamable HTTP on 127.0.0.1 with sessions, progre
   }
 });
 
+Deno.test("wave mcp --listen: a session no request uses for --listen-idle is closed (404, start a new one); one in use, or answering a long call, is kept", async () => {
+  const wave = await startMcpHttp(["--listen-idle", "1"]);
+  try {
+    const post = (body: unknown, session?: string) =>
+      fetch(wave.url, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          ...session ? { "mcp-session-id": session } : {},
+        },
+        body: JSON.stringify(body),
+      });
+    const opened = await post(initialize(1));
+    assert.equal(opened.status, 200);
+    await opened.body?.cancel();
+    const session = opened.headers.get("mcp-session-id")!;
+    const ready = await post(
+      { jsonrpc: "2.0", method: "notifications/initialized" },
+      session,
+    );
+    await ready.body?.cancel();
+    const list = async (id: number) => {
+      const response = await post(
+        { jsonrpc: "2.0", id, method: "tools/list" },
+        session,
+      );
+      return { status: response.status, text: await response.text() };
+    };
+    // Used every 300 ms for 2.4 s: kept.
+    for (let i = 0; i < 8; i++) {
+      assert.equal((await list(10 + i)).status, 200);
+      await new Promise((r) => setTimeout(r, 300));
+    }
+    // A call that takes 2.5 s keeps it while it is answered.
+    const call = await post({
+      jsonrpc: "2.0",
+      id: 30,
+      method: "tools/call",
+      params: { name: "Bash", arguments: { command: "sleep 2.5; echo done" } },
+    }, session);
+    assert.equal(call.status, 200);
+    assert.match(await call.text(), /done/);
+    assert.equal((await list(31)).status, 200);
+    // Unused for 2.5 s: closed.
+    await new Promise((r) => setTimeout(r, 2500));
+    const gone = await list(40);
+    assert.equal(gone.status, 404);
+    assert.equal(
+      JSON.parse(gone.text).error.message,
+      `no MCP session ${session}: initialize a new one`,
+    );
+    // A new one opens as the first did.
+    const again = await post(initialize(2));
+    assert.equal(again.status, 200);
+    await again.body?.cancel();
+  } finally {
+    assert.equal(await wave.stop(), 143);
+  }
+});
+
 /** Runs `wave mcp` on `lines` to EOF; its stdout lines, parsed. */
 async function rawMcp(lines: unknown[]): Promise<Result[]> {
   const workspace = await Deno.realPath(await tempDir());

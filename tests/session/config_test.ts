@@ -17,6 +17,7 @@ Deno.test("defaults", async () => {
   assert.deepEqual(rest, {
     front: "stream-json",
     listen: null,
+    listenIdleMs: 1800000,
     workspace: dir,
     toolset: "wave",
     mode: "agent",
@@ -274,6 +275,24 @@ Deno.test("fronts: wave mcp and wave acp take the same flags, ask their parent u
       code: 2,
       stderr:
         'wave: --listen must be HOST:PORT with HOST 127.0.0.1, localhost or [::1] (wave serves no other network), not "0.0.0.0:80" (see wave --help)\n',
+    },
+  );
+  const idle = parseFlags(
+    ["mcp", "--workspace", dir, "--listen", "127.0.0.1:0", "--listen-idle=90"],
+    vars,
+    ["wave"],
+  );
+  assert.ok(idle.kind === "run");
+  assert.equal(idle.config.listenIdleMs, 90_000);
+  assert.deepEqual(
+    parseFlags(["mcp", "--workspace", dir, "--listen-idle", "0"], vars, [
+      "wave",
+    ]),
+    {
+      kind: "exit",
+      code: 2,
+      stderr:
+        'wave: --listen-idle must be a positive whole number, not "0" (see wave --help)\n',
     },
   );
   // A subcommand is only the first argument.
