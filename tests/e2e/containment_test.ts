@@ -589,14 +589,16 @@ const KINDS: [string, (n: number) => string][] = [
   ],
 ];
 
-/** Starts a command that leaves every kind behind, then runs `rest`; resolves once all are running. */
+/** Starts a command (with `input`'s other fields) that leaves every kind behind, then runs `rest`; resolves once all are running. */
 async function leaveOrphans(
   wave: WaveProcess,
   n: number,
   rest: string,
   requestId: string,
+  input: Record<string, unknown> = {},
 ): Promise<void> {
   await wave.sendCall(requestId, "Bash", {
+    ...input,
     command: `${KINDS.map(([, line]) => line(n)).join("\n")}\n${rest}`,
   });
   for (let k = 1; k <= KINDS.length; k++) {
@@ -627,6 +629,13 @@ const ENDINGS: [string, (wave: WaveProcess, n: number) => Promise<void>][] = [
       m.response?.request_id === `end-${n}`
     );
     assert.equal(answer.response.response.content, "done");
+  }],
+  ["a timeout", async (wave, n) => {
+    await leaveOrphans(wave, n, "sleep 300", "timeout", { timeout: 2000 });
+    const answer = await wave.waitFor((m) =>
+      m.response?.request_id === "timeout"
+    );
+    assert.equal(answer.response.response.structured.timedOut, true);
   }],
   ["an interrupt", async (wave, n) => {
     await leaveOrphans(wave, n, "sleep 300", "int");
@@ -929,6 +938,52 @@ for (const [ending, end] of ENDINGS) {
       }
     },
   );
+}
+
+for (const [ending, end] of ENDINGS) {
+  // Under none, where wave can make no cgroup (nobody here): the marker.
+  // What clears its environment escapes it, as the README says.
+  Deno.test(`orphans as nobody under --shell-sandbox none, with no cgroup (the marker): nothing a command starts outlives ${ending}, but what also clears its environment`, async () => {
+    const rt = await nobodyRuntime();
+    if (typeof rt === "string") {
+      console.error(`skipped (${rt})`);
+      return;
+    }
+    const wave = await startWaveAsNobody(rt, ["--shell-sandbox", "none"]);
+    const n = 7000 + Math.floor(Math.random() * 2000);
+    try {
+      const { commands, orphans } = wave.messages[0].sandbox;
+      if (orphans === "cgroup") {
+        console.error("skipped (nobody can make cgroups here)");
+        return;
+      }
+      assert.deepEqual({ commands, orphans }, {
+        commands: "none",
+        orphans: "marker",
+      });
+      await wave.callTool("Bash", { command: "true" });
+      // Time for the next command's process to be prepared.
+      await new Promise((r) => setTimeout(r, 200));
+      await end(wave, n);
+      const left: string[] = [];
+      const escaped: string[] = [];
+      for (const [k, [kind]] of KINDS.entries()) {
+        const pids = await processesLeft(`sleep ${n}.${k + 1}`);
+        if (kind.startsWith("env -i")) {
+          if (pids.length) escaped.push(kind);
+        } else if (pids.length) left.push(`${kind} (${pids.join(", ")})`);
+      }
+      assert.deepEqual(left, [], `outlived ${ending}`);
+      assert.deepEqual(escaped, [
+        "env -i + setsid",
+        "env -i + setsid, double fork",
+      ]);
+    } finally {
+      await wave.kill();
+      await new Deno.Command("pkill", { args: ["-f", `^sleep ${n}\\.`] })
+        .output();
+    }
+  });
 }
 
 Deno.test("under --shell-sandbox none, a command in its cgroup keeps the session's environment, a group of its own, and its exit status; a killed wave's cgroups are removed by the next", async () => {
