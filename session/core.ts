@@ -17,7 +17,12 @@ import { type Config, spillDirOf } from "./config.ts";
 import { shownDir } from "./_paths.ts";
 import { CurrentTask } from "./current_task.ts";
 import type { EditorBuffers } from "./editor_buffers.ts";
-import { commandEnvironment, keyAboveWarning } from "./environment.ts";
+import {
+  capabilityBound,
+  commandEnvironment,
+  keyAboveWarning,
+  unconfinedRootWarning,
+} from "./environment.ts";
 import { SandboxExecutor } from "./executor.ts";
 import { InFlight } from "./in_flight.ts";
 import { ParentRequests } from "./parent_requests.ts";
@@ -267,8 +272,16 @@ export async function openCore(
     async warnings() {
       const { warning, report } = await CommandSandbox.for(config).decided();
       const above = report.commands === "none" ? keyAboveWarning() : null;
+      // Chosen with --shell-sandbox none, as root: said on stderr at start
+      // too, and here to the parent, which may not read stderr.
+      const root = unconfinedRootWarning(
+        config.shellSandbox,
+        Deno.uid(),
+        capabilityBound(),
+      );
       return [
         ...warning ? [warning] : [],
+        ...root ? [root] : [],
         ...above ? [above] : [],
         ...config.fileBoundary === "paths" ? [WEAK_FILE_BOUNDARY] : [],
       ];

@@ -123,6 +123,15 @@ Deno.test({
         wave.stderr,
         /^wave: warning: commands run as root with --shell-sandbox none: they can read wave's memory and environment \(the model API key among them\) and write to its stdin and stdout; confine them \(--shell-sandbox bwrap\) or run wave as another user\n/m,
       );
+      // And to the parent, which may not read stderr.
+      assert.ok(
+        wave.messages.some((m: Message) =>
+          m.type === "system" && m.subtype === "warning" &&
+          m.message ===
+            "commands run as root with --shell-sandbox none: they can read wave's memory and environment (the model API key among them) and write to its stdin and stdout; confine them (--shell-sandbox bwrap) or run wave as another user"
+        ),
+        "a system/warning says so",
+      );
     } finally {
       await wave.kill();
     }
@@ -140,6 +149,7 @@ Deno.test({
       await wave.kill();
     }
     assert.doesNotMatch(wave.stderr, /warning/);
+    assert.ok(!wave.messages.some((m: Message) => m.subtype === "warning"));
   },
 });
 
