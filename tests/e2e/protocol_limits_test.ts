@@ -237,3 +237,93 @@ Deno.test("a Write prepared in agent mode and approved after set_permission_mode
     await wave.kill();
   }
 });
+
+Deno.test("a Write waiting in the write queue behind a command is not run when set_permission_mode ask came meanwhile", async () => {
+  const wave = await startWave();
+  try {
+    // A command holds the queue; the Write, prepared in agent mode, waits.
+    await wave.sendCall("slow", "Bash", {
+      command: "while [ ! -e go ]; do sleep 0.02; done; echo went",
+    });
+    await wave.sendCall("queued", "Write", {
+      file_path: "late.txt",
+      content: "late\n",
+    });
+    const mode = await wave.request({
+      subtype: "set_permission_mode",
+      mode: "ask",
+    });
+    assert.deepEqual(mode.response, { mode: "ask" });
+    wave.put("go", "");
+    assert.equal(
+      (await answerTo(wave, "slow")).response.response.content,
+      "went",
+    );
+    const answer = await answerTo(wave, "queued");
+    assert.equal(
+      answer.response.response.content,
+      "Write was not run: the session is in ask mode now (set_permission_mode changed it while the call waited), and Write needs agent mode or wider",
+    );
+    assert.equal(answer.response.response.is_error, true);
+    await assert.rejects(Deno.stat(`${wave.workspace}/late.txt`));
+  } finally {
+    await wave.kill();
+  }
+});
+
+Deno.test("approval request ids are unguessable: each a new UUID; answers to guessed ids are refused and approve nothing", async () => {
+  const outside = [
+    await tempFile({ suffix: ".txt" }),
+    await tempFile({ suffix: ".txt" }),
+  ];
+  for (const file of outside) await Deno.writeTextFile(file, "outside\n");
+  const wave = await startWave({ args: ["--approvals", "parent"] });
+  try {
+    await wave.sendCall("a", "Read", { file_path: outside[0] });
+    await wave.sendCall("b", "Read", { file_path: outside[1] });
+    const asks: Message[] = [];
+    await wave.waitFor((m) => {
+      if (
+        m.type === "control_request" && m.request.subtype === "can_use_tool"
+      ) {
+        if (!asks.includes(m)) asks.push(m);
+      }
+      return asks.length === 2;
+    });
+    const ids = asks.map((m) => m.request_id);
+    for (const id of ids) {
+      assert.match(
+        id,
+        /^wave-approval-[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+      );
+    }
+    assert.notEqual(ids[0], ids[1]);
+    for (const n of [0, 1, 2]) {
+      await wave.send({
+        type: "control_response",
+        response: {
+          subtype: "success",
+          request_id: `wave-approval-${n}`,
+          response: { behavior: "allow" },
+        },
+      });
+    }
+    await wave.request({ subtype: "get_tasks" }, "after-guesses");
+    assert.deepEqual(
+      wave.messages.filter((m) => m.type === "system" && m.subtype === "error")
+        .map((m) => m.error.message),
+      [0, 1, 2].map((n) =>
+        `control_response for unknown request_id "wave-approval-${n}": no approval with that id is waiting`
+      ),
+    );
+    assert.ok(
+      !wave.messages.some((m) =>
+        m.type === "control_response" &&
+        ["a", "b"].includes(m.response.request_id)
+      ),
+      "both Reads still wait",
+    );
+  } finally {
+    await wave.kill();
+  }
+});

@@ -330,18 +330,18 @@ done | sort -u`,
   },
 });
 
-Deno.test("secrets: the key from ANTHROPIC_API_KEY_FILE, and from a pipe (--api-key-file /dev/fd/3), reaches the model API", async () => {
+Deno.test("secrets: the key from ANTHROPIC_API_KEY_FILE, from OPENAI_API_KEY_FILE, and from a pipe (--api-key-file /dev/fd/3), reaches the model API", async () => {
   const key = newKey();
   const keyFile = await tempFile();
   await Deno.writeTextFile(keyFile, `${key}\n`);
-  for (const how of ["variable", "pipe"] as const) {
+  for (const how of ["variable", "pipe", "openai"] as const) {
     const mock = new MockModel();
     mock.script({ reply: [{ type: "text", text: "hi" }] });
     const waveArgs = [
       "--model",
-      "anthropic:test",
+      how === "openai" ? "openai:test" : "anthropic:test",
       "--base-url",
-      mock.url,
+      how === "openai" ? `${mock.url}/v1` : mock.url,
       ...(how === "pipe" ? ["--api-key-file", "/dev/fd/3"] : []),
     ];
     const workspace = await tempDir();
@@ -365,6 +365,7 @@ Deno.test("secrets: the key from ANTHROPIC_API_KEY_FILE, and from a pipe (--api-
         WAVE_HOME: waveHome,
         NO_COLOR: "1",
         ...(how === "variable" ? { ANTHROPIC_API_KEY_FILE: keyFile } : {}),
+        ...(how === "openai" ? { OPENAI_API_KEY_FILE: keyFile } : {}),
       },
     }).spawn();
     const wave = new WaveProcess(child, workspace, waveHome);
