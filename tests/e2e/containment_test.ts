@@ -13,7 +13,8 @@ import {
   type Message,
   type StartOptions,
   startWave,
-  type WaveProcess,
+  waveCommand,
+  WaveProcess,
 } from "../_wave.ts";
 import { nobodyRuntime, startWaveAsNobody } from "./_unprivileged.ts";
 import { landlockAbi } from "../../tools/kernel/landlock.ts";
@@ -982,6 +983,97 @@ for (const [ending, end] of ENDINGS) {
       await wave.kill();
       await new Deno.Command("pkill", { args: ["-f", `^sleep ${n}\\.`] })
         .output();
+    }
+  });
+}
+
+attack(
+  "other people's homes, /run and the host's private TLS keys are absent",
+  async (runner) => {
+    // Planted on the host as root, readable by all: only the sandbox hides them.
+    const tag = crypto.randomUUID();
+    const secret = crypto.randomUUID();
+    const person = `/home/wave-test-${tag}`;
+    const run = `/run/wave-test-${tag}`;
+    await Deno.mkdir(`${person}/.aws`, { recursive: true });
+    await Deno.writeTextFile(`${person}/.aws/credentials`, `AWS ${secret}`);
+    await Deno.writeTextFile(run, `RUN ${secret}`);
+    await Deno.chmod(person, 0o755);
+    await Deno.chmod(`${person}/.aws`, 0o755);
+    await Deno.chmod(`${person}/.aws/credentials`, 0o644);
+    await Deno.chmod(run, 0o644);
+    const wave = await runner.start();
+    try {
+      const r = await bash(
+        wave,
+        `ls -a /home; cat ${person}/.aws/credentials; ls /run; cat ${run}; ` +
+          "ls -a /etc/ssl/private; true",
+      );
+      assert.equal(r.structured.sandboxed, true);
+      assert.ok(!r.all.includes(secret), `visible:\n${r.all}`);
+      // Not even their names.
+      assert.ok(!r.all.includes(`wave-test-${tag}\n`), `listed:\n${r.all}`);
+      assert.match(r.all, /credentials: No such file or directory/);
+    } finally {
+      await wave.kill();
+      await Deno.remove(person, { recursive: true });
+      await Deno.remove(run);
+    }
+  },
+);
+
+for (const sandbox of ["auto", "none"]) {
+  Deno.test(`--shell-sandbox ${sandbox}: with wave on a terminal, a command has none (no /dev/tty, so nothing to inject keystrokes into)${sandbox === "auto" ? ", and cannot reach wave's" : ""}`, async () => {
+    if (sandbox === "auto" && noBwrap) {
+      console.error(`skipped (${noBwrap})`);
+      return;
+    }
+    const workspace = await Deno.realPath(await tempDir());
+    const waveHome = await tempDir();
+    const command = [
+      Deno.execPath(),
+      ...waveCommand(["--workspace", workspace, "--shell-sandbox", sandbox]),
+    ].map((arg) => `'${arg}'`).join(" ");
+    // script(1) gives wave a terminal of its own as its controlling one
+    // (raw: the lines pass as they are; stderr kept off it).
+    const child = new Deno.Command("script", {
+      args: [
+        "-q",
+        "-e",
+        "-c",
+        `stty raw -echo; exec ${command} 2>/dev/null`,
+        "/dev/null",
+      ],
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+      env: { WAVE_HOME: waveHome, PATH: Deno.env.get("PATH")! },
+    }).spawn();
+    const wave = new WaveProcess(child, workspace, waveHome);
+    try {
+      await wave.waitFor((m) => m.subtype === "init");
+      const wavePid = Number(
+        Deno.readTextFileSync(`/proc/${child.pid}/task/${child.pid}/children`)
+          .trim(),
+      );
+      const waveTty = Number(
+        Deno.readTextFileSync(`/proc/${wavePid}/stat`).split(") ")[1]
+          .split(" ")[4],
+      );
+      assert.notEqual(waveTty, 0, "wave has a controlling terminal");
+      const r = await bash(
+        wave,
+        'read -r _ _ _ _ _ _ tty _ < /proc/self/stat; echo "tty_nr=$tty"; ' +
+          "(exec 3</dev/tty) 2>&1 || echo no-tty; ls /dev/pts",
+      );
+      assert.match(
+        r.all,
+        /^tty_nr=0\n.*\/dev\/tty: No such device or address\nno-tty\n/,
+      );
+      // Confined, its /dev/pts is a new one: wave's terminal is not in it.
+      if (sandbox === "auto") assert.match(r.all, /\nptmx\n$/);
+    } finally {
+      await wave.kill();
     }
   });
 }
