@@ -83,12 +83,7 @@ export interface RegularFile extends Disposable {
  * device with {@linkcode notRegularFileError} (naming it as `shown`).
  */
 export function openRegularFile(path: string, shown = path): RegularFile {
-  let fd: number;
-  try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
-  } catch (error) {
-    throw asDenoError(error, path, "open");
-  }
+  const fd = openNonBlocking(path);
   try {
     const info = fstatOf(fd);
     if ((info.mode & S_IFMT) === S_IFDIR) {
@@ -116,12 +111,7 @@ export function openRegularFile(path: string, shown = path): RegularFile {
  * (a directory with `Deno.errors.IsADirectory`).
  */
 export function readPrefix(path: string, length: number): Uint8Array {
-  let fd: number;
-  try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
-  } catch (error) {
-    throw asDenoError(error, path, "open");
-  }
+  const fd = openNonBlocking(path);
   try {
     const buffer = new Uint8Array(length);
     let filled = 0;
@@ -138,6 +128,15 @@ export function readPrefix(path: string, length: number): Uint8Array {
     throw asDenoError(error, path, "read");
   } finally {
     closeSync(fd);
+  }
+}
+
+/** A descriptor of `path` for reading, opened on this thread without waiting; failures as `Deno.openSync`'s. */
+function openNonBlocking(path: string): number {
+  try {
+    return openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (error) {
+    throw asDenoError(error, path, "open");
   }
 }
 
