@@ -286,6 +286,27 @@ function unexpectedFailure(error: unknown) {
   }
   if (error instanceof ToolError) return toolErrorResult(error);
   const message = error instanceof Error ? error.message : String(error);
+  // A file tool checks its path before it opens it; what changed between
+  // the two (or was never readable) is said as such, not as a bug.
+  if (
+    error instanceof Deno.errors.NotFound ||
+    error instanceof Deno.errors.NotADirectory
+  ) {
+    return {
+      content:
+        `${message}: it was removed or renamed while the call ran; try again`,
+      isError: true,
+      structured: { type: "not_found" },
+    };
+  }
+  if (error instanceof Deno.errors.PermissionDenied) {
+    return {
+      content:
+        `${message}: wave's user may not open it, or the path was swapped for a link out of the workspace while the call ran`,
+      isError: true,
+      structured: { type: "access_denied" },
+    };
+  }
   return {
     content: `The tool failed unexpectedly: ${message}`,
     isError: true,

@@ -267,6 +267,7 @@ for (const runner of [asThisUser, asNobody]) {
         let leaks = 0;
         let inside = 0;
         let calls = 0;
+        const internal: string[] = [];
         try {
           const end = Date.now() + 2500;
           // At least 2.5 s and 60 calls, however loaded the machine is.
@@ -274,8 +275,13 @@ for (const runner of [asThisUser, asNobody]) {
             const [tool, input] = dialect.write && i % 2 === 1
               ? dialect.write(ws, `d/planted-${i}.txt`, "planted\n")
               : dialect.read(ws, "d/x.txt");
-            const answer = JSON.stringify(await wave.callTool(tool, input));
+            const result = await wave.callTool(tool, input);
+            const answer = JSON.stringify(result);
             calls++;
+            // A refusal is said as one, never as a failure of wave's own.
+            if (result.structured?.type === "internal_error") {
+              internal.push(String(result.content));
+            }
             if (answer.includes(SECRET)) leaks++;
             if (answer.includes("inside")) inside++;
           }
@@ -285,6 +291,7 @@ for (const runner of [asThisUser, asNobody]) {
           await wave.kill();
         }
         assert.equal(leaks, 0, `${leaks} of ${calls} calls read the outside`);
+        assert.deepEqual(internal, []);
         assert.deepEqual(await contents(outside), before);
         // The race ran both ways: some calls met the directory.
         assert.ok(inside > 0, `no call read the inside file`);
