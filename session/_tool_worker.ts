@@ -26,9 +26,11 @@ import {
   ToolError,
   toolErrorResult,
   type ToolEvent,
+  type ToolResult,
 } from "../tools/kernel/tool.ts";
 import {
   displayPath,
+  displayPathsIn,
   type ResolvedPath,
   resolveInWorkspace,
 } from "../tools/kernel/workspace.ts";
@@ -267,9 +269,25 @@ async function runCall(message: Extract<ToWorker, { type: "call" }>) {
   post({
     type: "result",
     id: message.id,
-    result,
+    result: shownInWorkspace(result, message.ctx.workspace),
     readState: readState.changes(),
   });
+}
+
+/**
+ * The errors a file found changed at its open is reported with: the kernel
+ * that refuses it knows only the real path, so their paths are shown here
+ * as every tool shows one, relative to the workspace.
+ */
+const OPEN_ERRORS = new Set(["not_regular_file", "not_found", "access_denied"]);
+
+function shownInWorkspace(result: ToolResult, workspace: string): ToolResult {
+  const type = (result.structured as { type?: unknown } | null)?.type;
+  if (
+    !result.isError || typeof result.content !== "string" ||
+    typeof type !== "string" || !OPEN_ERRORS.has(type)
+  ) return result;
+  return { ...result, content: displayPathsIn(workspace, result.content) };
 }
 
 /** A tool that threw: the sandbox's refusal, or a bug, as an error result. */

@@ -13,9 +13,9 @@ const RACER = fileURLToPath(new URL("./_racer.ts", import.meta.url));
 
 const FIFO_REFUSED =
   /pipe is a named pipe \(FIFO\), not a regular file; file tools do not open it/;
-/** The refusal, of whichever name the pipe is under by then. */
-const FIFO_REFUSED_ANYWHERE =
-  /is a named pipe \(FIFO\), not a regular file; file tools do not open it/;
+/** The refusal of a special file, of whichever name it is under by then (relative to the workspace). */
+const REFUSED_ANYWHERE =
+  /(^|\W)(f|other) is (a named pipe \(FIFO\)|a socket|a socket or a device with no driver), not a regular file; file tools do not open it/;
 
 const CALLS: Record<string, [string, Record<string, unknown>][]> = {
   wave: [
@@ -81,49 +81,65 @@ const READS: Record<string, [string, Record<string, unknown>][]> = {
   files: [["read_files", { files: [{ path: "f" }] }]],
 };
 
+/** What is swapped in for the file: a named pipe, or a socket (which cannot be opened at all). */
+const PARTNERS = {
+  "a named pipe": async (path: string) => {
+    const made = await new Deno.Command("mkfifo", { args: [path] }).output();
+    assert.equal(made.code, 0);
+    return () => {};
+  },
+  "a socket": (path: string) => {
+    const listener = Deno.listen({ transport: "unix", path });
+    return Promise.resolve(() => listener.close());
+  },
+};
+
 for (const [toolset, calls] of Object.entries(READS)) {
-  Deno.test(`${toolset} file tools: a named pipe swapped in after the check is refused at once, never waited on`, () =>
-    withWave({ args: ["--toolset", toolset] }, async (wave) => {
-      wave.put("f", "fine\n");
-      const mkfifo = await new Deno.Command("mkfifo", {
-        args: [`${wave.workspace}/pipe`],
-      }).output();
-      assert.equal(mkfifo.code, 0);
-      // Exchanges the file and the pipe in a loop: a call's check and its
-      // open meet different things about half the time.
-      const racer = new Deno.Command(Deno.execPath(), {
-        args: [
-          "run",
-          "--allow-ffi",
-          RACER,
-          `${wave.workspace}/f`,
-          `${wave.workspace}/pipe`,
-        ],
-        stdout: "null",
-        stderr: "null",
-      }).spawn();
-      const seen = { read: 0, refused: 0, other: [] as string[] };
-      try {
-        for (let i = 0; i < 40; i++) {
-          for (const [tool, input] of calls) {
-            // A call waiting on the pipe would time out here (20 s).
-            const result = await wave.callTool(tool, input);
-            const text = String(result.content);
-            // read_files reports a file it cannot read inside its result.
-            if (FIFO_REFUSED_ANYWHERE.test(text)) {
-              seen.refused++;
-            } else if (!result.is_error) seen.read++;
-            else seen.other.push(`${tool}: ${text}`);
+  for (const [partner, make] of Object.entries(PARTNERS)) {
+    Deno.test(`${toolset} file tools: ${partner} swapped in after the check is refused at once, never waited on, and named as the tool names paths`, () =>
+      withWave({ args: ["--toolset", toolset] }, async (wave) => {
+        wave.put("f", "fine\n");
+        const unmake = await make(`${wave.workspace}/other`);
+        // Exchanges the file and the other in a loop: a call's check and
+        // its open meet different things about half the time.
+        const racer = new Deno.Command(Deno.execPath(), {
+          args: [
+            "run",
+            "--allow-ffi",
+            RACER,
+            `${wave.workspace}/f`,
+            `${wave.workspace}/other`,
+          ],
+          stdout: "null",
+          stderr: "null",
+        }).spawn();
+        const seen = { read: 0, refused: 0, other: [] as string[] };
+        try {
+          for (let i = 0; i < 40; i++) {
+            for (const [tool, input] of calls) {
+              // A call waiting on a pipe would time out here (20 s).
+              const result = await wave.callTool(tool, input);
+              const text = String(result.content);
+              // read_files reports a file it cannot read inside its result.
+              if (
+                REFUSED_ANYWHERE.test(text) &&
+                !text.includes(`${wave.workspace}/`)
+              ) {
+                seen.refused++;
+              } else if (!result.is_error) seen.read++;
+              else seen.other.push(`${tool}: ${text}`);
+            }
           }
+        } finally {
+          racer.kill("SIGKILL");
+          await racer.status;
+          unmake();
         }
-      } finally {
-        racer.kill("SIGKILL");
-        await racer.status;
-      }
-      assert.deepEqual(seen.other, []);
-      // The race ran both ways.
-      assert.ok(seen.read > 0, "no call read the file");
-      assert.ok(seen.refused > 0, "no call met the pipe");
-      assert.equal((await wave.finish()).code, 0);
-    }));
+        assert.deepEqual(seen.other, []);
+        // The race ran both ways.
+        assert.ok(seen.read > 0, "no call read the file");
+        assert.ok(seen.refused > 0, `no call met ${partner}`);
+        assert.equal((await wave.finish()).code, 0);
+      }));
+  }
 }

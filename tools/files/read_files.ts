@@ -16,7 +16,7 @@ import {
   type ToolContext,
   ToolError,
 } from "../kernel/tool.ts";
-import { displayPath } from "../kernel/workspace.ts";
+import { displayPath, displayPathsIn } from "../kernel/workspace.ts";
 import {
   mediaKindOf,
   renderDocumentPart,
@@ -116,15 +116,16 @@ export default defineTool({
         parts.push(await readOne(f, ctx, records));
       } catch (error) {
         if (!(error instanceof ToolError)) throw error;
+        const message = displayPathsIn(ctx.workspace, error.message);
         parts.push({
           blocks: [{
             type: "text",
-            text: `==> ${f.path} <==\nError: ${error.message}`,
+            text: `==> ${f.path} <==\nError: ${message}`,
           }],
           structured: {
             type: "error",
             path: f.path,
-            error: error.message,
+            error: message,
             detail: error.structured ?? null,
           },
           failed: true,

@@ -83,7 +83,7 @@ export interface RegularFile extends Disposable {
  * device with {@linkcode notRegularFileError} (naming it as `shown`).
  */
 export function openRegularFile(path: string, shown = path): RegularFile {
-  const fd = openNonBlocking(path);
+  const fd = openNonBlocking(path, shown);
   try {
     const info = fstatOf(fd);
     if ((info.mode & S_IFMT) === S_IFDIR) {
@@ -111,7 +111,7 @@ export function openRegularFile(path: string, shown = path): RegularFile {
  * (a directory with `Deno.errors.IsADirectory`).
  */
 export function readPrefix(path: string, length: number): Uint8Array {
-  const fd = openNonBlocking(path);
+  const fd = openNonBlocking(path, path);
   try {
     const buffer = new Uint8Array(length);
     let filled = 0;
@@ -131,11 +131,18 @@ export function readPrefix(path: string, length: number): Uint8Array {
   }
 }
 
-/** A descriptor of `path` for reading, opened on this thread without waiting; failures as `Deno.openSync`'s. */
-function openNonBlocking(path: string): number {
+/**
+ * A descriptor of `path` for reading, opened on this thread without
+ * waiting; failures as `Deno.openSync`'s, but a socket (which cannot be
+ * opened: ENXIO) refused as the special file it is.
+ */
+function openNonBlocking(path: string, shown: string): number {
   try {
     return openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (error) {
+    if ((error as { code?: unknown }).code === "ENXIO") {
+      throw notRegularFileError(shown, "a socket or a device with no driver");
+    }
     throw asDenoError(error, path, "open");
   }
 }

@@ -267,3 +267,12 @@ export function displayPath(root: string, path: string): string {
   if (!isInside(root, path)) return path;
   return relative(root, path) || ".";
 }
+
+/**
+ * `text` with the paths under `root` it names shown as
+ * {@linkcode displayPath} shows them: for the messages of the kernel's file
+ * refusals, which know a file only by its real path.
+ */
+export function displayPathsIn(root: string, text: string): string {
+  return text.replaceAll(`${root}/`, "");
+}

@@ -94,7 +94,7 @@ Deno.test("openRegularFile: a named pipe is refused at once, with or without a w
   assert.equal(openOn(`${dir}/pipe`), 0, "nothing stays open");
 });
 
-Deno.test("openRegularFile: a character device is refused; a directory, a missing file, a file as a parent and a link loop fail as Deno's open does", async () => {
+Deno.test("openRegularFile: a character device and a socket are refused; a directory, a missing file, a file as a parent and a link loop fail as Deno's open does", async () => {
   const dir = await tempDir();
   Deno.writeFileSync(`${dir}/f`, new Uint8Array(1));
   Deno.mkdirSync(`${dir}/d`);
@@ -106,6 +106,22 @@ Deno.test("openRegularFile: a character device is refused; a directory, a missin
       { type: "not_regular_file" },
     ),
   );
+  // A socket cannot be opened at all (ENXIO): refused as what it is.
+  const listener = Deno.listen({ transport: "unix", path: `${dir}/sock` });
+  try {
+    const refusal =
+      " is a socket or a device with no driver, not a regular file; file tools do not open it, since reading it could wait forever. Use a command if you mean to.";
+    assert.throws(
+      () => openRegularFile(`${dir}/sock`, "sock"),
+      new ToolError(`sock${refusal}`, { type: "not_regular_file" }),
+    );
+    assert.throws(
+      () => readPrefix(`${dir}/sock`, 8),
+      new ToolError(`${dir}/sock${refusal}`, { type: "not_regular_file" }),
+    );
+  } finally {
+    listener.close();
+  }
   const cases: [string, new (message: string) => Error, string][] = [
     [
       `${dir}/d`,
