@@ -985,8 +985,14 @@ for (const [ending, end] of ENDINGS) {
       ]);
     } finally {
       await wave.kill();
-      await new Deno.Command("pkill", { args: ["-f", `^sleep ${n}\\.`] })
-        .output();
+      // What escaped, as expected, is killed here.
+      for (let k = 1; k <= KINDS.length; k++) {
+        for (const pid of await processesLeft(`sleep ${n}.${k}`, 0)) {
+          try {
+            Deno.kill(pid, "SIGKILL");
+          } catch { /* gone */ }
+        }
+      }
     }
   });
 }
