@@ -676,7 +676,8 @@ export class ProcessGroups {
   /** Kills every tracked group, and every process a command left behind. */
   killAll(): void {
     // Killed groups' markers become ended ones, which the sweep looks for.
-    this.kill([...this.#groups.keys()]);
+    const leaders = [...this.#groups.keys()];
+    this.kill(leaders);
     this.#closed = true;
     // Every cgroup is removed before wave exits (a background retry would
     // not outlive it): each is killed, then removed as soon as it empties.
@@ -697,6 +698,32 @@ export class ProcessGroups {
       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
     }
     for (const dir of left) removeCgroup(dir);
+    // bubblewrap killed while it was making a sandbox leaves the child it
+    // had just made waiting for it forever (not yet asked to die with it).
+    // That child becomes wave's once bubblewrap has died, and the sweep
+    // kills it by its marker: so the sweep waits, briefly, for the killed
+    // leaders to be dead (else the child outlives wave, under init).
+    const until = performance.now() + SHUTDOWN_DEATH_MS;
+    while (
+      leaders.some((pid) => !hasDied(pid)) && performance.now() < until
+    ) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2);
     this.sweep();
+  }
+}
+
+/** How long shutdown waits for the groups it killed to have died, before its last sweep. */
+const SHUTDOWN_DEATH_MS = 250;
+
+/** Whether `pid` has died: gone, or a zombie (its children are reparented by then). */
+function hasDied(pid: number): boolean {
+  try {
+    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    const state = stat.slice(
+      stat.lastIndexOf(")") + 2,
+      stat.lastIndexOf(")") + 3,
+    );
+    return state === "Z" || state === "X";
+  } catch {
+    return true;
   }
 }
