@@ -27,24 +27,17 @@ export async function serveHttp(
   signal: AbortSignal,
   idleMs: number,
 ): Promise<void> {
-  const transports = new Map<
-    string,
-    WebStandardStreamableHTTPServerTransport
-  >();
-  const ended = (seen: { at: number; answering: number }) => {
-    seen.answering--;
-    seen.at = Date.now();
+  const sessions = new Map<string, Session>();
+  const ended = (session: Session) => {
+    session.answering--;
+    session.at = Date.now();
   };
-  /** Per session: when a request last came or ended, and how many are being answered. */
-  const use = new Map<string, { at: number; answering: number }>();
   const sweep = setInterval(() => {
     const now = Date.now();
-    for (const [id, seen] of use) {
-      if (seen.answering > 0 || now - seen.at < idleMs) continue;
-      use.delete(id);
-      const transport = transports.get(id);
-      transports.delete(id);
-      transport?.close().catch(() => {});
+    for (const [id, session] of sessions) {
+      if (session.answering > 0 || now - session.at < idleMs) continue;
+      sessions.delete(id);
+      session.transport.close().catch(() => {});
     }
   }, Math.min(idleMs / 2, 60_000));
   Deno.unrefTimer(sweep);
@@ -74,21 +67,20 @@ export async function serveHttp(
     }
     const id = request.headers.get("mcp-session-id");
     if (id !== null) {
-      const known = transports.get(id);
-      const seen = use.get(id);
-      if (known && seen) {
-        seen.at = Date.now();
-        seen.answering++;
+      const session = sessions.get(id);
+      if (session) {
+        session.at = Date.now();
+        session.answering++;
         let response: Response;
         try {
-          response = await known.handleRequest(request);
+          response = await session.transport.handleRequest(request);
         } catch (error) {
-          ended(seen);
+          ended(session);
           throw error;
         }
         // A stream (a call's progress and answer, or the client's own
         // event stream) is being answered until it ends.
-        return whenEnded(response, () => ended(seen));
+        return whenEnded(response, () => ended(session));
       }
       return Response.json({
         jsonrpc: "2.0",
@@ -102,24 +94,16 @@ export async function serveHttp(
     // No session yet: the transport accepts only an initialize request.
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => crypto.randomUUID(),
-      onsessioninitialized: (sid) => {
-        transports.set(sid, transport);
-        use.set(sid, { at: Date.now(), answering: 0 });
-      },
-      onsessionclosed: (sid) => {
-        transports.delete(sid);
-        use.delete(sid);
-      },
+      onsessioninitialized: (sid) =>
+        void sessions.set(sid, { transport, at: Date.now(), answering: 0 }),
+      onsessionclosed: (sid) => void sessions.delete(sid),
       enableDnsRebindingProtection: true,
       allowedHosts,
       allowedOrigins,
     });
     const mcp = front.newServer();
     transport.onclose = () => {
-      if (transport.sessionId) {
-        transports.delete(transport.sessionId);
-        use.delete(transport.sessionId);
-      }
+      if (transport.sessionId) sessions.delete(transport.sessionId);
     };
     await mcp.connect(transport);
     const response = await transport.handleRequest(request);
@@ -128,7 +112,16 @@ export async function serveHttp(
   });
   await server.finished;
   clearInterval(sweep);
-  await Promise.allSettled([...transports.values()].map((t) => t.close()));
+  await Promise.allSettled(
+    [...sessions.values()].map(({ transport }) => transport.close()),
+  );
+}
+
+/** An MCP session: its transport, when a request last came or ended, and how many are being answered. */
+interface Session {
+  transport: WebStandardStreamableHTTPServerTransport;
+  at: number;
+  answering: number;
 }
 
 /** `response` with `done` called once its body has ended (or was cancelled), or at once when it has none. */

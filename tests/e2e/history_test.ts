@@ -7,7 +7,8 @@
 import assert from "node:assert/strict";
 import { MockModel } from "../_mock_model.ts";
 import { startWave, type WaveProcess, withWave } from "../_wave.ts";
-import { historyDir, listVersions } from "../../tools/_core/history.ts";
+import { listVersions } from "../../tools/_core/history.ts";
+import { historyDir } from "../../tools/_core/history_dir.ts";
 
 const versionsOf = (wave: WaveProcess) =>
   listVersions({

@@ -16,7 +16,7 @@ import {
   withAcp,
 } from "../_acp.ts";
 import { callStep, textStep } from "../_mock_model.ts";
-import { historyDir } from "../../tools/_core/history.ts";
+import { historyDir } from "../../tools/_core/history_dir.ts";
 import { contentHash } from "../../tools/_core/content_hash.ts";
 import { tempDir } from "../_temp.ts";
 

@@ -13,7 +13,7 @@ import { type Core, openCore } from "../../session/core.ts";
 import { ParentRequests } from "../../session/parent_requests.ts";
 import { warmupDirOf } from "../../session/tool_calls.ts";
 import type { ApprovalDecision } from "../../session/approvals.ts";
-import { historyDir } from "../../tools/_core/history.ts";
+import { historyDir } from "../../tools/_core/history_dir.ts";
 import { WARMUP_FILES } from "../../tools/kernel/tool.ts";
 import { builtinRef, TOOLSET_NAMES, TOOLSETS } from "../../tools/toolsets.ts";
 import { waitUntil } from "../_waiting.ts";

@@ -106,9 +106,6 @@ export function taskOf(ctx: HistoryContext): HistoryTask {
   return ctx.task ?? { id: `session-${ctx.sessionId}`, goal: "" };
 }
 
-/** The history directory of the context's workspace (history_dir.ts). */
-export { historyDir };
-
 const blobPath = (dir: string, hash: string) => join(dir, "blobs", hash);
 
 /**

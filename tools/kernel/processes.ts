@@ -130,15 +130,33 @@ function isNamespaceInit(pid: number): boolean {
  * another start time is another process: the pid was used again.
  */
 function startTimeOf(pid: number): number | null {
+  // starttime is the 22nd field of the line, the 20th after the name.
+  const fields = statFields(pid);
+  return fields ? Number(fields[19]) : null;
+}
+
+/** Whether `pid` has died: gone, or a zombie (its children are reparented by then). */
+function hasDied(pid: number): boolean {
+  const state = statFields(pid)?.[0];
+  return state === undefined || state === "Z" || state === "X";
+}
+
+/**
+ * The fields of `/proc/<pid>/stat` after the name (which may hold spaces
+ * and parentheses): state first. Null where the process is gone.
+ */
+function statFields(pid: number): string[] | null {
   try {
     const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-    // After the name, which may hold spaces and parentheses: state is the
-    // first field, starttime (the 22nd of the line) the 20th.
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return Number(fields[19]);
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   } catch {
     return null;
   }
+}
+
+/** Sleeps this thread for `ms` (shutdown's short waits for processes to exit: a sleep, not a spin). */
+function sleepSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
 /** The processes in a cgroup v2 (none once it is gone). */
@@ -257,8 +275,8 @@ function killCgroup(dir: string, waitMs: number): boolean {
       return true;
     }
     if (performance.now() >= end) return false;
-    // A process killed takes a moment to exit: a short sleep, not a spin.
-    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2);
+    // A process killed takes a moment to exit.
+    sleepSync(2);
   }
 }
 
@@ -695,7 +713,7 @@ export class ProcessGroups {
       left = left.filter((dir) => !tryRemoveCgroup(dir));
       if (left.length === 0 || performance.now() >= end) break;
       for (const dir of left) killCgroup(dir, 0);
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
+      sleepSync(5);
     }
     for (const dir of left) removeCgroup(dir);
     // bubblewrap killed while it was making a sandbox leaves the child it
@@ -706,24 +724,10 @@ export class ProcessGroups {
     const until = performance.now() + SHUTDOWN_DEATH_MS;
     while (
       leaders.some((pid) => !hasDied(pid)) && performance.now() < until
-    ) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2);
+    ) sleepSync(2);
     this.sweep();
   }
 }
 
 /** How long shutdown waits for the groups it killed to have died, before its last sweep. */
 const SHUTDOWN_DEATH_MS = 250;
-
-/** Whether `pid` has died: gone, or a zombie (its children are reparented by then). */
-function hasDied(pid: number): boolean {
-  try {
-    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-    const state = stat.slice(
-      stat.lastIndexOf(")") + 2,
-      stat.lastIndexOf(")") + 3,
-    );
-    return state === "Z" || state === "X";
-  } catch {
-    return true;
-  }
-}

@@ -4,7 +4,6 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import {
   type HistoryContext,
-  historyDir,
   listVersions,
   prune,
   recordVersion,
@@ -14,6 +13,7 @@ import {
   versionBytes,
 } from "../../../tools/_core/history.ts";
 import { contentHash } from "../../../tools/_core/content_hash.ts";
+import { historyDir } from "../../../tools/_core/history_dir.ts";
 import { tempDir } from "../../_temp.ts";
 
 const enc = new TextEncoder();
