@@ -1,7 +1,8 @@
 /**
  * The sandbox executor (docs/design.md "The sandbox"): runs tool calls
  * in Web Workers whose Deno permissions are the tool's scopes narrowed to
- * the workspace, `WAVE_HOME` and the spill directory, never `net` or `env`.
+ * the workspace, `WAVE_HOME` and the spill directory, never `net`, nor
+ * `env` but the one variable Node's spawn reads where ripgrep runs.
  *
  * Workers stay warm, one per distinct permission set, and are retired
  * after a while unused (a fresh one starts on the next call); a worker is
@@ -194,6 +195,13 @@ function moduleCacheDirs(): string[] {
  * confined.
  */
 export const FILE_PROGRAMS: readonly string[] = ["rg"];
+
+/** The one environment variable a worker that runs ripgrep may read: Node's `child_process.spawn` reads it (a coverage directory to pass on). */
+const NODE_SPAWN_READS = "NODE_V8_COVERAGE";
+
+function runsRipgrep(scopes: Scopes): boolean {
+  return scopes.run?.includes("rg") ?? false;
+}
 
 /** What the executor hears of a running call, besides its result. */
 interface CallHooks {
@@ -543,7 +551,9 @@ export class SandboxExecutor {
       write,
       run: scopes.run?.length ? programs : false,
       net: false,
-      env: false,
+      // Node's spawn, which hands ripgrep a file wave opened as its stdin
+      // (tools/_core/ripgrep.ts), reads this one variable; nothing else.
+      env: runsRipgrep(scopes) ? [NODE_SPAWN_READS] : false,
       sys: false,
       ffi: false,
     };
@@ -769,6 +779,7 @@ export class SandboxExecutor {
       !!scopes.read,
       scopes.write ?? false,
       programs,
+      runsRipgrep(scopes), // its env (see #permissionsFor)
     ]);
     let worker = this.#warm.get(key);
     if (!worker || worker.dead || worker.retiring) {

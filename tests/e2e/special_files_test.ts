@@ -71,13 +71,20 @@ for (const [toolset, calls] of Object.entries(CALLS)) {
 
 /**
  * The calls that read a file in wave, per toolset: each is raced against a
- * pipe swapped in. (A search of one path opens it in ripgrep, which waits
- * on a pipe; the README says so.)
+ * pipe swapped in. A search of one file is among them: wave opens the file
+ * and feeds it to ripgrep, which would wait on a pipe it opened itself.
  */
 const READS: Record<string, [string, Record<string, unknown>][]> = {
-  wave: [["Read", { file_path: "f" }]],
-  sata: [["read", { Path: "f" }]],
-  devflow: [["read_file", { path: "f" }], ["file_info", { path: "f" }]],
+  wave: [["Read", { file_path: "f" }], ["Grep", {
+    pattern: "fine",
+    path: "f",
+  }]],
+  sata: [["read", { Path: "f" }], ["grep", { Pattern: "fine", Path: "f" }]],
+  devflow: [
+    ["read_file", { path: "f" }],
+    ["file_info", { path: "f" }],
+    ["search_in_file", { path: "f", pattern: "fine" }],
+  ],
   files: [["read_files", { files: [{ path: "f" }] }]],
 };
 

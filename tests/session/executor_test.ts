@@ -28,6 +28,7 @@ const TOOLS = {
   PathRead: { module: fixture("read_path.ts"), scopes: { read: true } },
   Transcribe: { module: fixture("transcribe.ts"), scopes: { read: true } },
   LoadedAt: { module: fixture("loaded_at.ts"), scopes: { read: true } },
+  EnvProbe: { module: fixture("env_probe.ts"), scopes: { read: true } },
   Spawn: {
     module: fixture("spawn.ts"),
     scopes: { read: true, run: ["sleep"] },
@@ -305,5 +306,20 @@ Deno.test("executor: a prewarmed worker nobody calls is retired after the idle t
     await waitUntil(() => h.executor.workers === 0, "the idle worker retired");
   } finally {
     h.executor.close();
+  }
+});
+
+Deno.test("executor: a worker reads no environment variable, but one that runs ripgrep reads the one Node's spawn needs", async () => {
+  const { executor, call } = await harness({});
+  try {
+    const names = ["NODE_V8_COVERAGE", "HOME", "PATH", "ANTHROPIC_API_KEY"];
+    const plain = await call("EnvProbe", { names }).outcome;
+    assert.equal(plain.result.content, "");
+    const searcher = await call("EnvProbe", { names }, {
+      scopes: { read: true, run: ["rg"] },
+    }).outcome;
+    assert.equal(searcher.result.content, "NODE_V8_COVERAGE");
+  } finally {
+    await executor.close();
   }
 });

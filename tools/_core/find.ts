@@ -86,7 +86,7 @@ export async function findFiles(
   const files: string[] = [];
   let total = 0;
   const args = findArgs({ ...search, leaveOut: leftOutGlobs(ctx, cwd) });
-  await runRipgrep(ctx, args, cwd, "paths", (path) => {
+  await runRipgrep(ctx, args, { cwd }, "paths", (path) => {
     if (total >= offset && files.length < search.limit) {
       files.push(prefix + path);
     }

@@ -18,10 +18,15 @@
  * @module
  */
 
-import { basename } from "node:path";
+import { basename, resolve } from "node:path";
 import picomatch from "picomatch";
 import { type ToolContext, ToolError } from "../kernel/tool.ts";
-import { leftOutGlobs, ripgrepScope, runRipgrep } from "./ripgrep.ts";
+import {
+  leftOutGlobs,
+  ripgrepScope,
+  runRipgrep,
+  STDIN_TARGET,
+} from "./ripgrep.ts";
 import {
   parseLine,
   ripgrepArgs,
@@ -138,12 +143,11 @@ function isNamePattern(pattern: string): boolean {
   return !/[/:]/.test(pattern) && !pattern.startsWith("!");
 }
 
-/** ripgrep's arguments for one query (the bench runs rg with exactly these); `targets` replace the query's root. */
+/** ripgrep's arguments for one query (the bench runs rg with exactly these); a `target` replaces the query's root. */
 export function pagedArgs(
   query: PagedQuery,
   search: Pick<PagedSearch, "output" | "multiline" | "context">,
   target: string | undefined,
-  targets: readonly string[] = [],
   leaveOut: readonly string[] = [],
 ): string[] {
   const context = search.output === "content" ? search.context : undefined;
@@ -165,8 +169,7 @@ export function pagedArgs(
       `--type=${NAME_TYPE}`,
     );
   }
-  const paths = target !== undefined ? [target] : targets;
-  if (paths.length) args.push("--", ...paths);
+  if (target !== undefined) args.push("--", target);
   return args;
 }
 
@@ -229,8 +232,8 @@ export async function pagedSearch(
     let skipped: string | undefined;
     const run = await runRipgrep(
       ctx,
-      pagedArgs(query, search, scope.target, [], leftOutGlobs(ctx, scope.cwd)),
-      scope.cwd,
+      pagedArgs(query, search, scope.target, leftOutGlobs(ctx, scope.cwd)),
+      scope,
       "path-lines",
       (record) => {
         const entry = parseLine("content", record, scope.prefix);
@@ -339,7 +342,12 @@ function merge(files: Map<string, FileMatches>, file: FileMatches): void {
   } else had.held = undefined;
 }
 
-/** Searches the page's files again for the text of their lines (texts were dropped past the cap). */
+/**
+ * Searches the page's files again for the text of their lines (texts were
+ * dropped past the cap), each on its own and fed to ripgrep by wave (see
+ * `RipgrepInput`): a file swapped for a named pipe since the first run is
+ * refused, never waited on.
+ */
 async function refetch(
   ctx: ToolContext,
   search: PagedSearch,
@@ -348,25 +356,28 @@ async function refetch(
   const byPath = new Map(picked.map(({ file }) => [file.path, file]));
   for (const file of byPath.values()) file.held = new Map();
   for (const [index, query] of search.queries.entries()) {
-    const targets = [...byPath.values()].filter((f) => f.queries.has(index))
-      .map((f) => f.path);
-    if (targets.length === 0) continue;
-    const run = await runRipgrep(
-      ctx,
-      pagedArgs(query, search, undefined, targets),
-      ctx.workspace,
-      "path-lines",
-      (record) => {
-        const entry = parseLine("content", record, "");
-        if (entry?.kind !== "line") return;
-        const held = byPath.get(entry.path)?.held;
-        const old = held?.get(entry.line);
-        if (held && (!old || (!old.match && !entry.context))) {
-          held.set(entry.line, { text: entry.text, match: !entry.context });
-        }
-      },
-    );
-    checkRun(run, query);
+    for (const file of byPath.values()) {
+      if (!file.queries.has(index)) continue;
+      const held = file.held!;
+      const run = await runRipgrep(
+        ctx,
+        pagedArgs(query, search, STDIN_TARGET),
+        {
+          cwd: ctx.workspace,
+          input: { path: resolve(ctx.workspace, file.path), label: file.path },
+        },
+        "path-lines",
+        (record) => {
+          const entry = parseLine("content", record, "");
+          if (entry?.kind !== "line") return;
+          const old = held.get(entry.line);
+          if (!old || (!old.match && !entry.context)) {
+            held.set(entry.line, { text: entry.text, match: !entry.context });
+          }
+        },
+      );
+      checkRun(run, query);
+    }
   }
 }
 

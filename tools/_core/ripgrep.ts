@@ -10,6 +10,7 @@ import { type ToolContext, ToolError } from "../kernel/tool.ts";
 import { hiddenTest, ripgrepExclusions } from "../kernel/hidden.ts";
 import { isAbsolute, join, relative } from "node:path";
 import { displayPath, isInside } from "../kernel/workspace.ts";
+import { openRegularFile } from "../kernel/regular_file.ts";
 
 /** How much of ripgrep's stderr is kept (a tree of unreadable files makes a line each). */
 const STDERR_KEPT = 64 * 1024;
@@ -51,11 +52,37 @@ export interface RipgrepRun {
   stopped: boolean;
 }
 
+/**
+ * ripgrep's target that reads its standard input: a file searched on its
+ * own is given to rg this way (see {@linkcode RipgrepInput}).
+ */
+export const STDIN_TARGET = "-";
+
+/**
+ * A file ripgrep searches from its standard input rather than by its path.
+ * rg opens the paths it is given without a check, and waits forever on a
+ * named pipe swapped in for one; wave opens the file instead (on the
+ * calling thread, without waiting, refusing what is not a regular file:
+ * see {@linkcode openRegularFile}) and gives rg that descriptor as its
+ * stdin, which it reads as fast as the path. The paths rg prints for it
+ * (`<stdin>`) are replaced by `label`.
+ */
+export interface RipgrepInput {
+  /** The real path to open. */
+  path: string;
+  /** The path rg's output names it by (relative to the workspace). */
+  label: string;
+}
+
 /** Where ripgrep runs, what it is given to search, and what its paths need in front. */
 export interface RipgrepScope {
   cwd: string;
-  /** The file to search, when the search is of one file. */
+  /**
+   * When the search is of one file: rg's target ({@linkcode STDIN_TARGET}),
+   * and the file it reads there.
+   */
   target?: string;
+  input?: RipgrepInput;
   /** Put before each path rg prints to make it relative to the workspace. */
   prefix: string;
 }
@@ -65,7 +92,8 @@ export interface RipgrepScope {
  * searched from inside, so globs match paths below it ("src/*.ts" under
  * path "pkg" means pkg/src/*.ts); `prefix` turns the paths rg prints into
  * paths relative to the workspace. A single file is searched from the
- * workspace, with the file as rg's target.
+ * workspace, read from rg's standard input and named as the workspace
+ * names it.
  */
 export async function ripgrepScope(
   ctx: ToolContext,
@@ -73,7 +101,12 @@ export async function ripgrepScope(
 ): Promise<RipgrepScope> {
   const shown = displayPath(ctx.workspace, root);
   if (!(await Deno.stat(root)).isDirectory) {
-    return { cwd: ctx.workspace, target: shown, prefix: "" };
+    return {
+      cwd: ctx.workspace,
+      target: STDIN_TARGET,
+      input: { path: root, label: shown },
+      prefix: "",
+    };
   }
   return { cwd: root, prefix: shown === "." ? "" : `${shown}/` };
 }
@@ -124,47 +157,56 @@ function recordAt(
   return nl === -1 ? undefined : { end: nl, next: nl + 1 };
 }
 
+/** The name ripgrep gives its standard input in what it prints. */
+const STDIN_NAME = "<stdin>";
+
 /**
- * Runs ripgrep with `args` (which must include `--null`) in `cwd`.
- * `onRecord` gets each record of stdout (see {@linkcode RipgrepRecords}),
- * without its terminator, and returns false to stop the run.
+ * Runs ripgrep with `args` (which must include `--null`) in `where.cwd`,
+ * with `where.input`, if any, as its standard input (`args` then name
+ * {@linkcode STDIN_TARGET} as the target). `onRecord` gets each record of
+ * stdout (see {@linkcode RipgrepRecords}), without its terminator, and
+ * returns false to stop the run.
  *
  * Guarantees: rg is killed when `onLine` returns false, when the call is
  * aborted, or after `timeoutMs`; its process group is reported to the
  * session so shutdown can reach it; an abort is a {@linkcode ToolError}.
+ * An input that is not a regular file is refused before rg starts (the
+ * errors of {@linkcode openRegularFile}); rg never opens a path of it.
  */
 export async function runRipgrep(
   ctx: ToolContext,
   args: string[],
-  cwd: string,
+  where: { cwd: string; input?: RipgrepInput },
   records: RipgrepRecords,
   onRecord: (record: string) => boolean | void,
   timeoutMs = 60_000,
 ): Promise<RipgrepRun> {
   const rg = ctx.programs.rg;
   if (!rg) throw ripgrepMissing();
-  const child = new Deno.Command(rg, {
-    args,
-    cwd,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-    // No RIPGREP_CONFIG_PATH or other user settings: the same search everywhere.
-    clearEnv: true,
-    env: { PATH: ctx.env.PATH ?? "/usr/bin:/bin" },
-    // Not detached: rg starts no children, so its pid is all there is to
-    // kill, and a spawn without a setsid hook is a posix_spawn instead of
-    // a fork of the worker (milliseconds less per search).
-  }).spawn();
+  const { cwd, input } = where;
+  const env = { PATH: ctx.env.PATH ?? "/usr/bin:/bin" };
+  let child: RipgrepChild;
+  if (input) {
+    const file = openRegularFile(input.path, input.label);
+    try {
+      child = await spawnOnFile(rg, args, cwd, env, file.fd);
+    } finally {
+      file.close(); // rg has its own copy of the descriptor
+    }
+  } else child = spawnRipgrep(rg, args, cwd, env);
+  const named = input
+    ? (record: string) =>
+      record.startsWith(STDIN_NAME)
+        ? input.label + record.slice(STDIN_NAME.length)
+        : record
+    : (record: string) => record;
   ctx.processes.started(child.pid);
   let stopped = false;
   let timedOut = false;
   const stop = () => {
     if (stopped) return;
     stopped = true;
-    try {
-      child.kill("SIGKILL");
-    } catch { /* already exited */ }
+    child.kill();
   };
   const onAbort = () => stop();
   ctx.signal.addEventListener("abort", onAbort);
@@ -199,7 +241,7 @@ export async function runRipgrep(
         record;
         record = recordAt(text, start, records)
       ) {
-        const line = text.slice(start, record.end);
+        const line = named(text.slice(start, record.end));
         const keepGoing = shows(line) ? onRecord(line) : true;
         start = record.next;
         if (keepGoing === false) {
@@ -211,7 +253,7 @@ export async function runRipgrep(
     }
     if (!stopped) {
       // A last record without its terminator (rg was cut off): take it as it is.
-      carry = (carry + decoder.decode()).replace(/\n$/, "");
+      carry = named((carry + decoder.decode()).replace(/\n$/, ""));
       if (carry !== "" && shows(carry)) onRecord(carry);
     }
   } finally {
@@ -233,4 +275,84 @@ export async function runRipgrep(
     );
   }
   return { code: stopped ? null : status.code, stderr, stopped };
+}
+
+/** A running rg, however it was started. */
+interface RipgrepChild {
+  pid: number;
+  stdout: ReadableStream<Uint8Array>;
+  stderr: ReadableStream<Uint8Array>;
+  /** Its exit code; `null` when a signal ended it. */
+  status: Promise<{ code: number | null }>;
+  /** Kills it (SIGKILL); harmless once it has exited. */
+  kill(): void;
+}
+
+/** Starts rg with a clean environment and no stdin. */
+function spawnRipgrep(
+  rg: string,
+  args: string[],
+  cwd: string,
+  env: Record<string, string>,
+): RipgrepChild {
+  const child = new Deno.Command(rg, {
+    args,
+    cwd,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+    // No RIPGREP_CONFIG_PATH or other user settings: the same search everywhere.
+    clearEnv: true,
+    env,
+    // Not detached: rg starts no children, so its pid is all there is to
+    // kill, and a spawn without a setsid hook is a posix_spawn instead of
+    // a fork of the worker (milliseconds less per search).
+  }).spawn();
+  return {
+    pid: child.pid,
+    stdout: child.stdout,
+    stderr: child.stderr,
+    status: child.status.then((s) => ({ code: s.signal ? null : s.code })),
+    kill: () => {
+      try {
+        child.kill("SIGKILL");
+      } catch { /* already exited */ }
+    },
+  };
+}
+
+/**
+ * Starts rg as {@linkcode spawnRipgrep} does, with descriptor `fd` as its
+ * stdin. Deno's own spawn cannot hand a child a descriptor; Node's can
+ * (loaded on first use: most searches are of a directory).
+ */
+async function spawnOnFile(
+  rg: string,
+  args: string[],
+  cwd: string,
+  env: Record<string, string>,
+  fd: number,
+): Promise<RipgrepChild> {
+  const [{ spawn }, { Readable }] = await Promise.all([
+    import("node:child_process"),
+    import("node:stream"),
+  ]);
+  // env replaces the whole environment, as clearEnv does above.
+  const child = spawn(rg, args, { cwd, env, stdio: [fd, "pipe", "pipe"] });
+  const status = new Promise<{ code: number | null }>((resolve) =>
+    child.once("exit", (code) => resolve({ code }))
+  );
+  await new Promise<void>((resolve, reject) => {
+    child.once("spawn", resolve);
+    child.once("error", reject);
+  });
+  const web = (stream: NonNullable<typeof child.stdout>) =>
+    Readable.toWeb(stream) as unknown as ReadableStream<Uint8Array>;
+  return {
+    pid: child.pid!,
+    stdout: web(child.stdout!),
+    stderr: web(child.stderr!),
+    status,
+    kill: () => void child.kill("SIGKILL"),
+  };
 }

@@ -216,7 +216,7 @@ async function collectParallel(
   const run = await runRipgrep(
     ctx,
     ripgrepArgs(search, scope.target),
-    scope.cwd,
+    scope,
     search.mode === "files" ? "paths" : "path-lines",
     (line) => {
       const entry = parseLine(search.mode, line, scope.prefix);
@@ -309,7 +309,7 @@ async function sortedPage(
   const run = await runRipgrep(
     ctx,
     ripgrepArgs(search, scope.target, true),
-    scope.cwd,
+    scope,
     search.mode === "files" ? "paths" : "path-lines",
     (line) => {
       const entry = parseLine(search.mode, line, scope.prefix);

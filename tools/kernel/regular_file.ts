@@ -65,6 +65,8 @@ export interface RegularFile extends Disposable {
   readonly ino: number;
   /** When it was last modified when it was opened, in milliseconds since the epoch. */
   readonly mtime: number;
+  /** The descriptor, to hand to a child process as its stdin; valid until {@linkcode RegularFile.close}. */
+  readonly fd: number;
   /** Reads into `buffer` on this thread; `null` at the end. */
   readSync(buffer: Uint8Array): number | null;
   /** Reads into `buffer` off this thread (from the descriptor: no path is resolved); `null` at the end. */
@@ -174,11 +176,11 @@ class OpenFile implements RegularFile {
   readonly dev: number;
   readonly ino: number;
   readonly mtime: number;
-  #fd: number;
+  readonly fd: number;
   #closed = false;
 
   constructor(fd: number, info: FdInfo) {
-    this.#fd = fd;
+    this.fd = fd;
     this.size = info.size;
     this.dev = info.dev;
     this.ino = info.ino;
@@ -187,7 +189,7 @@ class OpenFile implements RegularFile {
 
   readSync(buffer: Uint8Array): number | null {
     if (buffer.length === 0) return 0;
-    const n = readSync(this.#fd, buffer, 0, buffer.length, null);
+    const n = readSync(this.fd, buffer, 0, buffer.length, null);
     return n === 0 ? null : n;
   }
 
@@ -195,7 +197,7 @@ class OpenFile implements RegularFile {
     if (buffer.length === 0) return Promise.resolve(0);
     return new Promise((resolve, reject) =>
       readCallback(
-        this.#fd,
+        this.fd,
         buffer,
         0,
         buffer.length,
@@ -227,7 +229,7 @@ class OpenFile implements RegularFile {
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
-    closeSync(this.#fd);
+    closeSync(this.fd);
   }
 
   [Symbol.dispose](): void {

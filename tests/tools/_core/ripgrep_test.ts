@@ -1,0 +1,85 @@
+/** The ripgrep driver: a file searched on its own is opened by wave and fed to rg, never opened by rg. */
+import assert from "node:assert/strict";
+import {
+  ripgrepScope,
+  runRipgrep,
+  STDIN_TARGET,
+} from "../../../tools/_core/ripgrep.ts";
+import { ToolError } from "../../../tools/kernel/tool.ts";
+import { TestSession } from "../../_context.ts";
+
+const ARGS = ["--no-config", "--line-number", "--with-filename", "--null"];
+
+Deno.test("ripgrep: a file searched on its own is read from rg's stdin and named by its path in the workspace", async () => {
+  const s = await TestSession.create();
+  await s.write("src/notes.txt", "alpha\nbeta\nbeta again\n");
+  const ctx = s.context();
+  const scope = await ripgrepScope(ctx, `${s.workspace}/src/notes.txt`);
+  assert.deepEqual(scope, {
+    cwd: s.workspace,
+    target: STDIN_TARGET,
+    input: { path: `${s.workspace}/src/notes.txt`, label: "src/notes.txt" },
+    prefix: "",
+  });
+  const records: string[] = [];
+  const run = await runRipgrep(
+    ctx,
+    [...ARGS, "--regexp=beta", "--", STDIN_TARGET],
+    scope,
+    "path-lines",
+    (record) => void records.push(record),
+  );
+  assert.equal(run.code, 0);
+  assert.deepEqual(records, [
+    "src/notes.txt\x002:beta",
+    "src/notes.txt\x003:beta again",
+  ]);
+  // A run stopped early ends the copy into rg without an error.
+  const first: string[] = [];
+  const big = "beta\n".repeat(200_000);
+  await s.write("big.txt", big);
+  const stopped = await runRipgrep(
+    ctx,
+    [...ARGS, "--regexp=beta", "--", STDIN_TARGET],
+    await ripgrepScope(ctx, `${s.workspace}/big.txt`),
+    "path-lines",
+    (record) => {
+      first.push(record);
+      return false;
+    },
+  );
+  assert.equal(stopped.stopped, true);
+  assert.deepEqual(first, ["big.txt\x001:beta"]);
+  assert.deepEqual(s.groups.size, 0, "no rg left running");
+});
+
+Deno.test("ripgrep: a named pipe in place of the file is refused before rg starts, at once", async () => {
+  const s = await TestSession.create();
+  await s.write("f", "beta\n");
+  const ctx = s.context();
+  const scope = await ripgrepScope(ctx, `${s.workspace}/f`);
+  // Swapped in after the scope was taken, as a racing process would.
+  await Deno.remove(`${s.workspace}/f`);
+  const made = await new Deno.Command("mkfifo", { args: [`${s.workspace}/f`] })
+    .output();
+  assert.equal(made.code, 0);
+  let started = 0;
+  const counting = {
+    ...ctx,
+    processes: { ...ctx.processes, started: () => void started++ },
+  };
+  await assert.rejects(
+    runRipgrep(
+      counting,
+      [...ARGS, "--regexp=beta", "--", STDIN_TARGET],
+      scope,
+      "path-lines",
+      () => {},
+    ),
+    (error: unknown) =>
+      error instanceof ToolError &&
+      (error.structured as { type?: string }).type === "not_regular_file" &&
+      error.message.startsWith("f is a named pipe (FIFO), not a regular file"),
+  );
+  assert.equal(started, 0);
+});
