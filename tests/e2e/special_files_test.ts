@@ -8,6 +8,7 @@
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { withWave } from "../_wave.ts";
+import { TINY_PNG } from "../_images.ts";
 
 const RACER = fileURLToPath(new URL("./_racer.ts", import.meta.url));
 
@@ -149,4 +150,54 @@ for (const [toolset, calls] of Object.entries(READS)) {
         assert.equal((await wave.finish()).code, 0);
       }));
   }
+}
+
+/**
+ * The first reads of each toolset, raced with an image: a tool tells a
+ * file's kind from its first bytes, then reads it. Were the first bytes
+ * taken from the pipe (nothing: text), the image read after would come
+ * back as lines of text.
+ */
+const IMAGE_READS: Record<string, [string, Record<string, unknown>]> = {
+  wave: ["Read", { file_path: "f" }],
+  sata: ["read", { Path: "f" }],
+  devflow: ["read_file", { path: "f" }],
+  files: ["read_files", { files: [{ path: "f" }] }],
+};
+
+for (const [toolset, [tool, input]] of Object.entries(IMAGE_READS)) {
+  Deno.test(`${toolset} ${tool}: an image raced with a named pipe is read as the image or refused, never as text from the pipe's kind`, () =>
+    withWave({ args: ["--toolset", toolset] }, async (wave) => {
+      wave.put("f", TINY_PNG);
+      await PARTNERS["a named pipe"](`${wave.workspace}/other`);
+      const racer = new Deno.Command(Deno.execPath(), {
+        args: [
+          "run",
+          "--allow-ffi",
+          RACER,
+          `${wave.workspace}/f`,
+          `${wave.workspace}/other`,
+        ],
+        stdout: "null",
+        stderr: "null",
+      }).spawn();
+      const seen = { image: 0, refused: 0, asText: [] as string[] };
+      try {
+        for (let i = 0; i < 60; i++) {
+          const result = await wave.callTool(tool, input);
+          const text = JSON.stringify(result.content);
+          // The PNG's chunk names show only when its bytes come back as text.
+          if (text.includes("IHDR")) seen.asText.push(text.slice(0, 200));
+          else if (REFUSED_ANYWHERE.test(text)) seen.refused++;
+          else seen.image++;
+        }
+      } finally {
+        racer.kill("SIGKILL");
+        await racer.status;
+      }
+      assert.deepEqual(seen.asText, []);
+      assert.ok(seen.image > 0, "no call met the image");
+      assert.ok(seen.refused > 0, "no call met the pipe");
+      assert.equal((await wave.finish()).code, 0);
+    }));
 }

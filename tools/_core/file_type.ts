@@ -183,9 +183,9 @@ async function nameBinary(head: Uint8Array): Promise<string> {
 }
 
 /**
- * Reads up to {@linkcode SNIFF_BYTES} from the start of a file, without
- * waiting on a named pipe swapped in after a check (see
- * {@linkcode readPrefix}).
+ * Reads up to {@linkcode SNIFF_BYTES} from the start of a regular file,
+ * refusing a named pipe swapped in after a check rather than waiting on it
+ * or reading it (see {@linkcode readPrefix}).
  */
 export function readHead(path: string): Promise<Uint8Array> {
   try {

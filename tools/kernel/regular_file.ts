@@ -104,33 +104,27 @@ export function openRegularFile(path: string, shown = path): RegularFile {
 }
 
 /**
- * Up to `length` bytes from the start of the file at `path`, opened without
- * waiting, on this thread. Unchecked, so cheaper than
- * {@linkcode openRegularFile} (no `fstat`), and safe because it is bounded:
- * on a named pipe or device swapped in after a check, it returns whatever
- * that gives at once (often nothing), and the read that follows, through
- * {@linkcode openRegularFile}, refuses it. Rejects as `Deno.openSync` does
- * (a directory with `Deno.errors.IsADirectory`).
+ * Up to `length` bytes from the start of the regular file at `path`,
+ * opened and checked as {@linkcode openRegularFile} opens and checks it
+ * (and rejecting as it does). Checked, not merely bounded: the bytes a
+ * tool tells a file's kind by must be the file's. Bytes taken from a named
+ * pipe swapped in for a moment (at once, nothing: text) would have an
+ * image read after, once the file is back, returned as lines of text.
  */
-export function readPrefix(path: string, length: number): Uint8Array {
-  const fd = openNonBlocking(path, path);
-  try {
-    const buffer = new Uint8Array(length);
-    let filled = 0;
-    while (filled < length) {
-      const n = readSync(fd, buffer, filled, length - filled, null);
-      if (n === 0) break;
-      filled += n;
-    }
-    return buffer.subarray(0, filled);
-  } catch (error) {
-    if ((error as { code?: unknown }).code === "EAGAIN") {
-      return new Uint8Array();
-    }
-    throw asDenoError(error, path, "read");
-  } finally {
-    closeSync(fd);
+export function readPrefix(
+  path: string,
+  length: number,
+  shown = path,
+): Uint8Array {
+  using file = openRegularFile(path, shown);
+  const buffer = new Uint8Array(length);
+  let filled = 0;
+  while (filled < length) {
+    const n = file.readSync(buffer.subarray(filled));
+    if (n === null) break;
+    filled += n;
   }
+  return buffer.subarray(0, filled);
 }
 
 /**
