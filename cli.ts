@@ -225,10 +225,15 @@ const { serve } = await import(
 // In the session's graph already, so free now. No command runs before
 // serve reads its input, and serve makes wave non-dumpable first.
 const ENVIRONMENT = new URL("./session/environment.ts", import.meta.url).href;
-const { capabilityBound, forgetModelKeys, unconfinedRootWarning } =
-  await import(ENVIRONMENT) as typeof import("./session/environment.ts");
+const {
+  capabilityBound,
+  forgetModelKeys,
+  forgetNodeCoverage,
+  unconfinedRootWarning,
+} = await import(ENVIRONMENT) as typeof import("./session/environment.ts");
 // The config holds the model key now; no later reader needs the variables.
 forgetModelKeys(Deno.env);
+forgetNodeCoverage(Deno.env);
 const warning = unconfinedRootWarning(
   config.shellSandbox,
   Deno.uid(),

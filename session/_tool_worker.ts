@@ -204,6 +204,7 @@ function contextFor(
     env: data.env,
     programs: data.programs,
     readState,
+    approvedFor: (real) => approved.has(real),
     path(raw) {
       return check(
         data.paths[raw] ??

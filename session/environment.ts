@@ -66,6 +66,17 @@ export function forgetModelKeys(env: { delete(name: string): void }): void {
 }
 
 /**
+ * Deletes `NODE_V8_COVERAGE` from wave's environment. Node's spawn, which
+ * hands ripgrep a file wave opened (tools/_core/ripgrep.ts), passes that
+ * variable on to the child whatever environment it is given; wave has no
+ * Node coverage to collect, and without it ripgrep's environment is `PATH`
+ * alone, as every other program's is built.
+ */
+export function forgetNodeCoverage(env: { delete(name: string): void }): void {
+  env.delete("NODE_V8_COVERAGE");
+}
+
+/**
  * The warning for a session whose commands can still read wave itself:
  * commands run unconfined (`--shell-sandbox none`) as root with
  * `CAP_SYS_PTRACE` in their reach (`capabilityBound`: /proc/self/status's

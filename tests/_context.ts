@@ -94,6 +94,7 @@ export class TestSession {
       tasks: new TaskStore(this.waveHome, this.taskListId),
       env: this.env,
       programs: this.programs,
+      approvedFor: () => false,
       path: (raw) => {
         const resolved = resolveInWorkspace(this.workspace, raw);
         if (resolved.outside) {

@@ -1,7 +1,10 @@
 import assert from "node:assert/strict";
 import { parseFlags } from "../../session/config.ts";
 import { type ApiKey, readApiKey } from "../../session/models/api_key.ts";
-import { forgetModelKeys } from "../../session/environment.ts";
+import {
+  forgetModelKeys,
+  forgetNodeCoverage,
+} from "../../session/environment.ts";
 import { tempDir } from "../_temp.ts";
 
 const env = (vars: Record<string, string>) => ({ get: (k: string) => vars[k] });
@@ -173,5 +176,13 @@ Deno.test("api key: forgetModelKeys deletes every model key variable, and nothin
     PATH: "/bin",
   }));
   forgetModelKeys({ delete: (name) => vars.delete(name) });
+  assert.deepEqual([...vars.keys()], ["PATH"]);
+});
+
+Deno.test("api key: forgetNodeCoverage deletes NODE_V8_COVERAGE, which Node's spawn would pass on to ripgrep, and nothing else", () => {
+  const vars = new Map(
+    Object.entries({ NODE_V8_COVERAGE: "/tmp/c", PATH: "/bin" }),
+  );
+  forgetNodeCoverage({ delete: (name) => vars.delete(name) });
   assert.deepEqual([...vars.keys()], ["PATH"]);
 });

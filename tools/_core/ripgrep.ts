@@ -9,7 +9,7 @@
 import { type ToolContext, ToolError } from "../kernel/tool.ts";
 import { hiddenTest, ripgrepExclusions } from "../kernel/hidden.ts";
 import { isAbsolute, join, relative } from "node:path";
-import { displayPath, isInside } from "../kernel/workspace.ts";
+import { displayPath, isInside, SensitiveLinks } from "../kernel/workspace.ts";
 import { openRegularFile } from "../kernel/regular_file.ts";
 
 /** How much of ripgrep's stderr is kept (a tree of unreadable files makes a line each). */
@@ -171,7 +171,9 @@ const STDIN_NAME = "<stdin>";
  * aborted, or after `timeoutMs`; its process group is reported to the
  * session so shutdown can reach it; an abort is a {@linkcode ToolError}.
  * An input that is not a regular file is refused before rg starts (the
- * errors of {@linkcode openRegularFile}); rg never opens a path of it.
+ * errors of {@linkcode openRegularFile}); rg never opens a path of it. An
+ * input that leads to a sensitive file is left out (no match), as every
+ * search leaves out links to secrets.
  */
 export async function runRipgrep(
   ctx: ToolContext,
@@ -189,6 +191,10 @@ export async function runRipgrep(
   if (input) {
     const file = openRegularFile(input.path, input.label);
     try {
+      // Left out as a search leaves out every link to a secret: no match.
+      if (leadsToSecret(ctx, file, input)) {
+        return { code: 1, stderr: "", stopped: false };
+      }
       child = await spawnOnFile(rg, args, cwd, env, file.fd);
     } finally {
       file.close(); // rg has its own copy of the descriptor
@@ -210,6 +216,7 @@ export async function runRipgrep(
   };
   const onAbort = () => stop();
   ctx.signal.addEventListener("abort", onAbort);
+  if (ctx.signal.aborted) stop(); // while rg was being started
   const timer = setTimeout(() => {
     timedOut = true;
     stop();
@@ -275,6 +282,23 @@ export async function runRipgrep(
     );
   }
   return { code: stopped ? null : status.code, stderr, stopped };
+}
+
+/**
+ * Whether a fed file is a link (symbolic or hard) to a sensitive file of
+ * the workspace that the call was not approved for (see
+ * {@linkcode SensitiveLinks.openedReason}), judged on what was opened: a
+ * path swapped for one after the call's check included. A path the parent
+ * approved (a hard link to a secret, say) is searched as approved.
+ */
+function leadsToSecret(
+  ctx: ToolContext,
+  file: { dev: number; ino: number },
+  input: RipgrepInput,
+): boolean {
+  return !ctx.approvedFor(input.path) &&
+    new SensitiveLinks(ctx.workspace).openedReason(file, input.path) !==
+      undefined;
 }
 
 /** A running rg, however it was started. */

@@ -206,6 +206,12 @@ export interface ToolContext {
    * was not approved for it.
    */
   path(raw: string): ResolvedPath;
+  /**
+   * Whether the parent approved this call for the real path `real` (one
+   * outside the workspace, or a sensitive file): what is opened there may
+   * be what the approval named, a sensitive file included.
+   */
+  approvedFor(real: string): boolean;
   /** What this session has read of the paths the call names, and its changes to that. */
   readonly readState: ReadStateView;
   /**

@@ -146,19 +146,39 @@ export class SensitiveLinks {
       return undefined;
     }
     if (!info.isFile || (info.nlink ?? 1) < 2) return undefined;
+    const name = this.#otherSecret(identity(info), real);
+    return name === undefined
+      ? undefined
+      : `sensitive file (a hard link to ${displayPath(this.#root, name)})`;
+  }
+
+  /**
+   * Why a file opened for `real` (its descriptor's device and inode) is
+   * another file, a sensitive one, or `undefined`: the file checked was
+   * swapped, after the check, for a link (symbolic or hard) to a sensitive
+   * file found as the class says. Judged on what was opened, so no swap
+   * after the open changes the answer.
+   */
+  openedReason(
+    opened: { dev: number; ino: number },
+    real: string,
+  ): string | undefined {
+    const name = this.#otherSecret(`${opened.dev}:${opened.ino}`, real);
+    return name === undefined
+      ? undefined
+      : `sensitive file (${displayPath(this.#root, name)})`;
+  }
+
+  /** The sensitive file other than `real` whose identity is `key`, if any. */
+  #otherSecret(key: string, real: string): string | undefined {
     const dirs = new Set([
       this.#root,
       ...SECRET_DIRS.map((dir) => join(this.#root, dir)),
       dirname(real),
     ]);
-    const key = identity(info);
     for (const dir of dirs) {
       const name = this.#secretsOf(dir).get(key);
-      if (name !== undefined && name !== real) {
-        return `sensitive file (a hard link to ${
-          displayPath(this.#root, name)
-        })`;
-      }
+      if (name !== undefined && name !== real) return name;
     }
     return undefined;
   }

@@ -83,3 +83,39 @@ Deno.test("ripgrep: a named pipe in place of the file is refused before rg start
   );
   assert.equal(started, 0);
 });
+
+Deno.test("ripgrep: a file that leads to a sensitive file the check did not judge is left out, before rg starts; one the parent approved is searched", async () => {
+  const s = await TestSession.create();
+  await s.write(".env", "SECRET=1\n");
+  await s.write("f", "fine\n");
+  const ctx = s.context();
+  const scope = await ripgrepScope(ctx, `${s.workspace}/f`);
+  // Swapped for a hard link to .env after the scope was taken.
+  await Deno.remove(`${s.workspace}/f`);
+  await Deno.link(`${s.workspace}/.env`, `${s.workspace}/f`);
+  let started = 0;
+  const search = async (context: typeof ctx) => {
+    const records: string[] = [];
+    const run = await runRipgrep(
+      {
+        ...context,
+        processes: { ...context.processes, started: () => void started++ },
+      },
+      [...ARGS, "--regexp=SECRET", "--", STDIN_TARGET],
+      scope,
+      "path-lines",
+      (record) => void records.push(record),
+    );
+    return { code: run.code, records };
+  };
+  assert.deepEqual(await search(ctx), { code: 1, records: [] });
+  assert.equal(started, 0, "rg never saw it");
+  const approved = {
+    ...ctx,
+    approvedFor: (real: string) => real === `${s.workspace}/f`,
+  };
+  assert.deepEqual(await search(approved), {
+    code: 0,
+    records: ["f\x001:SECRET=1"],
+  });
+});

@@ -4,9 +4,11 @@ import {
   isInside,
   realPathOf,
   resolveInWorkspace,
+  SensitiveLinks,
 } from "../../../tools/kernel/workspace.ts";
 import { ToolError } from "../../../tools/kernel/tool.ts";
 import { tempDir } from "../../_temp.ts";
+import { openRegularFile } from "../../../tools/kernel/regular_file.ts";
 
 async function tree() {
   const base = await Deno.realPath(await tempDir());
@@ -215,4 +217,29 @@ Deno.test("resolver: WAVE_HOME is wave's own state: sensitive wherever it lies, 
     resolveInWorkspace(ws, `${base}/out/f.txt`, undefined, [], base).sensitive,
     state,
   );
+});
+
+Deno.test("SensitiveLinks.openedReason: a file opened through a symbolic or hard link to a sensitive file is named; the file itself, or an ordinary one, is not", async () => {
+  const root = await Deno.realPath(await tempDir());
+  Deno.writeTextFileSync(`${root}/.env`, "SECRET=1\n");
+  Deno.mkdirSync(`${root}/src`);
+  Deno.writeTextFileSync(`${root}/src/f`, "fine\n");
+  Deno.symlinkSync(`${root}/.env`, `${root}/src/sym`);
+  Deno.linkSync(`${root}/.env`, `${root}/src/hard`);
+  const judged = (opened: string, checked: string) => {
+    using file = openRegularFile(opened);
+    return new SensitiveLinks(root).openedReason(file, checked);
+  };
+  // As if src/f had been checked and then swapped for each link.
+  assert.equal(
+    judged(`${root}/src/sym`, `${root}/src/f`),
+    "sensitive file (.env)",
+  );
+  assert.equal(
+    judged(`${root}/src/hard`, `${root}/src/f`),
+    "sensitive file (.env)",
+  );
+  assert.equal(judged(`${root}/src/f`, `${root}/src/f`), undefined);
+  // A sensitive file the call was approved for is itself, not a swap.
+  assert.equal(judged(`${root}/.env`, `${root}/.env`), undefined);
 });

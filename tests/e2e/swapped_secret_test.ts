@@ -1,0 +1,74 @@
+/**
+ * End-to-end: a search of one file whose path another process swaps, in a
+ * loop, with a link to the workspace's `.env`. The check judges the path
+ * (an ordinary file); what is searched is what wave opened, so a secret
+ * reached through the swap is judged by what was opened and left out, as
+ * every search leaves out links to secrets: never searched.
+ */
+
+import assert from "node:assert/strict";
+import { fileURLToPath } from "node:url";
+import { withWave } from "../_wave.ts";
+
+const RACER = fileURLToPath(new URL("./_racer.ts", import.meta.url));
+
+const SEARCHES: Record<string, [string, Record<string, unknown>]> = {
+  wave: ["Grep", {
+    pattern: "SECRET_TOKEN|fi[n]e",
+    path: "f",
+    output_mode: "content",
+  }],
+  sata: ["grep", { Pattern: "SECRET_TOKEN|fi[n]e", Path: "f" }],
+  devflow: ["search_in_file", {
+    path: "f",
+    pattern: "SECRET_TOKEN|fi[n]e",
+    regex: true,
+  }],
+};
+
+/** How `g`, the file's partner in the swap, leads to `.env`. */
+const LINKS = {
+  "a symbolic link": (workspace: string) =>
+    Deno.symlinkSync(`${workspace}/.env`, `${workspace}/g`),
+  "a hard link": (workspace: string) =>
+    Deno.linkSync(`${workspace}/.env`, `${workspace}/g`),
+};
+
+for (const [toolset, [tool, input]] of Object.entries(SEARCHES)) {
+  for (const [kind, link] of Object.entries(LINKS)) {
+    Deno.test(`${toolset} ${tool}: a file swapped in a loop with ${kind} to .env never shows the secret`, () =>
+      withWave({ args: ["--toolset", toolset] }, async (wave) => {
+        wave.put(".env", "SECRET_TOKEN=hunter2\n");
+        wave.put("f", "fine\n");
+        link(wave.workspace);
+        const racer = new Deno.Command(Deno.execPath(), {
+          args: [
+            "run",
+            "--allow-ffi",
+            RACER,
+            `${wave.workspace}/f`,
+            `${wave.workspace}/g`,
+          ],
+          stdout: "null",
+          stderr: "null",
+        }).spawn();
+        const seen = { found: 0, leftOut: 0, leaked: [] as string[] };
+        try {
+          for (let i = 0; i < 150; i++) {
+            const result = await wave.callTool(tool, input);
+            const text = JSON.stringify(result.content);
+            if (text.includes("hunter2")) seen.leaked.push(text.slice(0, 200));
+            else if (text.includes("fine")) seen.found++; // (the pattern says fi[n]e)
+            else if (!result.is_error) seen.leftOut++;
+          }
+        } finally {
+          racer.kill("SIGKILL");
+          await racer.status;
+        }
+        assert.deepEqual(seen.leaked, []);
+        assert.ok(seen.found > 0, "no call searched the file");
+        assert.ok(seen.leftOut > 0, "no call met the swap after its check");
+        assert.equal((await wave.finish()).code, 0);
+      }));
+  }
+}
