@@ -6,11 +6,9 @@
  */
 
 import assert from "node:assert/strict";
-import { fileURLToPath } from "node:url";
 import { withWave } from "../_wave.ts";
+import { exchangeInLoop } from "./_exchange.ts";
 import { TINY_PNG } from "../_images.ts";
-
-const RACER = fileURLToPath(new URL("./_racer.ts", import.meta.url));
 
 const FIFO_REFUSED =
   /pipe is a named pipe \(FIFO\), not a regular file; file tools do not open it/;
@@ -110,17 +108,10 @@ for (const [toolset, calls] of Object.entries(READS)) {
         const unmake = await make(`${wave.workspace}/other`);
         // Exchanges the file and the other in a loop: a call's check and
         // its open meet different things about half the time.
-        const racer = new Deno.Command(Deno.execPath(), {
-          args: [
-            "run",
-            "--allow-ffi",
-            RACER,
-            `${wave.workspace}/f`,
-            `${wave.workspace}/other`,
-          ],
-          stdout: "null",
-          stderr: "null",
-        }).spawn();
+        const racer = exchangeInLoop(
+          `${wave.workspace}/f`,
+          `${wave.workspace}/other`,
+        );
         const seen = { read: 0, refused: 0, other: [] as string[] };
         try {
           for (let i = 0; i < 40; i++) {
@@ -139,8 +130,7 @@ for (const [toolset, calls] of Object.entries(READS)) {
             }
           }
         } finally {
-          racer.kill("SIGKILL");
-          await racer.status;
+          await racer.stop();
           unmake();
         }
         assert.deepEqual(seen.other, []);
@@ -170,17 +160,10 @@ for (const [toolset, [tool, input]] of Object.entries(IMAGE_READS)) {
     withWave({ args: ["--toolset", toolset] }, async (wave) => {
       wave.put("f", TINY_PNG);
       await PARTNERS["a named pipe"](`${wave.workspace}/other`);
-      const racer = new Deno.Command(Deno.execPath(), {
-        args: [
-          "run",
-          "--allow-ffi",
-          RACER,
-          `${wave.workspace}/f`,
-          `${wave.workspace}/other`,
-        ],
-        stdout: "null",
-        stderr: "null",
-      }).spawn();
+      const racer = exchangeInLoop(
+        `${wave.workspace}/f`,
+        `${wave.workspace}/other`,
+      );
       const seen = { image: 0, refused: 0, asText: [] as string[] };
       try {
         for (let i = 0; i < 60; i++) {
@@ -192,8 +175,7 @@ for (const [toolset, [tool, input]] of Object.entries(IMAGE_READS)) {
           else seen.image++;
         }
       } finally {
-        racer.kill("SIGKILL");
-        await racer.status;
+        await racer.stop();
       }
       assert.deepEqual(seen.asText, []);
       assert.ok(seen.image > 0, "no call met the image");

@@ -7,10 +7,8 @@
  */
 
 import assert from "node:assert/strict";
-import { fileURLToPath } from "node:url";
 import { withWave } from "../_wave.ts";
-
-const RACER = fileURLToPath(new URL("./_racer.ts", import.meta.url));
+import { exchangeInLoop } from "./_exchange.ts";
 
 const SEARCHES: Record<string, [string, Record<string, unknown>]> = {
   wave: ["Grep", {
@@ -41,17 +39,10 @@ for (const [toolset, [tool, input]] of Object.entries(SEARCHES)) {
         wave.put(".env", "SECRET_TOKEN=hunter2\n");
         wave.put("f", "fine\n");
         link(wave.workspace);
-        const racer = new Deno.Command(Deno.execPath(), {
-          args: [
-            "run",
-            "--allow-ffi",
-            RACER,
-            `${wave.workspace}/f`,
-            `${wave.workspace}/g`,
-          ],
-          stdout: "null",
-          stderr: "null",
-        }).spawn();
+        const racer = exchangeInLoop(
+          `${wave.workspace}/f`,
+          `${wave.workspace}/g`,
+        );
         const seen = { found: 0, leftOut: 0, leaked: [] as string[] };
         try {
           for (let i = 0; i < 150; i++) {
@@ -62,8 +53,7 @@ for (const [toolset, [tool, input]] of Object.entries(SEARCHES)) {
             else if (!result.is_error) seen.leftOut++;
           }
         } finally {
-          racer.kill("SIGKILL");
-          await racer.status;
+          await racer.stop();
         }
         assert.deepEqual(seen.leaked, []);
         assert.ok(seen.found > 0, "no call searched the file");
