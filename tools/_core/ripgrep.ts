@@ -10,7 +10,7 @@ import { type ToolContext, ToolError } from "../kernel/tool.ts";
 import { hiddenTest, ripgrepExclusions } from "../kernel/hidden.ts";
 import { isAbsolute, join, relative } from "node:path";
 import { displayPath, isInside, SensitiveLinks } from "../kernel/workspace.ts";
-import { openRegularFile } from "../kernel/regular_file.ts";
+import { openRegularFile, type RegularFile } from "../kernel/regular_file.ts";
 
 /** How much of ripgrep's stderr is kept (a tree of unreadable files makes a line each). */
 const STDERR_KEPT = 64 * 1024;
@@ -63,9 +63,10 @@ export const STDIN_TARGET = "-";
  * rg opens the paths it is given without a check, and waits forever on a
  * named pipe swapped in for one; wave opens the file instead (on the
  * calling thread, without waiting, refusing what is not a regular file:
- * see {@linkcode openRegularFile}) and gives rg that descriptor as its
- * stdin, which it reads as fast as the path. The paths rg prints for it
- * (`<stdin>`) are replaced by `label`.
+ * see {@linkcode openRegularFile}) and feeds rg what it opened: a small
+ * file copied into rg's stdin, a larger one handed over as its stdin
+ * descriptor, which rg reads as fast as the path. The paths rg prints for
+ * it (`<stdin>`) are replaced by `label`.
  */
 export interface RipgrepInput {
   /** The real path to open. */
@@ -188,6 +189,7 @@ export async function runRipgrep(
   const { cwd, input } = where;
   const env = { PATH: ctx.env.PATH ?? "/usr/bin:/bin" };
   let child: RipgrepChild;
+  let feeding: Promise<void> | undefined;
   if (input) {
     const file = openRegularFile(input.path, input.label);
     try {
@@ -195,11 +197,15 @@ export async function runRipgrep(
       if (leadsToSecret(ctx, file, input)) {
         return { code: 1, stderr: "", stopped: false };
       }
-      child = await spawnOnFile(rg, args, cwd, env, file.fd);
+      if (file.size <= FEED_LIMIT) {
+        child = spawnRipgrep(rg, args, cwd, env, true);
+        feeding = feed(file, child.stdin!);
+      } else child = await spawnOnFile(rg, args, cwd, env, file.fd);
     } finally {
-      file.close(); // rg has its own copy of the descriptor
+      // rg has its own copy of the descriptor; a fed file is closed by feed.
+      if (!feeding) file.close();
     }
-  } else child = spawnRipgrep(rg, args, cwd, env);
+  } else child = spawnRipgrep(rg, args, cwd, env, false);
   const named = input
     ? (record: string) =>
       record.startsWith(STDIN_NAME)
@@ -268,6 +274,7 @@ export async function runRipgrep(
     ctx.signal.removeEventListener("abort", onAbort);
   }
   const status = await child.status;
+  await feeding;
   ctx.processes.ended(child.pid);
   const stderr = await stderrText;
   if (ctx.signal.aborted) {
@@ -301,9 +308,43 @@ function leadsToSecret(
       undefined;
 }
 
+/**
+ * The largest fed file wave copies into rg's stdin itself, through a pipe:
+ * a few milliseconds per megabyte, and no Node spawn, whose first use in a
+ * worker costs some 10 ms. A larger one is handed over as a descriptor
+ * ({@linkcode spawnOnFile}), which rg reads as fast as a path.
+ */
+const FEED_LIMIT = 1 << 20;
+
+/**
+ * Copies `file` into rg's stdin, then closes both; ends quietly when rg
+ * stops reading (it had enough, or was killed).
+ */
+async function feed(
+  file: RegularFile,
+  stdin: WritableStream<Uint8Array>,
+): Promise<void> {
+  const writer = stdin.getWriter();
+  try {
+    const chunk = new Uint8Array(64 * 1024);
+    for (let n = file.readSync(chunk); n !== null; n = file.readSync(chunk)) {
+      // A copy: the write may still be pending when the chunk is refilled.
+      await writer.write(chunk.slice(0, n));
+    }
+    await writer.close();
+  } catch {
+    /* rg closed its end */
+  } finally {
+    file.close();
+    writer.releaseLock();
+  }
+}
+
 /** A running rg, however it was started. */
 interface RipgrepChild {
   pid: number;
+  /** Where a fed file is copied to; absent when rg has no stdin pipe. */
+  stdin?: WritableStream<Uint8Array>;
   stdout: ReadableStream<Uint8Array>;
   stderr: ReadableStream<Uint8Array>;
   /** Its exit code; `null` when a signal ended it. */
@@ -312,17 +353,18 @@ interface RipgrepChild {
   kill(): void;
 }
 
-/** Starts rg with a clean environment and no stdin. */
+/** Starts rg with a clean environment, its stdin a pipe when it is to be fed a file, else nothing. */
 function spawnRipgrep(
   rg: string,
   args: string[],
   cwd: string,
   env: Record<string, string>,
+  fed: boolean,
 ): RipgrepChild {
   const child = new Deno.Command(rg, {
     args,
     cwd,
-    stdin: "null",
+    stdin: fed ? "piped" : "null",
     stdout: "piped",
     stderr: "piped",
     // No RIPGREP_CONFIG_PATH or other user settings: the same search everywhere.
@@ -334,6 +376,7 @@ function spawnRipgrep(
   }).spawn();
   return {
     pid: child.pid,
+    stdin: fed ? child.stdin : undefined,
     stdout: child.stdout,
     stderr: child.stderr,
     status: child.status.then((s) => ({ code: s.signal ? null : s.code })),

@@ -34,22 +34,34 @@ Deno.test("ripgrep: a file searched on its own is read from rg's stdin and named
     "src/notes.txt\x002:beta",
     "src/notes.txt\x003:beta again",
   ]);
-  // A run stopped early ends the copy into rg without an error.
-  const first: string[] = [];
-  const big = "beta\n".repeat(200_000);
-  await s.write("big.txt", big);
-  const stopped = await runRipgrep(
-    ctx,
-    [...ARGS, "--regexp=beta", "--", STDIN_TARGET],
-    await ripgrepScope(ctx, `${s.workspace}/big.txt`),
-    "path-lines",
-    (record) => {
-      first.push(record);
-      return false;
-    },
-  );
-  assert.equal(stopped.stopped, true);
-  assert.deepEqual(first, ["big.txt\x001:beta"]);
+  // A run stopped early ends without an error, whether the file was
+  // copied into rg (up to 1 MiB) or handed over as its stdin.
+  for (const lines of [150_000, 400_000]) {
+    const first: string[] = [];
+    await s.write(`big${lines}.txt`, "beta\n".repeat(lines));
+    const stopped = await runRipgrep(
+      ctx,
+      [...ARGS, "--regexp=beta", "--", STDIN_TARGET],
+      await ripgrepScope(ctx, `${s.workspace}/big${lines}.txt`),
+      "path-lines",
+      (record) => {
+        first.push(record);
+        return false;
+      },
+    );
+    assert.equal(stopped.stopped, true);
+    assert.deepEqual(first, [`big${lines}.txt\x001:beta`]);
+    // Searched to its end, a large file's last line is found too.
+    const last: string[] = [];
+    await runRipgrep(
+      ctx,
+      [...ARGS, "--count", "--regexp=beta", "--", STDIN_TARGET],
+      await ripgrepScope(ctx, `${s.workspace}/big${lines}.txt`),
+      "path-lines",
+      (record) => void last.push(record),
+    );
+    assert.deepEqual(last, [`big${lines}.txt\x00${lines}`]);
+  }
   assert.deepEqual(s.groups.size, 0, "no rg left running");
 });
 
