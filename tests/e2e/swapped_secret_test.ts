@@ -44,6 +44,7 @@ for (const [toolset, [tool, input]] of Object.entries(SEARCHES)) {
           `${wave.workspace}/g`,
         );
         const seen = { found: 0, leftOut: 0, leaked: [] as string[] };
+        const errors = new Set<string>();
         try {
           for (let i = 0; i < 150; i++) {
             const result = await wave.callTool(tool, input);
@@ -51,6 +52,10 @@ for (const [toolset, [tool, input]] of Object.entries(SEARCHES)) {
             if (text.includes("hunter2")) seen.leaked.push(text.slice(0, 200));
             else if (text.includes("fine")) seen.found++; // (the pattern says fi[n]e)
             else if (!result.is_error) seen.leftOut++;
+            else {errors.add(
+                (result.structured as { type?: string })?.type ??
+                  text.slice(0, 120),
+              );}
           }
         } finally {
           await racer.stop();
@@ -58,6 +63,14 @@ for (const [toolset, [tool, input]] of Object.entries(SEARCHES)) {
         assert.deepEqual(seen.leaked, []);
         assert.ok(seen.found > 0, "no call searched the file");
         assert.ok(seen.leftOut > 0, "no call met the swap after its check");
+        // The only errors: the check saw the link (the parent's denial), or
+        // the path was mid-swap at the open.
+        assert.deepEqual(
+          [...errors].filter((type) =>
+            type !== "permission_denied" && type !== "not_found"
+          ),
+          [],
+        );
         assert.equal((await wave.finish()).code, 0);
       }));
   }

@@ -342,6 +342,9 @@ function merge(files: Map<string, FileMatches>, file: FileMatches): void {
   } else had.held = undefined;
 }
 
+/** How many of a page's files {@linkcode refetch} searches at once. */
+const REFETCH_RUNS = 4;
+
 /**
  * Searches the page's files again for the text of their lines (texts were
  * dropped past the cap), each on its own and fed to ripgrep by wave (see
@@ -356,28 +359,36 @@ async function refetch(
   const byPath = new Map(picked.map(({ file }) => [file.path, file]));
   for (const file of byPath.values()) file.held = new Map();
   for (const [index, query] of search.queries.entries()) {
-    for (const file of byPath.values()) {
-      if (!file.queries.has(index)) continue;
-      const held = file.held!;
-      const run = await runRipgrep(
-        ctx,
-        pagedArgs(query, search, STDIN_TARGET),
-        {
-          cwd: ctx.workspace,
-          input: { path: resolve(ctx.workspace, file.path), label: file.path },
-        },
-        "path-lines",
-        (record) => {
-          const entry = parseLine("content", record, "");
-          if (entry?.kind !== "line") return;
-          const old = held.get(entry.line);
-          if (!old || (!old.match && !entry.context)) {
-            held.set(entry.line, { text: entry.text, match: !entry.context });
-          }
-        },
-      );
-      checkRun(run, query);
-    }
+    const files = [...byPath.values()].filter((f) => f.queries.has(index));
+    // A few at once: one rg per file, each mostly waiting on its start.
+    let next = 0;
+    const worker = async () => {
+      for (let file = files[next++]; file; file = files[next++]) {
+        const held = file.held!;
+        const run = await runRipgrep(
+          ctx,
+          pagedArgs(query, search, STDIN_TARGET),
+          {
+            cwd: ctx.workspace,
+            input: {
+              path: resolve(ctx.workspace, file.path),
+              label: file.path,
+            },
+          },
+          "path-lines",
+          (record) => {
+            const entry = parseLine("content", record, "");
+            if (entry?.kind !== "line") return;
+            const old = held.get(entry.line);
+            if (!old || (!old.match && !entry.context)) {
+              held.set(entry.line, { text: entry.text, match: !entry.context });
+            }
+          },
+        );
+        checkRun(run, query);
+      }
+    };
+    await Promise.all(Array.from({ length: REFETCH_RUNS }, worker));
   }
 }
 

@@ -294,7 +294,7 @@ export async function runRipgrep(
 /**
  * Whether a fed file is a link (symbolic or hard) to a sensitive file of
  * the workspace that the call was not approved for (see
- * {@linkcode SensitiveLinks.openedReason}), judged on what was opened: a
+ * {@linkcode SensitiveLinks.openedOtherSecret}), judged on what was opened: a
  * path swapped for one after the call's check included. A path the parent
  * approved (a hard link to a secret, say) is searched as approved.
  */
@@ -304,8 +304,7 @@ function leadsToSecret(
   input: RipgrepInput,
 ): boolean {
   return !ctx.approvedFor(input.path) &&
-    new SensitiveLinks(ctx.workspace).openedReason(file, input.path) !==
-      undefined;
+    new SensitiveLinks(ctx.workspace).openedOtherSecret(file, input.path);
 }
 
 /**

@@ -139,7 +139,7 @@ function openNonBlocking(path: string, shown: string): number {
     if ((error as { code?: unknown }).code === "ENXIO") {
       throw notRegularFileError(shown, "a socket or a device with no driver");
     }
-    throw asDenoError(error, path, "open");
+    throw asDenoError(error, path);
   }
 }
 
@@ -289,8 +289,8 @@ const DENO_ERRORS: Record<string, new (message: string) => Error> = {
   EISDIR: Deno.errors.IsADirectory,
 };
 
-/** A `node:fs` error as the `Deno.errors` one Deno's own call throws, with its wording. */
-function asDenoError(error: unknown, path: string, call: string): unknown {
+/** A `node:fs` open's error as the `Deno.errors` one Deno's own open throws, with its wording. */
+function asDenoError(error: unknown, path: string): unknown {
   const { code, errno } = error as { code?: unknown; errno?: unknown };
   if (typeof code !== "string" || !Object.hasOwn(DENO_ERRORS, code)) {
     return error;
@@ -300,5 +300,5 @@ function asDenoError(error: unknown, path: string, call: string): unknown {
     .replace(/, [a-z]+( '.*)?$/, "");
   const words = text.charAt(0).toUpperCase() + text.slice(1);
   const number = typeof errno === "number" ? ` (os error ${-errno})` : "";
-  return new DENO_ERRORS[code](`${words}${number}: ${call} '${path}'`);
+  return new DENO_ERRORS[code](`${words}${number}: open '${path}'`);
 }

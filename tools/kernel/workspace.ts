@@ -107,7 +107,7 @@ function readSmallText(path: string): string | undefined {
 const SECRET_DIRS = [".ssh", ".gnupg", ".aws", ".docker", ".kube"];
 
 /** A file's identity on its file system. */
-function identity(info: Deno.FileInfo): string {
+function identity(info: { dev: number; ino: number | null }): string {
   return `${info.dev}:${info.ino}`;
 }
 
@@ -153,20 +153,17 @@ export class SensitiveLinks {
   }
 
   /**
-   * Why a file opened for `real` (its descriptor's device and inode) is
-   * another file, a sensitive one, or `undefined`: the file checked was
-   * swapped, after the check, for a link (symbolic or hard) to a sensitive
-   * file found as the class says. Judged on what was opened, so no swap
-   * after the open changes the answer.
+   * Whether a file opened for `real` (its descriptor's device and inode)
+   * is another file, a sensitive one: the file checked was swapped, after
+   * the check, for a link (symbolic or hard) to a sensitive file found as
+   * the class says. Judged on what was opened, so no swap after the open
+   * changes the answer.
    */
-  openedReason(
+  openedOtherSecret(
     opened: { dev: number; ino: number },
     real: string,
-  ): string | undefined {
-    const name = this.#otherSecret(`${opened.dev}:${opened.ino}`, real);
-    return name === undefined
-      ? undefined
-      : `sensitive file (${displayPath(this.#root, name)})`;
+  ): boolean {
+    return this.#otherSecret(identity(opened), real) !== undefined;
   }
 
   /** The sensitive file other than `real` whose identity is `key`, if any. */

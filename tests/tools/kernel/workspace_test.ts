@@ -219,7 +219,7 @@ Deno.test("resolver: WAVE_HOME is wave's own state: sensitive wherever it lies, 
   );
 });
 
-Deno.test("SensitiveLinks.openedReason: a file opened through a symbolic or hard link to a sensitive file is named; the file itself, or an ordinary one, is not", async () => {
+Deno.test("SensitiveLinks.openedOtherSecret: a file opened through a symbolic or hard link to a sensitive file is one; the file itself, or an ordinary one, is not", async () => {
   const root = await Deno.realPath(await tempDir());
   Deno.writeTextFileSync(`${root}/.env`, "SECRET=1\n");
   Deno.mkdirSync(`${root}/src`);
@@ -228,18 +228,12 @@ Deno.test("SensitiveLinks.openedReason: a file opened through a symbolic or hard
   Deno.linkSync(`${root}/.env`, `${root}/src/hard`);
   const judged = (opened: string, checked: string) => {
     using file = openRegularFile(opened);
-    return new SensitiveLinks(root).openedReason(file, checked);
+    return new SensitiveLinks(root).openedOtherSecret(file, checked);
   };
   // As if src/f had been checked and then swapped for each link.
-  assert.equal(
-    judged(`${root}/src/sym`, `${root}/src/f`),
-    "sensitive file (.env)",
-  );
-  assert.equal(
-    judged(`${root}/src/hard`, `${root}/src/f`),
-    "sensitive file (.env)",
-  );
-  assert.equal(judged(`${root}/src/f`, `${root}/src/f`), undefined);
+  assert.equal(judged(`${root}/src/sym`, `${root}/src/f`), true);
+  assert.equal(judged(`${root}/src/hard`, `${root}/src/f`), true);
+  assert.equal(judged(`${root}/src/f`, `${root}/src/f`), false);
   // A sensitive file the call was approved for is itself, not a swap.
-  assert.equal(judged(`${root}/.env`, `${root}/.env`), undefined);
+  assert.equal(judged(`${root}/.env`, `${root}/.env`), false);
 });
