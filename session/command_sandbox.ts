@@ -19,6 +19,7 @@ import {
   commandCgroupParent,
   isWithin,
   noneReport,
+  onPath,
   planSandbox,
   readText,
   type SandboxReport,
@@ -128,7 +129,9 @@ export class CommandSandbox {
     this.#cgroupParent = plan.cgroupParent;
     this.planned = plan.report;
     // The probe runs while the session loads.
-    if (plan.confined && plan.bwrap) this.#decided = this.#probe(plan.bwrap);
+    if (plan.confined && plan.bwrap) {
+      this.#decided = this.#probe(plan.bwrap, onPath("setpriv", path));
+    }
   }
 
   /**
@@ -188,10 +191,10 @@ export class CommandSandbox {
     };
   }
 
-  async #probe(bwrap: string): Promise<SandboxDecision> {
+  async #probe(bwrap: string, setpriv?: string): Promise<SandboxDecision> {
     // Spawning takes a while: after the caller has written system/init.
     await null;
-    const check = await checkBwrap(bwrap);
+    const check = await checkBwrap(bwrap, setpriv);
     if (check.works) {
       const { workspace } = this.#settings;
       const inside = workspace === undefined ? [] : keyFiles(this.#settings)
@@ -346,7 +349,8 @@ export class CommandSandbox {
     // hidden, the program alone is shown again, read-only.
     const showFiles: { from: string; to: string }[] = [];
     for (const [name, path] of Object.entries(place.programs)) {
-      if (name === "bwrap" || name === "setsid") continue; // run outside
+      // run outside
+      if (name === "bwrap" || name === "setsid" || name === "setpriv") continue;
       const from = real(path);
       if (!from) continue;
       for (const to of new Set([path, from])) {

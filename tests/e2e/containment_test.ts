@@ -1286,6 +1286,75 @@ async function leftAfter(left: () => string[]): Promise<string[]> {
   return found;
 }
 
+for (const held of ["its probe", "a command's"]) {
+  Deno.test(`--shell-sandbox bwrap: wave killed with SIGKILL before bubblewrap has bound itself to wave (${held}: its --die-with-parent comes after its setup) leaves nothing`, async () => {
+    if (noBwrap) {
+      console.error(`skipped (${noBwrap})`);
+      return;
+    }
+    // A bubblewrap that, once told to, stops at its start until released:
+    // what bubblewrap does before its own parent-death signal (parsing,
+    // opening, cloning) made as long as the test needs. Killed there, wave
+    // used to leave it running with nobody to end it.
+    const dir = await tempDir({ prefix: "wave-slow-bwrap-" });
+    const hold = `${dir}/hold`;
+    const fake = `${dir}/bin/bwrap`;
+    await new Deno.Command("mkfifo", { args: [`${dir}/release`] }).output();
+    const bwrap = new TextDecoder().decode(
+      (await new Deno.Command("sh", { args: ["-c", "command -v bwrap"] })
+        .output()).stdout,
+    ).trim();
+    await Deno.mkdir(`${dir}/bin`);
+    await Deno.writeTextFile(
+      fake,
+      `#!/bin/sh\n[ -e ${hold} ] && read _ < ${dir}/release\nexec ${bwrap} "$@"\n`,
+      { mode: 0o755 },
+    );
+    // The probe runs as the session starts; a command's bubblewrap, once
+    // a first command has answered (the probe is done).
+    if (held === "its probe") await Deno.writeTextFile(hold, "");
+    const wave = await startWave({
+      args: ["--shell-sandbox", "bwrap"],
+      env: { PATH: `${dir}/bin:${Deno.env.get("PATH")}` },
+    });
+    let started = new Map<number, string>();
+    try {
+      if (held !== "its probe") {
+        await wave.callTool("Bash", { command: "true" });
+        await Deno.writeTextFile(hold, "");
+      }
+      // Over 16 KiB: a sandbox of its own, not one made ahead.
+      await wave.sendCall("held", "Bash", {
+        command: `true\n# ${"x".repeat(17_000)}`,
+      });
+      await waitUntil(
+        () =>
+          [...descendantsOf(wave.child.pid).keys()].some((pid) => {
+            try {
+              return Deno.readTextFileSync(`/proc/${pid}/cmdline`)
+                .includes(fake);
+            } catch {
+              return false;
+            }
+          }),
+        "a held bubblewrap",
+      );
+      started = descendantsOf(wave.child.pid);
+      wave.child.kill("SIGKILL");
+      assert.equal((await wave.wait()).signal, "SIGKILL");
+      assert.deepEqual(await leftAfter(() => stillAlive(started)), []);
+      assert.deepEqual(await leftAfter(() => processesOf(wave.workspace)), []);
+    } finally {
+      await wave.kill();
+      for (const pid of started.keys()) {
+        try {
+          Deno.kill(pid, "SIGKILL");
+        } catch { /* gone */ }
+      }
+    }
+  });
+}
+
 for (const sandbox of ["bwrap", "none"]) {
   Deno.test(`--shell-sandbox ${sandbox}: wave killed with SIGKILL leaves no process it started, the processes prepared for the next commands included`, async () => {
     if (sandbox !== "none" && noBwrap) {

@@ -11,7 +11,7 @@
 
 import { plural } from "./text.ts";
 import { COMMAND_MARKER } from "../kernel/processes.ts";
-import { bwrapArgs } from "../kernel/bwrap.ts";
+import { bwrapArgs, bwrapDyingWithWave } from "../kernel/bwrap.ts";
 import {
   type InputOf,
   type InputSchema,
@@ -53,6 +53,7 @@ export const SHELL_PROGRAMS = [
   "pwsh",
   "bwrap",
   "setsid",
+  "setpriv",
   "sh",
 ] as const;
 
@@ -246,14 +247,15 @@ function argv(
     );
   }
   const isolation = bwrapArgs(sandbox, ctx.workspace, request.cwd);
+  const [command, before] = bwrapDyingWithWave(bwrap, ctx.programs.setpriv);
   return {
-    command: bwrap,
-    args: [...isolation, ...inner],
+    command,
+    args: [...before, ...isolation, ...inner],
     sandboxed: true,
     prepare: waiting && sandbox.prepare
       ? {
-        command: bwrap,
-        args: [...isolation, ...waiting.argv],
+        command,
+        args: [...before, ...isolation, ...waiting.argv],
         ownSession: false,
         key: JSON.stringify([bwrap, isolation, shell, request.cwd, ctx.env]),
         input: waiting.input,

@@ -193,6 +193,24 @@ export function bwrapArgs(
 
 const checks = new Map<string, Promise<BwrapCheck>>();
 
+/**
+ * The program and first arguments that start `bwrap` already bound to die
+ * with the thread that spawns it: util-linux `setpriv` sets the
+ * parent-death signal (SIGKILL) and execs bubblewrap in place (same pid).
+ * bubblewrap's own `--die-with-parent` comes only after it has cloned its
+ * sandbox; wave killed outright before that (SIGKILL as a command was being
+ * started) left bubblewrap running with nobody to end it. Without
+ * `setpriv`, bubblewrap alone, with that window.
+ */
+export function bwrapDyingWithWave(
+  bwrap: string,
+  setpriv: string | undefined,
+): [string, string[]] {
+  return setpriv
+    ? [setpriv, ["--pdeathsig", "KILL", "--", bwrap]]
+    : [bwrap, []];
+}
+
 /** Whether bubblewrap made its sandbox, and if not, what it said. */
 export interface BwrapCheck {
   works: boolean;
@@ -202,13 +220,18 @@ export interface BwrapCheck {
 
 /**
  * Whether bubblewrap can make the sandbox commands run in, on this machine:
- * it runs `true` in it, once per bwrap path (later calls share the answer).
+ * it runs `true` in it, once per bwrap path (later calls share the answer),
+ * through `setpriv` when given ({@linkcode bwrapDyingWithWave}).
  */
-export function checkBwrap(bwrap: string): Promise<BwrapCheck> {
+export function checkBwrap(
+  bwrap: string,
+  setpriv?: string,
+): Promise<BwrapCheck> {
   let check = checks.get(bwrap);
   if (!check) {
-    check = new Deno.Command(bwrap, {
-      args: [...ISOLATION, "--", "true"],
+    const [program, before] = bwrapDyingWithWave(bwrap, setpriv);
+    check = new Deno.Command(program, {
+      args: [...before, ...ISOLATION, "--", "true"],
       stdin: "null",
       stdout: "null",
       stderr: "piped",
