@@ -34,6 +34,7 @@ import {
   type ResolvedPath,
   resolveInWorkspace,
 } from "../tools/kernel/workspace.ts";
+import { pinChecked, withCheckedFiles } from "../tools/kernel/checked_files.ts";
 
 // stdout carries protocol lines only: a tool's stray console.log must not reach it.
 console.log = console.error;
@@ -206,9 +207,15 @@ function contextFor(
     readState,
     approvedFor: (real) => approved.has(real),
     path(raw) {
-      return check(
-        data.paths[raw] ??
-          resolveInWorkspace(
+      // The main thread's resolution stands for a path the parent approved
+      // (outside, or sensitive); any other is judged again here, as the
+      // call runs (it may have waited for another write of the file), and
+      // what the call opens is held to that judgment.
+      const given = data.paths[raw];
+      const resolved = check(
+        given && (given.outside || given.sensitive)
+          ? given
+          : resolveInWorkspace(
             data.workspace,
             raw,
             data.home,
@@ -216,6 +223,9 @@ function contextFor(
             data.waveHome,
           ),
       );
+      // Judged: what the call opens there must be what was judged.
+      if (resolved.identity) pinChecked(resolved.real, resolved.identity);
+      return resolved;
     },
     emit,
     progress: (stream, text) => emit({ type: "output", stream, text }),
@@ -261,7 +271,7 @@ async function runCall(message: Extract<ToWorker, { type: "call" }>) {
       controller.signal,
       readState,
     );
-    result = await tool.run(message.input, ctx);
+    result = await withCheckedFiles(() => tool.run(message.input, ctx));
   } catch (error) {
     result = unexpectedFailure(error);
   } finally {
@@ -280,7 +290,12 @@ async function runCall(message: Extract<ToWorker, { type: "call" }>) {
  * that refuses it knows only the real path, so their paths are shown here
  * as every tool shows one, relative to the workspace.
  */
-const OPEN_ERRORS = new Set(["not_regular_file", "not_found", "access_denied"]);
+const OPEN_ERRORS = new Set([
+  "not_regular_file",
+  "not_found",
+  "access_denied",
+  "changed_during_call",
+]);
 
 function shownInWorkspace(result: ToolResult, workspace: string): ToolResult {
   const type = (result.structured as { type?: unknown } | null)?.type;

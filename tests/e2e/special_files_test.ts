@@ -13,8 +13,13 @@ import { TINY_PNG } from "../_images.ts";
 const FIFO_REFUSED =
   /pipe is a named pipe \(FIFO\), not a regular file; file tools do not open it/;
 /** The refusal of a special file, of whichever name it is under by then (relative to the workspace). */
+/**
+ * The refusals of a swap: the special file opened, or (the check having
+ * judged the special file, the open finding the file back) a file that is
+ * not the one judged.
+ */
 const REFUSED_ANYWHERE =
-  /(^|\W)(f|other) is (a named pipe \(FIFO\)|a socket|a socket or a device with no driver), not a regular file; file tools do not open it/;
+  /(^|\W)(f|other) (is (a named pipe \(FIFO\)|a socket|a socket or a device with no driver), not a regular file; file tools do not open it|changed while the call ran: another file was put under its name after the check, so it was not read\. Try again\.)/;
 
 const CALLS: Record<string, [string, Record<string, unknown>][]> = {
   wave: [

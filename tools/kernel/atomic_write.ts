@@ -15,6 +15,7 @@
  */
 
 import { basename, dirname, join } from "node:path";
+import { pinWritten } from "./checked_files.ts";
 
 /** The steps a test can make fail. The default is the real file system. */
 export interface AtomicFs {
@@ -169,6 +170,8 @@ export async function atomicWrite(
     } finally {
       released = keeper ? removeQuietly(keeper) : Promise.resolve();
     }
+    // What the call reads there next is what it wrote.
+    pinWritten(path, file.statSync());
     // Closed only now: the lock said "a live writer" until the rename.
     file.close();
     open = false;

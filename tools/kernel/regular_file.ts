@@ -23,6 +23,7 @@ import {
 } from "node:fs";
 import { ToolError } from "./tool_error.ts";
 import { libc } from "./_libc.ts";
+import { assertOpenedAsChecked } from "./checked_files.ts";
 
 /** The kind of a file that is neither regular nor a directory, in {@linkcode specialFileWords}. */
 export interface SpecialKind {
@@ -82,7 +83,9 @@ export interface RegularFile extends Disposable {
  * waiting. Rejects as `Deno.openSync` does (`Deno.errors.NotFound`,
  * `PermissionDenied`, `NotADirectory`, `FilesystemLoop`, `NotCapable`), a
  * directory with `Deno.errors.IsADirectory`, and a named pipe, socket or
- * device with {@linkcode notRegularFileError} (naming it as `shown`).
+ * device with {@linkcode notRegularFileError} (naming it as `shown`). In
+ * a tool call, a file other than the one its check judged under `path`
+ * (swapped in since) is refused as `changed_during_call` (checked_files.ts).
  */
 export function openRegularFile(path: string, shown = path): RegularFile {
   const fd = openNonBlocking(path, shown);
@@ -96,6 +99,7 @@ export function openRegularFile(path: string, shown = path): RegularFile {
     if ((info.mode & S_IFMT) !== S_IFREG) {
       throw notRegularFileError(shown, specialFileWords(kindOf(info.mode)));
     }
+    assertOpenedAsChecked(path, info, shown);
     return new OpenFile(fd, info);
   } catch (error) {
     closeSync(fd);

@@ -30,7 +30,16 @@ export interface ResolvedPath {
   outside: boolean;
   /** Why the path is a sensitive file, when it is one. */
   sensitive?: string;
+  /**
+   * What `real` named when it was judged: its identity (`device:inode`, of
+   * a link itself, `lstat`), or {@linkcode NOTHING_THERE}; absent when it
+   * could not be looked at. A call's opens are held to it (checked_files.ts).
+   */
+  identity?: string;
 }
+
+/** {@linkcode ResolvedPath.identity} of a path where nothing was. */
+export const NOTHING_THERE = "nothing";
 
 /** How many symlinks one resolution follows before it gives up (as Linux's ELOOP). */
 const MAX_LINK_HOPS = 40;
@@ -107,7 +116,7 @@ function readSmallText(path: string): string | undefined {
 const SECRET_DIRS = [".ssh", ".gnupg", ".aws", ".docker", ".kube"];
 
 /** A file's identity on its file system. */
-function identity(info: { dev: number; ino: number | null }): string {
+function identityOf(info: { dev: number; ino: number | null }): string {
   return `${info.dev}:${info.ino}`;
 }
 
@@ -133,20 +142,23 @@ export class SensitiveLinks {
   }
 
   /**
-   * Why the file at `real` (a real path, every link followed) is a
+   * Why the file at `real` (a real path, every link followed; `judged`, its
+   * `lstat` when the caller has one) is a
    * sensitive file under another name, or `undefined`: it is when it has
    * more than one link and shares its identity with a sensitive file found
    * as the class says.
    */
-  reason(real: string): string | undefined {
+  reason(real: string, judged?: Deno.FileInfo | null): string | undefined {
     let info: Deno.FileInfo;
     try {
-      info = Deno.statSync(real);
+      // The resolver's lstat, when it has one: the identity judged is the
+      // one its call's opens are held to.
+      info = judged?.isFile ? judged : Deno.statSync(real);
     } catch {
       return undefined;
     }
     if (!info.isFile || (info.nlink ?? 1) < 2) return undefined;
-    const name = this.#otherSecret(identity(info), real);
+    const name = this.#otherSecret(identityOf(info), real);
     return name === undefined
       ? undefined
       : `sensitive file (a hard link to ${displayPath(this.#root, name)})`;
@@ -163,7 +175,7 @@ export class SensitiveLinks {
     opened: { dev: number; ino: number },
     real: string,
   ): boolean {
-    return this.#otherSecret(identity(opened), real) !== undefined;
+    return this.#otherSecret(identityOf(opened), real) !== undefined;
   }
 
   /** The sensitive file other than `real` whose identity is `key`, if any. */
@@ -192,7 +204,7 @@ export class SensitiveLinks {
         const path = join(dir, entry.name);
         if (sensitiveReason(path, readSmallText) === undefined) continue;
         try {
-          secrets.set(identity(Deno.lstatSync(path)), path);
+          secrets.set(identityOf(Deno.lstatSync(path)), path);
         } catch { /* gone meanwhile */ }
       }
     } catch { /* no such directory, or not ours to read */ }
@@ -242,10 +254,14 @@ export function resolveInWorkspace(
     : resolve(root, expanded);
   let real: string;
   let outside: boolean;
+  let judged: Deno.FileInfo | null | undefined;
   try {
     real = realPathOf(abs);
     outside = !isInside(root, real) &&
       !alsoInside.some((dir) => isInside(dir, real));
+    // Right after the resolution: what is judged below, and what the
+    // call's opens must find (a link swapped in since is itself here).
+    judged = outside ? undefined : lstatOrNullSync(real);
   } catch (error) {
     if (error instanceof ToolError) throw error;
     if (!(error instanceof Deno.errors.NotCapable)) {
@@ -270,8 +286,20 @@ export function resolveInWorkspace(
         !(isInside(waveHome, root) && isInside(root, real))
       ? "wave's own state (WAVE_HOME)"
       : undefined) ??
-    (outside ? undefined : new SensitiveLinks(root).reason(real));
-  return { raw, abs, real, outside, sensitive };
+    (outside ? undefined : new SensitiveLinks(root).reason(real, judged));
+  const identity = judged === undefined
+    ? undefined
+    : judged === null
+    ? NOTHING_THERE
+    : identityOf(judged);
+  return {
+    raw,
+    abs,
+    real,
+    outside,
+    sensitive,
+    ...identity === undefined ? {} : { identity },
+  };
 }
 
 /** A path quoted for a message, cut to 200 characters. */
