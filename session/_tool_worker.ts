@@ -34,7 +34,11 @@ import {
   type ResolvedPath,
   resolveInWorkspace,
 } from "../tools/kernel/workspace.ts";
-import { pinChecked, withCheckedFiles } from "../tools/kernel/checked_files.ts";
+import {
+  changedDuringCall,
+  pinChecked,
+  withCheckedFiles,
+} from "../tools/kernel/checked_files.ts";
 
 // stdout carries protocol lines only: a tool's stray console.log must not reach it.
 console.log = console.error;
@@ -207,23 +211,28 @@ function contextFor(
     readState,
     approvedFor: (real) => approved.has(real),
     path(raw) {
-      // The main thread's resolution stands for a path the parent approved
-      // (outside, or sensitive); any other is judged again here, as the
-      // call runs (it may have waited for another write of the file), and
-      // what the call opens is held to that judgment.
       const given = data.paths[raw];
-      const resolved = check(
-        given && (given.outside || given.sensitive)
-          ? given
-          : resolveInWorkspace(
-            data.workspace,
-            raw,
-            data.home,
-            [data.spillDir],
-            data.waveHome,
-          ),
+      // A path the parent approved (outside, or sensitive): the main
+      // thread's resolution, which the approval was for.
+      if (given && (given.outside || given.sensitive)) return check(given);
+      // Any other is judged again as the call runs (it may have waited for
+      // another write of the file), and what the call opens is held to
+      // that judgment; one the main thread judged otherwise changed since.
+      const resolved = resolveInWorkspace(
+        data.workspace,
+        raw,
+        data.home,
+        [data.spillDir],
+        data.waveHome,
       );
-      // Judged: what the call opens there must be what was judged.
+      if (
+        given &&
+        (resolved.real !== given.real || resolved.outside ||
+          resolved.sensitive)
+      ) {
+        throw changedDuringCall(displayPath(data.workspace, resolved.abs));
+      }
+      check(resolved);
       if (resolved.identity) pinChecked(resolved.real, resolved.identity);
       return resolved;
     },

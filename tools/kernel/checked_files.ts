@@ -73,7 +73,15 @@ export function assertOpenedAsChecked(
 ): void {
   const pinned = calls.getStore()?.get(path);
   if (pinned === undefined || pinned === identity(opened)) return;
-  throw new ToolError(
+  throw changedDuringCall(shown);
+}
+
+/**
+ * The refusal of a file found other than its check judged it
+ * (`changed_during_call`), naming it as `shown`.
+ */
+export function changedDuringCall(shown: string): ToolError {
+  return new ToolError(
     `${shown} changed while the call ran: another file was put under its name after the check, so it was not read. Try again.`,
     { type: "changed_during_call" },
   );
