@@ -37,9 +37,12 @@ import { sweepLeftovers } from "../tools/kernel/atomic_write.ts";
 import {
   becomeNonDumpable,
   becomeSubreaper,
+  COMMAND_MARKER,
   ProcessGroups,
 } from "../tools/kernel/processes.ts";
 import { ReadState } from "../tools/kernel/read_state.ts";
+import { findOnPath } from "../tools/kernel/programs.ts";
+import { Sentinel } from "../tools/kernel/sentinel.ts";
 import { TaskStore } from "../tools/kernel/tasks.ts";
 import { realPathOf } from "../tools/kernel/workspace.ts";
 import type { McpServers } from "./mcp/servers.ts";
@@ -150,7 +153,12 @@ export async function openCore(
   } catch { /* read-only: commands cannot make it either; writes will say */ }
   // WAVE_HOME's real location, so paths under it compare with resolved ones.
   config = { ...config, waveHome: realPathOf(config.waveHome) };
-  const processes = new ProcessGroups();
+  const processes = new ProcessGroups({
+    sentinel: new Sentinel(COMMAND_MARKER, () => ({
+      sh: findOnPath("sh"),
+      setsid: findOnPath("setsid"),
+    })),
+  });
   if (options.afterNextWrite) processes.offPath = options.afterNextWrite;
   const env = commandEnvironment(Deno.env, config.envAllow);
   const loading = ToolRegistry.load(options.modules, {

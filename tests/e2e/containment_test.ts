@@ -653,6 +653,13 @@ const ENDINGS: [string, (wave: WaveProcess, n: number) => Promise<void>][] = [
     wave.child.kill("SIGTERM");
     assert.equal((await wave.wait()).code, 143);
   }],
+  ["SIGKILL to wave", async (wave, n) => {
+    // Nothing of wave runs after this: what ends its commands must be
+    // what it set up before (bubblewrap's death with it; the sentinel).
+    await leaveOrphans(wave, n, "sleep 300", "kill");
+    wave.child.kill("SIGKILL");
+    assert.equal((await wave.wait()).signal, "SIGKILL");
+  }],
   ["EOF on wave's stdin", async (wave, n) => {
     await leaveOrphans(
       wave,
@@ -906,6 +913,14 @@ for (const [ending, end] of ENDINGS) {
         network: true,
       });
       await endAndCheck(wave, ending, end);
+      if (ending === "SIGKILL to wave") {
+        // The sentinel removes them, once it has emptied them.
+        await waitUntil(
+          () => cgroupsOf(wave).length === 0,
+          "the killed wave's cgroups removed",
+        );
+        return;
+      }
       // Its cgroups are empty (kept for the next commands) but the one
       // the next command's shell waits in, and removed when wave ends.
       const populated = cgroupsOf(wave).map((name) =>
@@ -1128,11 +1143,22 @@ Deno.test("under --shell-sandbox none, a command in its cgroup keeps the session
     assert.equal(killed.structured.signal, "SIGTERM");
     assert.equal(killed.structured.exitCode, null);
   } finally {
+    // Its sentinel killed first (as by a parent that kills every process
+    // of wave's user), which would otherwise remove them at wave's death.
+    for (const [pid] of descendantsOf(none.child.pid)) {
+      try {
+        if (
+          Deno.readTextFileSync(`/proc/${pid}/cmdline`).includes(
+            "\0wave-sentinel\0",
+          )
+        ) Deno.kill(pid, "SIGKILL");
+      } catch { /* gone */ }
+    }
     await none.kill();
     await confined?.kill();
   }
-  // A wave killed outright leaves its cgroups; the next one removes them,
-  // and kills what is in them.
+  // A wave killed outright with its sentinel leaves its cgroups; the next
+  // one removes them, and kills what is in them.
   const left = cgroupsOf(none);
   assert.notDeepEqual(left, []);
   const next = await startWave({ args: ["--shell-sandbox", "none"] });

@@ -8,6 +8,7 @@
 
 import { libc } from "./_libc.ts";
 import type { ProcessGroupsView } from "./tool.ts";
+import type { Sentinel } from "./sentinel.ts";
 
 /**
  * The worker id of the session's own thread, where a command tool's
@@ -351,6 +352,8 @@ const LATE_SWEEP_MS = 250;
  * a sweep of wave's children kills those of ended commands.
  */
 export class ProcessGroups {
+  /** What kills this session's groups, cgroups and marked processes if wave is killed outright. */
+  readonly #sentinel?: Sentinel;
   /** pgid → the call (and worker) that started it, and the command's marker. */
   #groups = new Map<
     number,
@@ -403,6 +406,14 @@ export class ProcessGroups {
   offPath: (task: () => void) => void = (task) => setTimeout(task, 0);
 
   /**
+   * With a `sentinel`, what this registers is also killed when wave is
+   * killed outright (the session's; tests of the registry go without).
+   */
+  constructor(options: { sentinel?: Sentinel } = {}) {
+    this.#sentinel = options.sentinel;
+  }
+
+  /**
    * Makes an empty cgroup v2 under `parent` (see
    * `commandCgroupParent` in session/command_sandbox.ts) for one command,
    * which joins it before it runs; the end of the group that joined it
@@ -417,6 +428,7 @@ export class ProcessGroups {
       this.#tidied.add(parent);
       removeStaleCgroups(parent);
     }
+    this.#sentinel?.watchCgroups(parent);
     // An emptied cgroup is used again: making and removing one costs more
     // than the command `true`.
     let dir = this.#idleCgroups.pop();
@@ -485,6 +497,7 @@ export class ProcessGroups {
       ? cgroup
       : undefined;
     if (canReap()) spawned.add(pgid);
+    this.#sentinel?.watchGroup(pgid, marker);
     this.#groups.set(pgid, {
       callId,
       workerId,
@@ -586,6 +599,7 @@ export class ProcessGroups {
     const group = this.#groups.get(pgid);
     const marker = group?.marker;
     this.#groups.delete(pgid);
+    if (group) this.#sentinel?.forgetGroup(pgid);
     if (group?.cgroup) {
       this.#inherit(group.cgroup, pgid);
       this.#bound.delete(group.cgroup);
@@ -716,6 +730,8 @@ export class ProcessGroups {
       sleepSync(5);
     }
     for (const dir of left) removeCgroup(dir);
+    // Not waited for: wave's exit ends it as well.
+    this.#sentinel?.close();
     // bubblewrap killed while it was making a sandbox leaves the child it
     // had just made waiting for it forever (not yet asked to die with it).
     // That child becomes wave's once bubblewrap has died, and the sweep
