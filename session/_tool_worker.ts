@@ -35,7 +35,7 @@ import {
   resolveInWorkspace,
 } from "../tools/kernel/workspace.ts";
 import {
-  changedDuringCall,
+  changedToGuarded,
   pinChecked,
   withCheckedFiles,
 } from "../tools/kernel/checked_files.ts";
@@ -212,12 +212,17 @@ function contextFor(
     approvedFor: (real) => approved.has(real),
     path(raw) {
       const given = data.paths[raw];
-      // A path the parent approved (outside, or sensitive): the main
-      // thread's resolution, which the approval was for.
-      if (given && (given.outside || given.sensitive)) return check(given);
+      // A path the parent approved (outside, or sensitive), or one in an
+      // added root: the main thread's resolution, the one approved, and
+      // what the call opens there is held to what it judged.
+      if (given && (given.outside || given.sensitive)) {
+        check(given);
+        if (given.identity) pinChecked(given.real, given.identity);
+        return given;
+      }
       // Any other is judged again as the call runs (it may have waited for
-      // another write of the file), and what the call opens is held to
-      // that judgment; one the main thread judged otherwise changed since.
+      // another write of the file, or a link may have been made since), and
+      // what the call opens is held to that judgment.
       const resolved = resolveInWorkspace(
         data.workspace,
         raw,
@@ -225,12 +230,12 @@ function contextFor(
         [data.spillDir],
         data.waveHome,
       );
-      if (
-        given &&
-        (resolved.real !== given.real || resolved.outside ||
-          resolved.sensitive)
-      ) {
-        throw changedDuringCall(displayPath(data.workspace, resolved.abs));
+      if (given && (resolved.outside || resolved.sensitive)) {
+        // Ordinary when the call came, guarded now: the parent was not asked.
+        throw changedToGuarded(
+          displayPath(data.workspace, resolved.abs),
+          resolved.sensitive ?? "outside the workspace",
+        );
       }
       check(resolved);
       if (resolved.identity) pinChecked(resolved.real, resolved.identity);

@@ -107,3 +107,88 @@ for (const [toolset, calls] of Object.entries(CALLS)) {
     }
   }
 }
+
+/** Sends a Bash call that changes the workspace after a moment, and a Read that waits behind it; the Read's answer. */
+async function readAfterCommand(
+  wave: Awaited<Parameters<Parameters<typeof withWave>[1]>[0]>,
+  command: string,
+  path: string,
+) {
+  await wave.sendCall("command", "Bash", { command: `sleep 0.5; ${command}` });
+  await wave.sendCall("read", "Read", { file_path: path });
+  const answers = new Map<string, Record<string, unknown>>();
+  for (const id of ["command", "read"]) {
+    const m = await wave.waitFor((m) => m.response?.request_id === id);
+    answers.set(id, m.response.response);
+  }
+  assert.equal(answers.get("command")!.is_error, false);
+  return answers.get("read")!;
+}
+
+Deno.test("wave Read: a path made a link to an ordinary file while the call waited behind a command reads the file", () =>
+  withWave({}, async (wave) => {
+    wave.put("src/real.txt", "hello\n");
+    const read = await readAfterCommand(
+      wave,
+      "ln -s src/real.txt alias.txt",
+      "alias.txt",
+    );
+    assert.equal(read.is_error, false);
+    assert.equal(read.content, "     1\thello");
+    assert.equal((await wave.finish()).code, 0);
+  }));
+
+Deno.test("wave Read: a file that became sensitive while the call waited behind a command is not read, and says why", () =>
+  withWave({}, async (wave) => {
+    wave.put(".npmrc", "registry=https://registry.npmjs.org/\n");
+    const read = await readAfterCommand(
+      wave,
+      "echo //registry.npmjs.org/:_authToken=npm_secret >> .npmrc",
+      ".npmrc",
+    );
+    assert.equal(read.is_error, true);
+    assert.match(
+      String(read.content),
+      /^\.npmrc changed while the call ran and needs the parent's approval now \(.+\), so it was not used\. Call again to ask for it\.$/,
+    );
+    assert.ok(!String(read.content).includes("npm_secret"));
+    assert.deepEqual(read.structured, { type: "changed_during_call" });
+    assert.equal((await wave.finish()).code, 0);
+  }));
+
+Deno.test("wave Read: in a root added with --add-dir, a file swapped in a loop with a link to a secret never shows it", async () => {
+  const extra = await Deno.realPath(
+    await Deno.makeTempDir({ prefix: "wave-added-root-" }),
+  );
+  try {
+    await Deno.writeTextFile(`${extra}/.env`, "SECRET_TOKEN=hunter2\n");
+    await Deno.writeTextFile(`${extra}/f`, "fine\n");
+    Deno.symlinkSync(`${extra}/.env`, `${extra}/g`);
+    await withWave({ args: ["--add-dir", extra] }, async (wave) => {
+      const racer = exchangeInLoop(`${extra}/f`, `${extra}/g`);
+      const seen = { found: 0, leaked: 0, refused: 0 };
+      try {
+        for (let i = 0; i < 150; i++) {
+          const result = await wave.callTool("Read", {
+            file_path: `${extra}/f`,
+            limit: 100 + i,
+          });
+          const text = JSON.stringify(result.content);
+          if (text.includes("hunter2")) seen.leaked++;
+          else if (text.includes("fine")) seen.found++;
+          else if (errorType(result.structured) === "changed_during_call") {
+            seen.refused++;
+          }
+        }
+      } finally {
+        await racer.stop();
+      }
+      assert.equal(seen.leaked, 0);
+      assert.ok(seen.found > 0, "no call read the file");
+      assert.ok(seen.refused > 0, "no call met the swap after its check");
+      assert.equal((await wave.finish()).code, 0);
+    });
+  } finally {
+    await Deno.remove(extra, { recursive: true });
+  }
+});

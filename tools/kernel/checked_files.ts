@@ -80,9 +80,21 @@ export function assertOpenedAsChecked(
  * The refusal of a file found other than its check judged it
  * (`changed_during_call`), naming it as `shown`.
  */
-export function changedDuringCall(shown: string): ToolError {
+function changedDuringCall(shown: string): ToolError {
   return new ToolError(
     `${shown} changed while the call ran: another file was put under its name after the check, so it was not read. Try again.`,
+    { type: "changed_during_call" },
+  );
+}
+
+/**
+ * The refusal of a path that was ordinary when the call came and is, as
+ * it runs, `now` (a sensitive file, or outside the workspace): the parent,
+ * whose approval that needs, was not asked (`changed_during_call`).
+ */
+export function changedToGuarded(shown: string, now: string): ToolError {
+  return new ToolError(
+    `${shown} changed while the call ran and needs the parent's approval now (${now}), so it was not used. Call again to ask for it.`,
     { type: "changed_during_call" },
   );
 }

@@ -259,9 +259,6 @@ export function resolveInWorkspace(
     real = realPathOf(abs);
     outside = !isInside(root, real) &&
       !alsoInside.some((dir) => isInside(dir, real));
-    // Right after the resolution: what is judged below, and what the
-    // call's opens must find (a link swapped in since is itself here).
-    judged = outside ? undefined : lstatOrNullSync(real);
   } catch (error) {
     if (error instanceof ToolError) throw error;
     if (!(error instanceof Deno.errors.NotCapable)) {
@@ -277,6 +274,14 @@ export function resolveInWorkspace(
     }
     real = abs;
     outside = true;
+  }
+  // Right after the resolution: what is judged below, and what the call's
+  // opens must find (a link swapped in since is itself here). An outside
+  // path too: one the parent approves is held to what it approved.
+  try {
+    judged = lstatOrNullSync(real);
+  } catch {
+    judged = undefined; // not ours to look at
   }
   const ours = alsoInside.some((dir) => isInside(dir, real));
   const sensitive = sensitiveReason(abs, readSmallText) ??

@@ -45,7 +45,7 @@ async function workspace(): Promise<string> {
   return root;
 }
 
-Deno.test("checked files: the resolver's identity is lstat's of the real path, or nothing there", async () => {
+Deno.test("checked files: the resolver's identity is lstat's of the real path, inside or outside, or nothing there", async () => {
   const root = await workspace();
   const info = Deno.lstatSync(`${root}/f`);
   assert.equal(
@@ -53,8 +53,14 @@ Deno.test("checked files: the resolver's identity is lstat's of the real path, o
     `${info.dev}:${info.ino}`,
   );
   assert.equal(resolveInWorkspace(root, "new.txt").identity, NOTHING_THERE);
-  // Outside, nothing is judged to hold a call to.
-  assert.equal(resolveInWorkspace(root, "/etc/hostname").identity, undefined);
+  // Outside too: a path the parent approves is held to what it approved.
+  const outside = await Deno.makeTempFile();
+  const outsideInfo = Deno.lstatSync(outside);
+  assert.equal(
+    resolveInWorkspace(root, outside).identity,
+    `${outsideInfo.dev}:${outsideInfo.ino}`,
+  );
+  await Deno.remove(outside);
 });
 
 for (
