@@ -50,7 +50,15 @@ export interface RipgrepRun {
   stderr: string;
   /** wave stopped it early because the caller had enough. */
   stopped: boolean;
+  /**
+   * A fed file (`input`) is binary and matches: rg says only that, in place
+   * of its lines, when it prints lines (content mode).
+   */
+  binaryMatch?: boolean;
 }
+
+/** What rg prints for a binary file searched on its own, in place of the matching lines. */
+const BINARY_MATCH = /^<stdin>: binary file matches \(/;
 
 /**
  * ripgrep's target that reads its standard input: a file searched on its
@@ -215,6 +223,7 @@ export async function runRipgrep(
   ctx.processes.started(child.pid);
   let stopped = false;
   let timedOut = false;
+  let binaryMatch = false;
   const stop = () => {
     if (stopped) return;
     stopped = true;
@@ -265,9 +274,11 @@ export async function runRipgrep(
       carry = stopped ? "" : text.slice(start);
     }
     if (!stopped) {
-      // A last record without its terminator (rg was cut off): take it as it is.
-      carry = named((carry + decoder.decode()).replace(/\n$/, ""));
-      if (carry !== "" && shows(carry)) onRecord(carry);
+      // A last record without its terminator (rg was cut off): take it as
+      // it is; or rg's word that a fed file is binary and matches.
+      carry = (carry + decoder.decode()).replace(/\n$/, "");
+      if (input && BINARY_MATCH.test(carry)) binaryMatch = true;
+      else if (carry !== "" && shows(named(carry))) onRecord(named(carry));
     }
   } finally {
     clearTimeout(timer);
@@ -288,7 +299,12 @@ export async function runRipgrep(
       { type: "timeout" },
     );
   }
-  return { code: stopped ? null : status.code, stderr, stopped };
+  return {
+    code: stopped ? null : status.code,
+    stderr,
+    stopped,
+    ...binaryMatch ? { binaryMatch } : {},
+  };
 }
 
 /**

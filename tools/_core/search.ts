@@ -22,6 +22,7 @@ import { type ToolContext, ToolError } from "../kernel/tool.ts";
 import { SensitiveLinks } from "../kernel/workspace.ts";
 import {
   leftOutGlobs,
+  type RipgrepRun,
   type RipgrepScope,
   ripgrepScope,
   runRipgrep,
@@ -64,7 +65,13 @@ export type SearchEntry =
   | { kind: "file"; path: string }
   | { kind: "count"; path: string; count: number }
   | { kind: "line"; path: string; line: number; text: string; context: boolean }
+  /** A file searched on its own that is binary and matches: its lines are not shown. */
+  | { kind: "binary"; path: string }
   | { kind: "separator" };
+
+/** What a search says of a binary file searched on its own that matches, after its path. */
+export const BINARY_MATCHES =
+  "binary file matches; its lines are not shown (it is not text: a command such as `strings` or `xxd` shows what is in it)";
 
 /** A page of a search. */
 export interface SearchPage {
@@ -237,6 +244,8 @@ async function collectParallel(
   );
   checkFailure(run, search);
   if (overflow) return null;
+  const binary = binaryEntry(run, scope);
+  if (binary) groups.push({ path: binary.path, entries: [binary] });
   groups.sort((a, b) => a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
   return groups;
 }
@@ -330,7 +339,20 @@ async function sortedPage(
     },
   );
   checkFailure(run, search);
+  const binary = binaryEntry(run, scope);
+  // The file's only entry: on the first page.
+  if (binary && offset === 0) entries.push(binary);
   return { entries, truncated, offset };
+}
+
+/** The entry of a file searched on its own that rg found binary and matching. */
+function binaryEntry(
+  run: RipgrepRun,
+  scope: RipgrepScope,
+): Extract<SearchEntry, { kind: "binary" }> | undefined {
+  return run.binaryMatch && scope.input
+    ? { kind: "binary", path: scope.prefix + scope.input.label }
+    : undefined;
 }
 
 /**

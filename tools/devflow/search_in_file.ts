@@ -8,7 +8,7 @@
 
 import { z } from "zod";
 import { defineTool } from "../kernel/tool.ts";
-import { searchContent } from "../_core/search.ts";
+import { BINARY_MATCHES, searchContent } from "../_core/search.ts";
 import { devflowPath, existingTarget } from "./_dialect.ts";
 
 const description =
@@ -78,8 +78,11 @@ export default defineTool({
         ? `${e.path}:${e.line}${e.context ? "-" : ":"}${e.text}`
         : ""
     ).join("\n");
+    const binary = page.entries.find((e) => e.kind === "binary");
     return {
-      content: matches.length
+      content: binary
+        ? `${binary.path}: ${BINARY_MATCHES}`
+        : matches.length
         ? text +
           (page.truncated
             ? `\n[truncated: the first ${i.max_results} results are shown]`

@@ -8,7 +8,7 @@
 import { z } from "zod";
 import { defineTool } from "../kernel/tool.ts";
 import { searchRoot } from "../_core/reader.ts";
-import { searchContent } from "../_core/search.ts";
+import { BINARY_MATCHES, searchContent } from "../_core/search.ts";
 
 /** The most matches returned. */
 const MAX_MATCHES = 200;
@@ -54,9 +54,12 @@ export default defineTool({
         `[Truncated: the first ${MAX_MATCHES} matches are shown; narrow Pattern or Path.]`,
       );
     }
+    const binary = page.entries.find((e) => e.kind === "binary");
     return {
       content: matches.length
         ? lines.join("\n")
+        : binary
+        ? `${binary.path}: ${BINARY_MATCHES}`
         : `No matches for ${JSON.stringify(i.Pattern)} in ${root.shown}.`,
       structured: { Matches: matches, Truncated: page.truncated },
     };

@@ -9,7 +9,11 @@ import { plural } from "../_core/text.ts";
 import { z } from "zod";
 import { defineTool } from "../kernel/tool.ts";
 import { searchRoot } from "../_core/reader.ts";
-import { searchContent, type SearchEntry } from "../_core/search.ts";
+import {
+  BINARY_MATCHES,
+  searchContent,
+  type SearchEntry,
+} from "../_core/search.ts";
 
 /** Entries returned when no head_limit is given. */
 export const DEFAULT_HEAD_LIMIT = 250;
@@ -180,6 +184,8 @@ function render(entry: SearchEntry, numbers: boolean): string {
       return `${entry.path}:${entry.count}`;
     case "separator":
       return "--";
+    case "binary":
+      return `${entry.path}: ${BINARY_MATCHES}`;
     case "line": {
       const sep = entry.context ? "-" : ":";
       return numbers
