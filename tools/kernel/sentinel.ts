@@ -96,17 +96,24 @@ export class Sentinel {
 
   /** A command's group started, with its marker when it has one. */
   watchGroup(pgid: number, marker?: string): void {
-    this.#send(`g ${pgid}\n${marker === undefined ? "" : `m ${marker}\n`}`);
+    // `kill -KILL -1` would be every process wave's user may signal.
+    const group = Number.isSafeInteger(pgid) && pgid > 1 ? `g ${pgid}\n` : "";
+    // One line each: a marker with a line break is not told.
+    const mark = marker !== undefined && !/[\n\0]/.test(marker)
+      ? `m ${marker}\n`
+      : "";
+    if (group || mark) this.#send(group + mark);
   }
 
   /** A group ended: its id is no longer the command's. */
   forgetGroup(pgid: number): void {
-    if (this.#writer) this.#send(`G ${pgid}\n`);
+    if (this.#writer && Number.isSafeInteger(pgid)) this.#send(`G ${pgid}\n`);
   }
 
   /** wave makes command cgroups under `parent`. */
   watchCgroups(parent: string): void {
-    if (this.#parents.has(parent)) return;
+    // One line each: a path with a line break is not told.
+    if (this.#parents.has(parent) || /\n/.test(parent)) return;
     this.#parents.add(parent);
     this.#send(`c ${parent}\n`);
   }

@@ -70,3 +70,16 @@ Deno.test("sentinel: with no sh it is never started, and every call is harmless"
   assert.equal(sentinel.pid, undefined);
   await sentinel.close();
 });
+
+Deno.test("sentinel: it is never told a group id that kill would read as every process (0, 1, not an integer)", async () => {
+  // With nothing to tell, it is not even started.
+  let asked = false;
+  const probe = new Sentinel("WAVE_COMMAND", () => {
+    asked = true;
+    return {};
+  });
+  for (const pgid of [0, 1, -5, 1.5, Number.NaN]) probe.watchGroup(pgid);
+  probe.watchCgroups("/a\nb");
+  assert.equal(asked, false);
+  await probe.close();
+});
