@@ -195,6 +195,16 @@ function childrenOf(pid: number): number[] {
 /** The environment variable that marks every process a command starts (see {@linkcode ProcessGroups}). */
 export const COMMAND_MARKER = "WAVE_COMMAND";
 
+/**
+ * A new command marker: wave's pid, then a UUID. Every marker of a wave
+ * starts with its pid, so the sentinel (sentinel.ts) finds what a command
+ * of this wave left, also one whose marker it was never told (a process
+ * being made as wave died).
+ */
+export function newCommandMarker(): string {
+  return `${Deno.pid}-${crypto.randomUUID()}`;
+}
+
 /** `prctl(2)` with one argument; false where it failed or cannot be called. */
 function prctl(option: number, value: bigint): boolean {
   return libc()?.prctl(option, value, 0n, 0n, 0n) === 0;

@@ -46,12 +46,16 @@ for p in $c; do
     [ -d "$d" ] && echo 1 2>/dev/null >"$d/cgroup.kill"
   done
 done
-if [ -n "$m" ]; then
-  for f in $(grep -lsaF $m /proc/[0-9]*/environ); do
+# Every marker told, and every marker of this wave (they start with its
+# pid): twice, the second time for a process bubblewrap was making as wave
+# died (its sandbox's first process, left waiting when bubblewrap was killed).
+for round in 1 2; do
+  for f in $(grep -lsaF $m -e "$2=$1-" /proc/[0-9]*/environ); do
     f=\${f#/proc/}
     kill -KILL "\${f%/environ}" 2>/dev/null
   done
-fi
+  [ $round = 1 ] && sleep 0.5
+done
 for p in $c; do
   for d in "$p"/wave-command-"$1"-*; do
     n=0

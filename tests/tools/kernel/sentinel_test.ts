@@ -83,3 +83,29 @@ Deno.test("sentinel: it is never told a group id that kill would read as every p
   assert.equal(asked, false);
   await probe.close();
 });
+
+Deno.test("sentinel: a process carrying a marker of this wave (its pid first) dies with it, told or not", async () => {
+  const untold = sleeper({
+    WAVE_COMMAND: `${Deno.pid}-${crypto.randomUUID()}`,
+  });
+  // Another wave's marker: not this one's to kill.
+  const other = sleeper({ WAVE_COMMAND: `1-${crypto.randomUUID()}` });
+  const sentinel = new Sentinel("WAVE_COMMAND", () => ({
+    sh: findOnPath("sh"),
+    setsid: findOnPath("setsid"),
+  }));
+  try {
+    sentinel.watchCgroups("/nonexistent"); // something to tell: it starts
+    await sentinel.close();
+    await waitUntil(() => !alive(untold.pid), "the untold marked process");
+    assert.equal((await untold.status).signal, "SIGKILL");
+    assert.ok(alive(other.pid), "another wave's process is left alone");
+  } finally {
+    for (const child of [untold, other]) {
+      try {
+        child.kill("SIGKILL");
+      } catch { /* gone */ }
+      await child.status;
+    }
+  }
+});
