@@ -24,16 +24,12 @@
 
 import { AsyncLocalStorage } from "node:async_hooks";
 import { ToolError } from "./tool_error.ts";
+import { fileIdentity } from "./stat.ts";
 
 /** The identity of each regular file a call's check judged, by real path. */
 type Pins = Map<string, string>;
 
 const calls = new AsyncLocalStorage<Pins>();
-
-/** A file's identity on its file system. */
-function identity(info: { dev: number; ino: number | null }): string {
-  return `${info.dev}:${info.ino}`;
-}
 
 /**
  * Runs `call` (a tool call) with pins of its own: what its checks pin,
@@ -58,7 +54,7 @@ export function pinWritten(
   path: string,
   written: { dev: number; ino: number | null },
 ): void {
-  calls.getStore()?.set(path, identity(written));
+  calls.getStore()?.set(path, fileIdentity(written));
 }
 
 /**
@@ -72,7 +68,7 @@ export function assertOpenedAsChecked(
   shown = path,
 ): void {
   const pinned = calls.getStore()?.get(path);
-  if (pinned === undefined || pinned === identity(opened)) return;
+  if (pinned === undefined || pinned === fileIdentity(opened)) return;
   throw changedDuringCall(shown);
 }
 

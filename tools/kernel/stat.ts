@@ -27,6 +27,13 @@ export function statOrNull(path: string): Promise<Deno.FileInfo | null> {
   }
 }
 
+/** A file's identity on its file system (`device:inode`): equal for two names of one file, and for nothing else. */
+export function fileIdentity(
+  info: { dev: number; ino: number | null },
+): string {
+  return `${info.dev}:${info.ino}`;
+}
+
 /** Stats a path without following a final symlink, synchronously; `null` when nothing is there. Other errors are thrown. */
 export function lstatOrNullSync(path: string): Deno.FileInfo | null {
   try {

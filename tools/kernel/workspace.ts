@@ -15,7 +15,7 @@
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { readFileBytesSync } from "./read_file.ts";
 import { sensitiveReason } from "./sensitive.ts";
-import { isAbsent, lstatOrNullSync } from "./stat.ts";
+import { fileIdentity, isAbsent, lstatOrNullSync } from "./stat.ts";
 import { ToolError } from "./tool_error.ts";
 
 /** A path after resolution. Tools act on `real`; they show `abs` or `display`. */
@@ -115,11 +115,6 @@ function readSmallText(path: string): string | undefined {
 /** Directories of the workspace's top whose files are all, or some, secret: looked in for hard links. */
 const SECRET_DIRS = [".ssh", ".gnupg", ".aws", ".docker", ".kube"];
 
-/** A file's identity on its file system. */
-function identityOf(info: { dev: number; ino: number | null }): string {
-  return `${info.dev}:${info.ino}`;
-}
-
 /**
  * The sensitive files of a few directories, by identity (device and inode),
  * each directory read once: what tells a hard link to a secret from an
@@ -158,7 +153,7 @@ export class SensitiveLinks {
       return undefined;
     }
     if (!info.isFile || (info.nlink ?? 1) < 2) return undefined;
-    const name = this.#otherSecret(identityOf(info), real);
+    const name = this.#otherSecret(fileIdentity(info), real);
     return name === undefined
       ? undefined
       : `sensitive file (a hard link to ${displayPath(this.#root, name)})`;
@@ -175,7 +170,7 @@ export class SensitiveLinks {
     opened: { dev: number; ino: number },
     real: string,
   ): boolean {
-    return this.#otherSecret(identityOf(opened), real) !== undefined;
+    return this.#otherSecret(fileIdentity(opened), real) !== undefined;
   }
 
   /** The sensitive file other than `real` whose identity is `key`, if any. */
@@ -204,7 +199,7 @@ export class SensitiveLinks {
         const path = join(dir, entry.name);
         if (sensitiveReason(path, readSmallText) === undefined) continue;
         try {
-          secrets.set(identityOf(Deno.lstatSync(path)), path);
+          secrets.set(fileIdentity(Deno.lstatSync(path)), path);
         } catch { /* gone meanwhile */ }
       }
     } catch { /* no such directory, or not ours to read */ }
@@ -296,7 +291,7 @@ export function resolveInWorkspace(
     ? undefined
     : judged === null
     ? NOTHING_THERE
-    : identityOf(judged);
+    : fileIdentity(judged);
   return {
     raw,
     abs,
