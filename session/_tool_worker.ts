@@ -244,6 +244,7 @@ function contextFor(
     emit,
     progress: (stream, text) => emit({ type: "output", stream, text }),
     processes: {
+      markerPrefix: data.markerPrefix,
       started: (pgid, marker, cgroup) =>
         post({ type: "process", id, op: "started", pgid, marker, cgroup }),
       ended: (pgid) => post({ type: "process", id, op: "ended", pgid }),

@@ -32,6 +32,8 @@ export interface CallContextData {
   /** The `Read` deny rules' globs that bind the call (`ctx.hidden`). */
   hidden?: HiddenGlob[];
   shellSandbox: CommandConfinement;
+  /** The session's marker prefix (`ProcessGroupsView.markerPrefix`). */
+  markerPrefix: string;
   /** The session's task list; the worker opens its store (`ctx.tasks`). */
   taskListId: string;
   env: Record<string, string>;

@@ -38,6 +38,7 @@ import {
   becomeNonDumpable,
   becomeSubreaper,
   COMMAND_MARKER,
+  newMarkerPrefix,
   ProcessGroups,
 } from "../tools/kernel/processes.ts";
 import { ReadState } from "../tools/kernel/read_state.ts";
@@ -153,8 +154,10 @@ export async function openCore(
   } catch { /* read-only: commands cannot make it either; writes will say */ }
   // WAVE_HOME's real location, so paths under it compare with resolved ones.
   config = { ...config, waveHome: realPathOf(config.waveHome) };
+  const markerPrefix = newMarkerPrefix();
   const processes = new ProcessGroups({
-    sentinel: new Sentinel(COMMAND_MARKER, () => ({
+    markerPrefix,
+    sentinel: new Sentinel(COMMAND_MARKER, markerPrefix, () => ({
       sh: findOnPath("sh"),
       setsid: findOnPath("setsid"),
     })),

@@ -1035,6 +1035,7 @@ export class ToolCalls {
           limits: { maxReadTokens: config.maxReadTokens },
           ...(denials.length > 0 ? { hidden: this.#hiddenGlobs(denials) } : {}),
           shellSandbox,
+          markerPrefix: deps.processes.markerPrefix,
           taskListId: config.taskListId,
           env: deps.env,
           programs,

@@ -110,6 +110,7 @@ export class TestSession {
       emit,
       progress: (stream, text) => emit({ type: "output", stream, text }),
       processes: {
+        markerPrefix: `${Deno.pid}-test`,
         started: (pgid) => void this.groups.add(pgid),
         ended: (pgid) => void this.groups.delete(pgid),
         adopted: (pgid) => void this.groups.add(pgid),

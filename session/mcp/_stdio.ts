@@ -21,6 +21,7 @@ import { onPath } from "../_sandbox_plan.ts";
 import { basename, dirname, resolve } from "node:path";
 import {
   COMMAND_MARKER,
+  newCommandMarker,
   type ProcessGroups,
 } from "../../tools/kernel/processes.ts";
 
@@ -92,7 +93,7 @@ export class StdioServerTransport implements Transport {
   /** Starts the server; rejects when it cannot be started (no such command). */
   start(): Promise<void> {
     const { server, command, args, env, cwd, processes } = this.#launch;
-    const marker = `mcp-${server}-${crypto.randomUUID()}`;
+    const marker = newCommandMarker(processes.markerPrefix, `mcp-${server}`);
     let child: Deno.ChildProcess;
     // A server dies with wave, also when wave is killed and can clean up
     // nothing: setpriv gives it that parent-death signal. Deno spawns from

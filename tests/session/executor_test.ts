@@ -100,6 +100,7 @@ async function harness(options: Partial<ExecutorOptions>): Promise<Harness> {
           spillDir: waveHome,
           limits: { maxReadTokens: 25_000 },
           shellSandbox: { kind: "none" },
+          markerPrefix: `${Deno.pid}-test`,
           taskListId: "t",
           env: {},
           programs: tool === "Spawn" ? programs : {},

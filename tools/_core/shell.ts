@@ -394,7 +394,7 @@ function prepareNext(
 ): void {
   preparing = false;
   if (spares.length >= sparesFor(spec)) return;
-  const marker = newCommandMarker();
+  const marker = newCommandMarker(ctx.processes.markerPrefix);
   let child: Deno.ChildProcess;
   try {
     const piped = { ...options(marker), stdin: "piped" as const };
@@ -521,7 +521,7 @@ export async function runShell(
   if (spare) {
     child = spare.child;
   } else {
-    const marker = newCommandMarker();
+    const marker = newCommandMarker(ctx.processes.markerPrefix);
     // bubblewrap needs no group of its own: it puts the command in a new
     // session itself, and killing bubblewrap kills its pid namespace whole
     // (a signal to the "group" then reaches bubblewrap alone). Without the

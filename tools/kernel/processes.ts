@@ -196,13 +196,21 @@ function childrenOf(pid: number): number[] {
 export const COMMAND_MARKER = "WAVE_COMMAND";
 
 /**
- * A new command marker: wave's pid, then a UUID. Every marker of a wave
- * starts with its pid, so the sentinel (sentinel.ts) finds what a command
- * of this wave left, also one whose marker it was never told (a process
- * being made as wave died).
+ * A session's marker prefix: wave's pid and a random part. Every marker
+ * of the session's commands starts with it ({@linkcode newCommandMarker}):
+ * that is how its sentinel (sentinel.ts) finds what they left, also a
+ * process being made as wave died, and none of another session's in the
+ * same process.
  */
-export function newCommandMarker(): string {
-  return `${Deno.pid}-${crypto.randomUUID()}`;
+export function newMarkerPrefix(): string {
+  return `${Deno.pid}-${crypto.randomUUID().slice(0, 8)}`;
+}
+
+/** A new command marker: the session's `prefix`, `label` if given (an MCP server's), then a UUID. */
+export function newCommandMarker(prefix: string, label?: string): string {
+  return `${prefix}-${
+    label === undefined ? "" : `${label}-`
+  }${crypto.randomUUID()}`;
 }
 
 /** `prctl(2)` with one argument; false where it failed or cannot be called. */
@@ -364,6 +372,8 @@ const LATE_SWEEP_MS = 250;
 export class ProcessGroups {
   /** What kills this session's groups, cgroups and marked processes if wave is killed outright. */
   readonly #sentinel?: Sentinel;
+  /** The start of every marker of this session's commands ({@linkcode newMarkerPrefix}). */
+  readonly markerPrefix: string;
   /** pgid → the call (and worker) that started it, and the command's marker. */
   #groups = new Map<
     number,
@@ -416,11 +426,15 @@ export class ProcessGroups {
   offPath: (task: () => void) => void = (task) => setTimeout(task, 0);
 
   /**
-   * With a `sentinel`, what this registers is also killed when wave is
-   * killed outright (the session's; tests of the registry go without).
+   * With a `sentinel` (made for the same `markerPrefix`), what this
+   * registers is also killed when wave is killed outright (the session's;
+   * tests of the registry go without).
    */
-  constructor(options: { sentinel?: Sentinel } = {}) {
+  constructor(
+    options: { sentinel?: Sentinel; markerPrefix?: string } = {},
+  ) {
     this.#sentinel = options.sentinel;
+    this.markerPrefix = options.markerPrefix ?? newMarkerPrefix();
   }
 
   /**
@@ -507,7 +521,7 @@ export class ProcessGroups {
       ? cgroup
       : undefined;
     if (canReap()) spawned.add(pgid);
-    this.#sentinel?.watchGroup(pgid, marker);
+    this.#sentinel?.watchGroup(pgid);
     this.#groups.set(pgid, {
       callId,
       workerId,
@@ -665,6 +679,7 @@ export class ProcessGroups {
   viewFor(callId: string): ProcessGroupsView {
     const thread = SESSION_THREAD;
     return {
+      markerPrefix: this.markerPrefix,
       started: (pgid, marker, cgroup) =>
         this.started(pgid, callId, thread, marker, cgroup),
       ended: (pgid) => this.ended(pgid),

@@ -7,11 +7,12 @@
  * (`--shell-sandbox none`, or `auto` with no namespaces) and whatever it
  * started would run on. The sentinel is a small `sh` that wave starts, in a
  * session of its own, at its first command, and tells on its stdin what to
- * kill: the process group of each running command, each command's marker,
- * and the cgroup parents wave makes command cgroups in. Its stdin is a pipe
+ * kill: the process group of each running command and the cgroup parents
+ * wave makes command cgroups in. Its stdin is a pipe
  * only wave writes: when wave is gone, however it went, the pipe ends, and
  * the sentinel kills every group and cgroup it was told of and every
- * process that carries one of the markers, removes the emptied cgroups,
+ * process that carries a marker of its session (each starts with the
+ * session's prefix, `newCommandMarker`), removes the emptied cgroups,
  * and exits. At a clean shutdown wave has killed all of it already; it
  * ends the sentinel's stdin there, and the sentinel finds nothing to kill.
  *
@@ -20,22 +21,21 @@
 
 /**
  * The sentinel's script. `$1` is wave's pid (its cgroups are
- * `wave-command-<pid>-<n>`), `$2` the marker's variable. Lines on stdin: `g <pgid>` a running group,
- * `G <pgid>` one that ended (its id may be reused), `m <marker>` a
- * command's marker, `c <dir>` a cgroup parent. Lists are kept one item a
+ * `wave-command-<pid>-<n>`), `$2` the marker's variable, `$3` the
+ * session's marker prefix. Lines on stdin: `g <pgid>` a running group, `G <pgid>` one
+ * that ended (its id may be reused), `c <dir>` a cgroup parent. Lists are kept one item a
  * line (a cgroup's path may hold spaces), and nothing forks while wave
  * lives: `read`, `case` and expansions are the shell's own.
  */
 const SCRIPT = `trap '' HUP INT TERM PIPE
 nl='
 '
-g="$nl" m= c=
+g="$nl" c=
 while IFS= read -r line; do
   arg=\${line#? }
   case $line in
     "g "*) g="$g$arg$nl" ;;
     "G "*) case $g in *"$nl$arg$nl"*) g="\${g%%"$nl$arg$nl"*}$nl\${g#*"$nl$arg$nl"}" ;; esac ;;
-    "m "*) m="$m-e$nl$2=$arg$nl" ;;
     "c "*) c="$c$arg$nl" ;;
   esac
 done
@@ -46,11 +46,11 @@ for p in $c; do
     [ -d "$d" ] && echo 1 2>/dev/null >"$d/cgroup.kill"
   done
 done
-# Every marker told, and every marker of this wave (they start with its
-# pid): twice, the second time for a process bubblewrap was making as wave
-# died (its sandbox's first process, left waiting when bubblewrap was killed).
+# Every process with a marker of this session: twice, the second time for one
+# bubblewrap was making as wave died (its sandbox's first process, left
+# waiting when bubblewrap was killed).
 for round in 1 2; do
-  for f in $(grep -lsaF $m -e "$2=$1-" /proc/[0-9]*/environ); do
+  for f in $(grep -lsaF "$2=$3-" /proc/[0-9]*/environ); do
     f=\${f#/proc/}
     kill -KILL "\${f%/environ}" 2>/dev/null
   done
@@ -74,13 +74,14 @@ export interface SentinelPrograms {
 }
 
 /**
- * The session's sentinel: started at its first use, told of each group,
- * marker and cgroup parent as wave starts or makes them. Every method is
+ * The session's sentinel: started at its first use, told of each group
+ * and cgroup parent as wave starts or makes them. Every method is
  * harmless when the sentinel could not be started (no `sh`): what it
  * guarded is then unguarded against wave's own death, as it was before.
  */
 export class Sentinel {
   readonly #markerVariable: string;
+  readonly #markerPrefix: string;
   readonly #programs: () => SentinelPrograms;
   #writer?: WritableStreamDefaultWriter<Uint8Array>;
   #child?: Deno.ChildProcess;
@@ -91,22 +92,23 @@ export class Sentinel {
 
   /**
    * `markerVariable` is the environment variable a command's marker is
-   * in; `programs` is asked once, at the first use.
+   * in, `markerPrefix` the start of every marker of the session's commands;
+   * `programs` is asked once, at the first use.
    */
-  constructor(markerVariable: string, programs: () => SentinelPrograms) {
+  constructor(
+    markerVariable: string,
+    markerPrefix: string,
+    programs: () => SentinelPrograms,
+  ) {
     this.#markerVariable = markerVariable;
+    this.#markerPrefix = markerPrefix;
     this.#programs = programs;
   }
 
-  /** A command's group started, with its marker when it has one. */
-  watchGroup(pgid: number, marker?: string): void {
+  /** A command's group started. */
+  watchGroup(pgid: number): void {
     // `kill -KILL -1` would be every process wave's user may signal.
-    const group = Number.isSafeInteger(pgid) && pgid > 1 ? `g ${pgid}\n` : "";
-    // One line each: a marker with a line break is not told.
-    const mark = marker !== undefined && !/[\n\0]/.test(marker)
-      ? `m ${marker}\n`
-      : "";
-    if (group || mark) this.#send(group + mark);
+    if (Number.isSafeInteger(pgid) && pgid > 1) this.#send(`g ${pgid}\n`);
   }
 
   /** A group ended: its id is no longer the command's. */
@@ -156,6 +158,7 @@ export class Sentinel {
       "wave-sentinel",
       String(Deno.pid),
       this.#markerVariable,
+      this.#markerPrefix,
     ];
     const options: Deno.CommandOptions = {
       cwd: "/",

@@ -104,6 +104,8 @@ export interface PathUse {
 
 /** Child process groups a tool started; the main thread tracks and kills them. */
 export interface ProcessGroupsView {
+  /** The start of every marker of the session's commands (`newCommandMarker`). */
+  readonly markerPrefix: string;
   /**
    * Reports a new process group (its leader's pid) so shutdown can kill
    * it; a command also gives the marker its environment carries, so what

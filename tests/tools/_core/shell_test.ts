@@ -43,7 +43,7 @@ Deno.test("001 shell: stdin is /dev/null; the environment is only what the sessi
     r.stdout.split("\n").filter((l) =>
       /^[A-Z_]+=/.test(l) && !l.startsWith("PWD=") && !l.startsWith("SHLVL=") &&
       !l.startsWith("_=")
-    ).join("\n").replace(/(WAVE_COMMAND=)\d+-[0-9a-f-]{36}/, "$1<marker>"),
+    ).join("\n").replace(/(WAVE_COMMAND=)\d+-test-[0-9a-f-]{36}/, "$1<marker>"),
     // The marker that finds what a command detaches (tools/kernel/processes.ts).
     "HOME=/nowhere\nPATH=/usr/bin:/bin\nWAVE_COMMAND=<marker>",
   );

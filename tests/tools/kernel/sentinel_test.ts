@@ -19,6 +19,9 @@ function sleeper(env: Record<string, string> = {}): Deno.ChildProcess {
   }).spawn();
 }
 
+/** This test's session: another session of the same process has another prefix. */
+const PREFIX = `${Deno.pid}-${crypto.randomUUID().slice(0, 8)}`;
+
 function alive(pid: number): boolean {
   try {
     const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
@@ -28,19 +31,22 @@ function alive(pid: number): boolean {
   }
 }
 
-Deno.test("sentinel: its stdin ended, it kills the groups and marked processes it was told of, not a group that ended", async () => {
+Deno.test("sentinel: its stdin ended, it kills the groups it was told of and every process with a marker of its session, not a group that ended nor another session's", async () => {
   const grouped = sleeper();
-  const marker = crypto.randomUUID();
-  // In a group the sentinel was not told of: found by its marker.
-  const marked = sleeper({ WAVE_COMMAND: marker });
+  // In a group the sentinel was not told of: found by its session's marker.
+  const marked = sleeper({
+    WAVE_COMMAND: `${PREFIX}-${crypto.randomUUID()}`,
+  });
+  const otherSession = sleeper({
+    WAVE_COMMAND: `${Deno.pid}-other-${crypto.randomUUID()}`,
+  });
   const ended = sleeper();
-  const sentinel = new Sentinel("WAVE_COMMAND", () => ({
+  const sentinel = new Sentinel("WAVE_COMMAND", PREFIX, () => ({
     sh: findOnPath("sh"),
     setsid: findOnPath("setsid"),
   }));
   try {
     sentinel.watchGroup(grouped.pid);
-    sentinel.watchGroup(999_999_999, marker);
     sentinel.watchGroup(ended.pid);
     sentinel.forgetGroup(ended.pid);
     assert.ok(sentinel.pid !== undefined);
@@ -52,8 +58,12 @@ Deno.test("sentinel: its stdin ended, it kills the groups and marked processes i
     assert.equal((await grouped.status).signal, "SIGKILL");
     assert.equal((await marked.status).signal, "SIGKILL");
     assert.ok(alive(ended.pid), "a group it was told had ended is left alone");
+    assert.ok(
+      alive(otherSession.pid),
+      "another session's process is left alone",
+    );
   } finally {
-    for (const child of [grouped, marked, ended]) {
+    for (const child of [grouped, marked, otherSession, ended]) {
       try {
         child.kill("SIGKILL");
       } catch { /* gone */ }
@@ -63,8 +73,8 @@ Deno.test("sentinel: its stdin ended, it kills the groups and marked processes i
 });
 
 Deno.test("sentinel: with no sh it is never started, and every call is harmless", async () => {
-  const sentinel = new Sentinel("WAVE_COMMAND", () => ({}));
-  sentinel.watchGroup(1, "m");
+  const sentinel = new Sentinel("WAVE_COMMAND", PREFIX, () => ({}));
+  sentinel.watchGroup(2);
   sentinel.watchCgroups("/nonexistent");
   sentinel.forgetGroup(1);
   assert.equal(sentinel.pid, undefined);
@@ -74,7 +84,7 @@ Deno.test("sentinel: with no sh it is never started, and every call is harmless"
 Deno.test("sentinel: it is never told a group id that kill would read as every process (0, 1, not an integer)", async () => {
   // With nothing to tell, it is not even started.
   let asked = false;
-  const probe = new Sentinel("WAVE_COMMAND", () => {
+  const probe = new Sentinel("WAVE_COMMAND", PREFIX, () => {
     asked = true;
     return {};
   });
@@ -82,30 +92,4 @@ Deno.test("sentinel: it is never told a group id that kill would read as every p
   probe.watchCgroups("/a\nb");
   assert.equal(asked, false);
   await probe.close();
-});
-
-Deno.test("sentinel: a process carrying a marker of this wave (its pid first) dies with it, told or not", async () => {
-  const untold = sleeper({
-    WAVE_COMMAND: `${Deno.pid}-${crypto.randomUUID()}`,
-  });
-  // Another wave's marker: not this one's to kill.
-  const other = sleeper({ WAVE_COMMAND: `1-${crypto.randomUUID()}` });
-  const sentinel = new Sentinel("WAVE_COMMAND", () => ({
-    sh: findOnPath("sh"),
-    setsid: findOnPath("setsid"),
-  }));
-  try {
-    sentinel.watchCgroups("/nonexistent"); // something to tell: it starts
-    await sentinel.close();
-    await waitUntil(() => !alive(untold.pid), "the untold marked process");
-    assert.equal((await untold.status).signal, "SIGKILL");
-    assert.ok(alive(other.pid), "another wave's process is left alone");
-  } finally {
-    for (const child of [untold, other]) {
-      try {
-        child.kill("SIGKILL");
-      } catch { /* gone */ }
-      await child.status;
-    }
-  }
 });
