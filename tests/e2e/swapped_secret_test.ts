@@ -147,11 +147,10 @@ Deno.test("wave Read: a file that became sensitive while the call waited behind 
       ".npmrc",
     );
     assert.equal(read.is_error, true);
-    assert.match(
-      String(read.content),
-      /^\.npmrc changed while the call ran and needs the parent's approval now \(.+\), so it was not used\. Call again to ask for it\.$/,
+    assert.equal(
+      read.content,
+      ".npmrc changed while the call ran and needs the parent's approval now (sensitive file (.npmrc with credentials)), so it was not used. Call again to ask for it.",
     );
-    assert.ok(!String(read.content).includes("npm_secret"));
     assert.deepEqual(read.structured, { type: "changed_during_call" });
     assert.equal((await wave.finish()).code, 0);
   }));
