@@ -11,12 +11,8 @@ import { isPermissionMode } from "./permission_modes.ts";
 import type { Mode } from "../tools/kernel/modes.ts";
 import type { CurrentTask } from "./current_task.ts";
 import type { InFlight } from "./in_flight.ts";
-import {
-  type ControlAnswer,
-  controlError,
-  controlSuccess,
-  type InitializeAnswer,
-} from "./outbound.ts";
+import type { ControlAnswer, InitializeAnswer } from "./outbound.ts";
+import { controlError, controlSuccess } from "./control_responses.ts";
 
 /** `initialize`'s request, decoded. */
 export type InitializeRequest = Extract<ControlBody, { subtype: "initialize" }>;

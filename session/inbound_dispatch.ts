@@ -11,7 +11,7 @@ import type { CanUseToolParent } from "./can_use_tool.ts";
 import type { ControlRequests } from "./control_requests.ts";
 import { decodeLine, type InputError, isInputError } from "./inbound.ts";
 import type { Block } from "./messages.ts";
-import { controlError } from "./outbound.ts";
+import { controlError } from "./control_responses.ts";
 import type { ProtocolWriter } from "./output.ts";
 import type { UserTurns } from "./user_turns.ts";
 import type { ParentRequests } from "./parent_requests.ts";

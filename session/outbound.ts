@@ -432,28 +432,6 @@ export type Outbound =
   | z.infer<typeof ApprovalRequest>
   | z.infer<typeof ControlResponse>;
 
-/** The `control_response` that answers request `requestId` with `response`. */
-export function controlSuccess(
-  requestId: string | number,
-  response: ControlAnswer,
-): Outbound {
-  return {
-    type: "control_response",
-    response: { subtype: "success", request_id: requestId, response },
-  };
-}
-
-/** The `control_response` that refuses request `requestId`, saying why. */
-export function controlError(
-  requestId: string | number,
-  error: string,
-): Outbound {
-  return {
-    type: "control_response",
-    response: { subtype: "error", request_id: requestId, error },
-  };
-}
-
 /**
  * Checks one line wave wrote: a JSON object with a `session_id` string,
  * whose other fields are a declared outbound message. Returns null when it
