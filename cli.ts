@@ -17,6 +17,7 @@ import { peekFirstLine } from "./session/_first_line.ts";
 // Small, and needed before the first answer of wave mcp and wave acp.
 import { answerEarly as mcpEarly } from "./fronts/mcp/early.ts";
 import { answerEarly as acpEarly } from "./fronts/acp/early.ts";
+import type { StartedCore } from "./session/core_start.ts";
 
 // stdout carries protocol lines only.
 console.log = console.error;
@@ -206,6 +207,25 @@ if (initSent && config.model && !config.listen) {
   earlyStdin = streamOf(peeked);
 }
 
+// The file readers' worker boots now, on its own thread, and loads the
+// read-only tools while this one loads the session: a first Read or Grep
+// soon after init does not wait for both in turn. (ACP opens a core per
+// session, each in its own workspace; it starts its own.)
+const CORE_START = new URL("./session/core_start.ts", import.meta.url).href;
+let started: StartedCore | undefined;
+if (config.front !== "acp") {
+  const { bootReaders, startCore } = await import(
+    CORE_START
+  ) as typeof import("./session/core_start.ts");
+  try {
+    started = startCore(config);
+    bootReaders(
+      started,
+      entries.filter((e) => e.mode === "ask").map(builtinRef),
+    );
+  } catch { /* the session's core starts its own, and says what failed */ }
+}
+
 // A computed specifier: Deno prepares every module a literal import() can
 // reach before the program starts, and the session's graph (the tools, zod,
 // the model SDKs) would double the time to system/init. scripts/compile.ts
@@ -270,6 +290,7 @@ try {
       initSent,
       answered,
       early: early?.request,
+      started,
     },
     shutdown.signal,
   );

@@ -766,3 +766,12 @@ function isObject(value: unknown): value is Record<string, unknown> {
 export function spillDirOf(config: Config): string {
   return `${config.waveHome}/spill/${config.sessionId}`;
 }
+
+/**
+ * The scratch directory of a session's warm-up calls (see the session's
+ * `ToolCalls.prewarm`), under its spill directory: the executor lets the
+ * file tools' workers use it, and the warm-up removes it when done.
+ */
+export function warmupDirOf(config: Config): string {
+  return `${spillDirOf(config)}/warmup`;
+}

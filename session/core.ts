@@ -9,11 +9,10 @@
  * @module
  */
 
-import { dirname } from "node:path";
-import { fileURLToPath } from "node:url";
 import { ApprovalGate, type ApprovalParent } from "./approvals.ts";
 import { CommandSandbox } from "./command_sandbox.ts";
-import { type Config, spillDirOf } from "./config.ts";
+import { type Config, warmupDirOf } from "./config.ts";
+import { startCore, type StartedCore } from "./core_start.ts";
 import { shownDir } from "./_paths.ts";
 import { CurrentTask } from "./current_task.ts";
 import type { EditorBuffers } from "./editor_buffers.ts";
@@ -23,29 +22,18 @@ import {
   keyAboveWarning,
   unconfinedRootWarning,
 } from "./environment.ts";
-import { SandboxExecutor } from "./executor.ts";
 import { InFlight } from "./in_flight.ts";
 import { ParentRequests } from "./parent_requests.ts";
 import { ToolPermissions } from "./permissions.ts";
 import { ToolRegistry } from "./registry.ts";
 import { SessionMode } from "./session_mode.ts";
-import { ToolCalls, warmupDirOf } from "./tool_calls.ts";
+import { ToolCalls } from "./tool_calls.ts";
 import type { ToolEventRenderer } from "./tool_events.ts";
 import { Transcriber } from "./transcriber.ts";
 import { WriteQueue } from "./write_queue.ts";
 import { sweepLeftovers } from "../tools/kernel/atomic_write.ts";
-import {
-  becomeNonDumpable,
-  becomeSubreaper,
-  COMMAND_MARKER,
-  newMarkerPrefix,
-  ProcessGroups,
-} from "../tools/kernel/processes.ts";
 import { ReadState } from "../tools/kernel/read_state.ts";
-import { findOnPath } from "../tools/kernel/programs.ts";
-import { Sentinel } from "../tools/kernel/sentinel.ts";
 import { TaskStore } from "../tools/kernel/tasks.ts";
-import { realPathOf } from "../tools/kernel/workspace.ts";
 import type { McpServers } from "./mcp/servers.ts";
 
 // A computed specifier: the MCP client (and its SDK) load only for a
@@ -90,6 +78,12 @@ export interface CoreOptions {
    * write queue. Absent: every call works on the disk.
    */
   buffers?: EditorBuffers;
+  /**
+   * What {@linkcode startCore} began for this very config (the CLI starts
+   * it early, see core_start.ts); absent, or started for another config,
+   * the core starts its own.
+   */
+  started?: StartedCore;
 }
 
 /** One session's core, opened by {@linkcode openCore}. */
@@ -134,34 +128,24 @@ export interface Core {
 }
 
 /**
- * Prepares the process (subreaper, non-dumpable, WAVE_HOME made 700), loads
- * the tool modules and assembles a core for `config`. Rejects only when the
+ * Prepares the process (subreaper, non-dumpable, WAVE_HOME made 700: see
+ * {@linkcode startCore}), loads the tool modules and assembles a core for
+ * `config`. Rejects only when the
  * tool modules cannot be loaded.
  */
 export async function openCore(
   config: Config,
   options: CoreOptions,
 ): Promise<Core> {
-  // What a command detaches becomes wave's child, so it can be cleaned up.
-  becomeSubreaper();
-  // Before the first command runs: a process of wave's uid can then no
-  // longer read wave's environment or memory, nor open its stdin or stdout.
-  becomeNonDumpable();
-  // WAVE_HOME exists before any command runs (mode 700), so no command can
-  // make it first, or link its parts elsewhere, for wave to write through.
-  try {
-    Deno.mkdirSync(config.waveHome, { recursive: true, mode: 0o700 });
-  } catch { /* read-only: commands cannot make it either; writes will say */ }
-  // WAVE_HOME's real location, so paths under it compare with resolved ones.
-  config = { ...config, waveHome: realPathOf(config.waveHome) };
-  const markerPrefix = newMarkerPrefix();
-  const processes = new ProcessGroups({
-    markerPrefix,
-    sentinel: new Sentinel(COMMAND_MARKER, markerPrefix, () => ({
-      sh: findOnPath("sh"),
-      setsid: findOnPath("setsid"),
-    })),
-  });
+  let { started } = options;
+  if (started && started.from !== config) {
+    // Started for another config: its worker's rules would not be this one's.
+    started.executor.close();
+    started = undefined;
+  }
+  started ??= startCore(config);
+  const { processes, executor } = started;
+  config = started.config;
   if (options.afterNextWrite) processes.offPath = options.afterNextWrite;
   const env = commandEnvironment(Deno.env, config.envAllow);
   const loading = ToolRegistry.load(options.modules, {
@@ -205,8 +189,9 @@ export async function openCore(
   try {
     registry = await loading;
   } catch (error) {
-    // No server outlives a session that could not open.
+    // No server or worker outlives a session that could not open.
     await Promise.all(mcp.map((made) => made.then((s) => s.close(), () => {})));
+    executor.close();
     processes.killAll();
     throw error;
   }
@@ -215,21 +200,6 @@ export async function openCore(
 
   const mode = new SessionMode(config.mode, config.permissionMode);
   const writeQueue = new WriteQueue();
-  const executor = new SandboxExecutor({
-    workspace: config.workspace,
-    waveHome: config.waveHome,
-    processes,
-    deadlineMs: config.toolDeadlineMs,
-    fileBoundary: config.fileBoundary,
-    spillDir: spillDirOf(config),
-    warmupDir: warmupDirOf(config),
-    // An extra module may import any of wave's own modules, not all of
-    // which are in a worker's module graph; wave's source is no secret.
-    moduleDirs: config.toolModules.length === 0 ? [] : [
-      fileURLToPath(new URL("..", import.meta.url)),
-      ...config.toolModules.map((url) => dirname(fileURLToPath(url))),
-    ],
-  });
   const approvals = new ApprovalGate(
     config.approvals,
     config.approvalTimeoutMs,

@@ -17,6 +17,7 @@ import { CanUseToolParent } from "./can_use_tool.ts";
 import type { Config } from "./config.ts";
 import { ControlRequests } from "./control_requests.ts";
 import { type Core, openCore } from "./core.ts";
+import type { StartedCore } from "./core_start.ts";
 import { ParentRequests } from "./parent_requests.ts";
 import { InboundDispatch } from "./inbound_dispatch.ts";
 import { initMessage } from "./init.ts";
@@ -78,6 +79,12 @@ export interface ServeOptions {
    * over, or it is aborted.
    */
   early?: Promise<EarlyRequest | undefined>;
+  /**
+   * The core's start for this very config, made by the CLI as soon as
+   * `system/init` was written, the file readers' worker already booting
+   * (core_start.ts); absent, the core starts its own.
+   */
+  started?: StartedCore;
 }
 
 export { WEAK_FILE_BOUNDARY } from "./core.ts";
@@ -152,6 +159,7 @@ export async function serve(
   let render: ToolEventRenderer = () => {};
   const core = await openCore(config, {
     modules: options.modules,
+    started: options.started,
     parent: approvalsParent,
     requests,
     onEvent: (toolUseId, event) => render(toolUseId, event),

@@ -12,7 +12,7 @@ import { CommandSandbox, keyFiles } from "./command_sandbox.ts";
 import { deniedPaths, hideDenied } from "./denied_paths.ts";
 import { pathGlobs } from "./tool_rules.ts";
 import type { HiddenGlob } from "../tools/kernel/hidden.ts";
-import { type Config, type Mode, spillDirOf } from "./config.ts";
+import { type Config, type Mode, spillDirOf, warmupDirOf } from "./config.ts";
 import {
   FILE_PROGRAMS,
   type Grants,
@@ -118,15 +118,6 @@ export interface ToolCallsDeps {
 }
 
 let nextCall = 1;
-
-/**
- * The scratch directory of a session's warm-up calls (see
- * {@linkcode ToolCalls.prewarm}), under its spill directory: the executor
- * lets the file tools' workers use it, and the warm-up removes it when done.
- */
-export function warmupDirOf(config: Config): string {
-  return `${spillDirOf(config)}/warmup`;
-}
 
 /** One warm-up call {@linkcode ToolCalls.prewarm} made. */
 export interface WarmupCall {

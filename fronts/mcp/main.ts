@@ -31,6 +31,7 @@ export async function serve(
   const front = new McpFront(config);
   const opening = openCore(config, {
     modules: options.modules,
+    started: options.started,
     parent: front.parent,
     requests: noParentRequests("wave mcp"),
     onEvent: front.onEvent,

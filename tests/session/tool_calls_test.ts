@@ -11,7 +11,7 @@ import { dirname } from "node:path";
 import { type Config, parseFlags } from "../../session/config.ts";
 import { type Core, openCore } from "../../session/core.ts";
 import { ParentRequests } from "../../session/parent_requests.ts";
-import { warmupDirOf } from "../../session/tool_calls.ts";
+import { warmupDirOf } from "../../session/config.ts";
 import type { ApprovalDecision } from "../../session/approvals.ts";
 import { historyDir } from "../../tools/_core/history_dir.ts";
 import { WARMUP_FILES } from "../../tools/kernel/tool.ts";

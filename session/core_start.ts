@@ -1,0 +1,114 @@
+/**
+ * The part of a session's core that needs no tool module: the process
+ * prepared for commands, its process groups and the sandbox executor. The
+ * CLI starts it as soon as `system/init` is written and boots the file
+ * readers' worker with it ({@linkcode bootReaders}), so that worker starts
+ * and loads its tools on its own thread while this one loads the session;
+ * {@linkcode openCore} (core.ts) then builds the rest on what was started.
+ * Its graph is small on purpose: everything it imports the session needs
+ * too, so starting it early moves work, it adds none.
+ *
+ * @module
+ */
+
+import { dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+import { type Config, spillDirOf, warmupDirOf } from "./config.ts";
+import { FILE_PROGRAMS, SandboxExecutor } from "./executor.ts";
+import {
+  becomeNonDumpable,
+  becomeSubreaper,
+  COMMAND_MARKER,
+  newMarkerPrefix,
+  ProcessGroups,
+} from "../tools/kernel/processes.ts";
+import { findOnPath, resolvePrograms } from "../tools/kernel/programs.ts";
+import { Sentinel } from "../tools/kernel/sentinel.ts";
+import type { Scopes } from "../tools/kernel/tool.ts";
+import { realPathOf } from "../tools/kernel/workspace.ts";
+
+/**
+ * The scopes of the worker all read-only file tools share (the session's
+ * `workerScopes`): it reads, and may run the file programs (ripgrep).
+ */
+export const READERS_SCOPES: Scopes = { read: true, run: [...FILE_PROGRAMS] };
+
+/** What {@linkcode startCore} made, for {@linkcode openCore} to finish. */
+export interface StartedCore {
+  /** The config it was started for. */
+  readonly from: Config;
+  /** That config with WAVE_HOME's real location. */
+  readonly config: Config;
+  readonly processes: ProcessGroups;
+  readonly executor: SandboxExecutor;
+}
+
+/**
+ * Prepares the process (subreaper, non-dumpable, WAVE_HOME made 700) and
+ * makes the session's process groups and sandbox executor for `config`.
+ * Starts no worker and no process.
+ */
+export function startCore(config: Config): StartedCore {
+  const from = config;
+  // What a command detaches becomes wave's child, so it can be cleaned up.
+  becomeSubreaper();
+  // Before the first command runs: a process of wave's uid can then no
+  // longer read wave's environment or memory, nor open its stdin or stdout.
+  becomeNonDumpable();
+  // WAVE_HOME exists before any command runs (mode 700), so no command can
+  // make it first, or link its parts elsewhere, for wave to write through.
+  try {
+    Deno.mkdirSync(config.waveHome, { recursive: true, mode: 0o700 });
+  } catch { /* read-only: commands cannot make it either; writes will say */ }
+  // WAVE_HOME's real location, so paths under it compare with resolved ones.
+  config = { ...config, waveHome: realPathOf(config.waveHome) };
+  const markerPrefix = newMarkerPrefix();
+  const processes = new ProcessGroups({
+    markerPrefix,
+    sentinel: new Sentinel(COMMAND_MARKER, markerPrefix, () => ({
+      sh: findOnPath("sh"),
+      setsid: findOnPath("setsid"),
+    })),
+  });
+  const executor = new SandboxExecutor({
+    workspace: config.workspace,
+    waveHome: config.waveHome,
+    processes,
+    deadlineMs: config.toolDeadlineMs,
+    fileBoundary: config.fileBoundary,
+    spillDir: spillDirOf(config),
+    warmupDir: warmupDirOf(config),
+    // An extra module may import any of wave's own modules, not all of
+    // which are in a worker's module graph; wave's source is no secret.
+    moduleDirs: config.toolModules.length === 0 ? [] : [
+      fileURLToPath(new URL("..", import.meta.url)),
+      ...config.toolModules.map((url) => dirname(fileURLToPath(url))),
+    ],
+  });
+  return { from, config, processes, executor };
+}
+
+/**
+ * Starts the file readers' worker of `started` and has it load `modules`
+ * (references as `tools/loaders.ts` takes them: the read-only tools the
+ * toolset names). It is the very worker the session's first read-only call
+ * would start: same scopes, same programs, so the same permissions and
+ * Landlock rules. Settles once the modules are loaded; never fails (a
+ * module that cannot load says so when its tool is called).
+ */
+export async function bootReaders(
+  started: StartedCore,
+  modules: readonly string[],
+): Promise<void> {
+  try {
+    const programs = await resolvePrograms(
+      READERS_SCOPES.run!,
+      started.config.waveHome,
+    );
+    await started.executor.prewarm(
+      READERS_SCOPES,
+      Object.values(programs),
+      modules,
+    );
+  } catch { /* the first call says why */ }
+}
