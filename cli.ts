@@ -219,7 +219,7 @@ if (config.front !== "acp") {
   ) as typeof import("./session/core_start.ts");
   try {
     started = startCore(config);
-    bootReaders(
+    await bootReaders(
       started,
       entries.filter((e) => e.mode === "ask").map(builtinRef),
     );

@@ -93,8 +93,10 @@ export function startCore(config: Config): StartedCore {
  * (references as `tools/loaders.ts` takes them: the read-only tools the
  * toolset names). It is the very worker the session's first read-only call
  * would start: same scopes, same programs, so the same permissions and
- * Landlock rules. Settles once the modules are loaded; never fails (a
- * module that cannot load says so when its tool is called).
+ * Landlock rules. Settles once the worker is started, its modules loading
+ * on its own thread (a caller that goes on to hold this thread, as the
+ * session's import does, would otherwise hold the start back until after);
+ * never fails (a module that cannot load says so when its tool is called).
  */
 export async function bootReaders(
   started: StartedCore,
@@ -105,10 +107,6 @@ export async function bootReaders(
       READERS_SCOPES.run!,
       started.config.waveHome,
     );
-    await started.executor.prewarm(
-      READERS_SCOPES,
-      Object.values(programs),
-      modules,
-    );
+    started.executor.prewarm(READERS_SCOPES, Object.values(programs), modules);
   } catch { /* the first call says why */ }
 }
