@@ -104,13 +104,19 @@ export async function installBinary(
  * process forked elsewhere in wave during the write (a worker starting a
  * command) still holds the writing descriptor, which it does until it
  * execs, the kernel refuses to run the file ("Text file busy"). Runs it
- * with `args` until it starts, for up to about a second.
+ * with `args` until it starts, for up to about a second, with an empty
+ * environment: it may run before wave has dropped the model keys from its
+ * own.
  */
 async function untilRunnable(path: string, args: string[]): Promise<void> {
   for (let attempt = 0;; attempt++) {
     try {
-      await new Deno.Command(path, { args, stdout: "null", stderr: "null" })
-        .output();
+      await new Deno.Command(path, {
+        args,
+        clearEnv: true,
+        stdout: "null",
+        stderr: "null",
+      }).output();
       return;
     } catch (error) {
       if (!/os error 26\)/.test(String(error)) || attempt >= 100) return;

@@ -45,6 +45,24 @@ Deno.test("a compiled wave's ripgrep is copied out to WAVE_HOME/bin/rg-<hash>, m
   assert.equal(names.length, 1, "no temp file is left");
 });
 
+Deno.test("the probe of a fresh copy runs with an empty environment (it may run before wave drops the model keys)", async () => {
+  const home = await tempDir();
+  const seen = `${home}/seen.txt`;
+  const source = `${home}/probe.sh`;
+  await Deno.writeTextFile(source, `#!/bin/sh\nenv > '${seen}'\n`);
+  Deno.env.set("WAVE_PROBE_TEST_SECRET", "sk-probe-secret");
+  try {
+    await installBinary(source, `${home}/bin`, "probe");
+  } finally {
+    Deno.env.delete("WAVE_PROBE_TEST_SECRET");
+  }
+  const env = await Deno.readTextFile(seen);
+  assert.ok(env.length > 0, "the probe ran");
+  assert.ok(!env.includes("sk-probe-secret"), env);
+  assert.ok(!/^(HOME|PATH)=/m.test(env), env);
+  await Deno.remove(home, { recursive: true });
+});
+
 Deno.test("a fresh copy of ripgrep runs at once even while other threads start processes (a process forked during the write holds it 'busy' until it execs)", async () => {
   const rg = (await findRipgrep("/unused"))!;
   // Threads that start processes all the time, as a session's workers do.
