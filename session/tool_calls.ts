@@ -117,7 +117,10 @@ export interface ToolCallsDeps {
   onEvent(toolUseId: string, event: ToolEvent): Promise<void> | void;
 }
 
+/** The number of the next internal call id (a worker's, a command's records). */
 let nextCall = 1;
+/** The number of the next tool_use id wave makes for a call that came without one. */
+let nextToolUseId = 1;
 
 /** One warm-up call {@linkcode ToolCalls.prewarm} made. */
 export interface WarmupCall {
@@ -407,7 +410,13 @@ export class ToolCalls {
     return {
       async call(name, input) {
         // As a parent's or a model's input is: parsed from JSON.
-        const prepared = calls.prepare(name, JSON.parse(JSON.stringify(input)));
+        // With an id of its own: a warm-up takes no number from the
+        // session's calls (a parent's first call_tool is toolu_wave_1).
+        const prepared = calls.prepare(
+          name,
+          JSON.parse(JSON.stringify(input)),
+          "toolu_wave_warmup",
+        );
         if ("error" in prepared) {
           return errorResult("toolu_wave_warmup", prepared.error);
         }
@@ -594,7 +603,7 @@ export class ToolCalls {
     return {
       tool,
       input: parsed.data,
-      toolUseId: toolUseId ?? `toolu_wave_${nextCall++}`,
+      toolUseId: toolUseId ?? `toolu_wave_${nextToolUseId++}`,
     };
   }
 

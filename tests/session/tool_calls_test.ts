@@ -150,6 +150,23 @@ Deno.test("prewarm: the warm-up's reads are not the session's (Edit still needs 
   }
 });
 
+Deno.test("prewarm's calls take no number from the session's tool_use ids (a parent's first call is toolu_wave_1 whenever it comes)", async () => {
+  const s = await session("wave");
+  try {
+    const idOf = () => {
+      const call = s.core.calls.prepare("Read", { file_path: "notes.txt" });
+      if ("error" in call) throw new Error(call.error);
+      return Number(call.toolUseId.replace("toolu_wave_", ""));
+    };
+    const before = idOf();
+    const made = await s.core.calls.prewarm();
+    assert.ok(made.length > 0);
+    assert.equal(idOf(), before + 1);
+  } finally {
+    await s.close();
+  }
+});
+
 Deno.test("prewarm waits while a real call is in flight, and goes on once it has answered", async () => {
   const answer = Promise.withResolvers<ApprovalDecision>();
   let asked = false;
