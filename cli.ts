@@ -207,6 +207,19 @@ if (initSent && config.model && !config.listen) {
   earlyStdin = streamOf(peeked);
 }
 
+// A small module (the session's graph has it too). The config holds the
+// model key now, and the early request has it: no later reader needs the
+// variables, and they are gone before wave starts any worker or process.
+const ENVIRONMENT = new URL("./session/environment.ts", import.meta.url).href;
+const {
+  capabilityBound,
+  forgetModelKeys,
+  forgetNodeCoverage,
+  unconfinedRootWarning,
+} = await import(ENVIRONMENT) as typeof import("./session/environment.ts");
+forgetModelKeys(Deno.env);
+forgetNodeCoverage(Deno.env);
+
 // The file readers' worker boots now, on its own thread, and loads the
 // read-only tools while this one loads the session: a first Read or Grep
 // soon after init does not wait for both in turn. (ACP opens a core per
@@ -242,18 +255,6 @@ const { serve } = await import(
   streamJson ? SERVER : FRONT
 ) as typeof import("./session/server.ts");
 
-// In the session's graph already, so free now. No command runs before
-// serve reads its input, and serve makes wave non-dumpable first.
-const ENVIRONMENT = new URL("./session/environment.ts", import.meta.url).href;
-const {
-  capabilityBound,
-  forgetModelKeys,
-  forgetNodeCoverage,
-  unconfinedRootWarning,
-} = await import(ENVIRONMENT) as typeof import("./session/environment.ts");
-// The config holds the model key now; no later reader needs the variables.
-forgetModelKeys(Deno.env);
-forgetNodeCoverage(Deno.env);
 const warning = unconfinedRootWarning(
   config.shellSandbox,
   Deno.uid(),

@@ -11,8 +11,8 @@
 
 import { ApprovalGate, type ApprovalParent } from "./approvals.ts";
 import { CommandSandbox } from "./command_sandbox.ts";
-import { type Config, warmupDirOf } from "./config.ts";
-import { startCore, type StartedCore } from "./core_start.ts";
+import type { Config } from "./config.ts";
+import { startCore, type StartedCore, stopStarted } from "./core_start.ts";
 import { shownDir } from "./_paths.ts";
 import { CurrentTask } from "./current_task.ts";
 import type { EditorBuffers } from "./editor_buffers.ts";
@@ -140,7 +140,7 @@ export async function openCore(
   let { started } = options;
   if (started && started.from !== config) {
     // Started for another config: its worker's rules would not be this one's.
-    started.executor.close();
+    stopStarted(started);
     started = undefined;
   }
   started ??= startCore(config);
@@ -191,8 +191,7 @@ export async function openCore(
   } catch (error) {
     // No server or worker outlives a session that could not open.
     await Promise.all(mcp.map((made) => made.then((s) => s.close(), () => {})));
-    executor.close();
-    processes.killAll();
+    stopStarted(started);
     throw error;
   }
   // A writer killed mid-write left its temp file: the workspace's top is swept now, in the background; deeper directories before a write there.
@@ -278,13 +277,7 @@ export async function openCore(
       await Promise.all(
         mcp.map((made) => made.then((servers) => servers.close(), () => {})),
       );
-      executor.close();
-      processes.killAll();
-      // The warm-up's scratch directory, if the session ended before the
-      // warm-up did (or it never ran).
-      try {
-        Deno.removeSync(warmupDirOf(config), { recursive: true });
-      } catch { /* already gone */ }
+      stopStarted(started);
       await sweeping;
     },
   };

@@ -110,3 +110,16 @@ export async function bootReaders(
     started.executor.prewarm(READERS_SCOPES, Object.values(programs), modules);
   } catch { /* the first call says why */ }
 }
+
+/**
+ * Ends what {@linkcode startCore} started: every worker, every process group,
+ * and the warm-up's scratch directory, if the session ended before the
+ * warm-up did (or it never ran).
+ */
+export function stopStarted(started: StartedCore): void {
+  started.executor.close();
+  started.processes.killAll();
+  try {
+    Deno.removeSync(warmupDirOf(started.config), { recursive: true });
+  } catch { /* already gone, or never made */ }
+}

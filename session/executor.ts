@@ -160,6 +160,17 @@ export const TOOL_DEADLINE_MS = 60_000;
 
 const WORKER_URL = new URL("./_tool_worker.ts", import.meta.url).href;
 
+// A worker must read none of its own code from disk before it is confined:
+// one that does leaves threads in its runtime's blocking pool that Landlock
+// does not restrict, and for their keep-alive (10 s) its asynchronous file
+// operations run on them, outside its rules (tests/e2e/sandbox_test.ts,
+// "layer 2 (Landlock)"). This literal import(), never called, makes Deno
+// prepare the worker's whole graph on the main thread as this module loads,
+// and a worker then takes its code from memory. (Before the readers' worker
+// was started early, the session's graph, loaded first, held it anyway.)
+// deno-lint-ignore no-unused-vars
+const workerGraph = () => import("./_tool_worker.ts");
+
 /**
  * wave's own modules, which a worker imports as it needs them (in a
  * compiled binary they live in an embedded file system: the rule is then

@@ -6,7 +6,7 @@
  */
 
 import assert from "node:assert/strict";
-import { type Config, parseFlags } from "../../session/config.ts";
+import { type Config, parseFlags, warmupDirOf } from "../../session/config.ts";
 import { openCore } from "../../session/core.ts";
 import {
   bootReaders,
@@ -56,7 +56,7 @@ Deno.test("every toolset's read-only entries are the tools that share the reader
   for (const toolset of TOOLSET_NAMES) {
     for (const entry of TOOLSETS[toolset]) {
       const { scopes } = await loadTool(builtinRef(entry));
-      const sharesReaders = !scopes.write &&
+      const sharesReaders = scopes.read === true && !scopes.write &&
         (scopes.run ?? []).every((name) => FILE_PROGRAMS.includes(name));
       assert.equal(
         entry.mode === "ask",
@@ -111,6 +111,11 @@ Deno.test("a start made for another config is closed, and the core starts its ow
   });
   try {
     assert.equal(started.executor.workers, 0);
+    assert.equal(
+      await Deno.stat(warmupDirOf(started.config)).catch(() => null),
+      null,
+      "the other start's warm-up directory is removed",
+    );
     assert.equal(core.config.workspace, other.config.workspace);
     const call = core.calls.prepare("Read", { file_path: "notes.txt" });
     if ("error" in call) throw new Error(call.error);
