@@ -367,8 +367,10 @@ function unexpectedFailure(error: unknown) {
  * Restricts this worker's thread to its roots (Landlock) and gives up FFI.
  * What the tools do on this thread, and the programs they start, is then
  * held by the kernel; this is why the tools open, create, list, rename and
- * remove paths with the synchronous ops, which run on this thread (the
- * asynchronous ones run on a shared pool that is not restricted).
+ * remove paths with the synchronous ops, which run on this thread. The
+ * asynchronous ones run on the runtime's blocking pool, whose threads are
+ * held only if made after this (those made while the worker loaded code
+ * Deno had to transpile first, a cold or unwritable cache, are not).
  */
 function confine(rules: Extract<ToWorker, { type: "confine" }>["rules"]) {
   const why = restrictThread(rules);

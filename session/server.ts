@@ -83,6 +83,8 @@ export interface ServeOptions {
    * The core's start for this very config, made by the CLI as soon as
    * `system/init` was written, the file readers' worker already booting
    * (core_start.ts); absent, the core starts its own.
+   *
+   * @internal
    */
   started?: StartedCore;
 }

@@ -164,10 +164,11 @@ export type OpenWith = "parent" | "system" | "none";
  * ```ts
  * import type { ToolContext } from "@wave/wave";
  *
- * async function readShown(ctx: ToolContext, raw: string): Promise<string> {
+ * function readShown(ctx: ToolContext, raw: string): string {
  *   const file = ctx.path(raw); // throws ToolError outside the workspace
  *   ctx.emit({ type: "output", stream: "stdout", text: `reading ${raw}\n` });
- *   return await Deno.readTextFile(file.real);
+ *   // Synchronous: it runs on the worker's own thread, which Landlock holds.
+ *   return Deno.readTextFileSync(file.real);
  * }
  * ```
  */
@@ -420,11 +421,16 @@ export function modeOf(scopes: Scopes): Mode {
  *   input: z.object({ path: z.string() }),
  *   scopes: { read: true },
  *   paths: (input) => [{ path: input.path, access: "read" }],
- *   async run(input, ctx) {
+ *   run(input, ctx) {
  *     const file = ctx.path(input.path);
- *     const text = await Deno.readTextFile(file.real).catch(() => {
+ *     // Paths are opened with the synchronous ops: they run on the worker's
+ *     // own thread, which Landlock holds (see the README's "The kernel").
+ *     let text: string;
+ *     try {
+ *       text = Deno.readTextFileSync(file.real);
+ *     } catch {
  *       throw new ToolError(`${input.path} cannot be read`);
- *     });
+ *     }
  *     const lines = text.split("\n").length - (text.endsWith("\n") ? 1 : 0);
  *     return { content: `${lines} lines`, structured: { lines } };
  *   },
