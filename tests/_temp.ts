@@ -42,16 +42,26 @@ function own(path: string, keep: TempOptions["keep"]): string {
   return path;
 }
 
-/** Removes `paths` (and empties the list); a path already gone is fine. */
+/**
+ * Removes `paths` (and empties the list); a path already gone is fine. A
+ * directory that gained an entry while it was being removed is tried again
+ * a few times: a SIGKILLed wave's sandbox still being made (bubblewrap
+ * making a mount point under a bound WAVE_HOME) lives until wave's sentinel
+ * kills it, a moment after the test's kill returned.
+ */
 async function removeAll(paths: string[]): Promise<void> {
   const removing = paths.splice(0);
-  await Promise.all(
-    removing.map((path) =>
-      Deno.remove(path, { recursive: true }).catch((error) => {
-        if (!(error instanceof Deno.errors.NotFound)) throw error;
-      })
-    ),
-  );
+  await Promise.all(removing.map(async (path) => {
+    for (let attempt = 0;; attempt++) {
+      try {
+        return await Deno.remove(path, { recursive: true });
+      } catch (error) {
+        if (error instanceof Deno.errors.NotFound) return;
+        if (!/os error 39\)/.test(String(error)) || attempt >= 10) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    }
+  }));
 }
 
 /** A new temp directory (as `Deno.makeTempDir` makes it), removed as the module says. */
