@@ -412,14 +412,13 @@ export class ToolCalls {
         // As a parent's or a model's input is: parsed from JSON.
         // With an id of its own: a warm-up takes no number from the
         // session's calls (a parent's first call_tool is toolu_wave_1).
+        const toolUseId = "toolu_wave_warmup";
         const prepared = calls.prepare(
           name,
           JSON.parse(JSON.stringify(input)),
-          "toolu_wave_warmup",
+          toolUseId,
         );
-        if ("error" in prepared) {
-          return errorResult("toolu_wave_warmup", prepared.error);
-        }
+        if ("error" in prepared) return errorResult(toolUseId, prepared.error);
         return await calls.run(prepared, new AbortController().signal);
       },
       remove,

@@ -278,7 +278,10 @@ export async function runRipgrep(
       // it is; or rg's word that a fed file is binary and matches.
       carry = (carry + decoder.decode()).replace(/\n$/, "");
       if (input && BINARY_MATCH.test(carry)) binaryMatch = true;
-      else if (carry !== "" && shows(named(carry))) onRecord(named(carry));
+      else if (carry !== "") {
+        const record = named(carry);
+        if (shows(record)) onRecord(record);
+      }
     }
   } finally {
     clearTimeout(timer);

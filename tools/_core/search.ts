@@ -69,9 +69,13 @@ export type SearchEntry =
   | { kind: "binary"; path: string }
   | { kind: "separator" };
 
-/** What a search says of a binary file searched on its own that matches, after its path. */
-export const BINARY_MATCHES =
-  "binary file matches; its lines are not shown (it is not text: a command such as `strings` or `xxd` shows what is in it)";
+/**
+ * The line every dialect shows for a binary file searched on its own that
+ * matches (a `binary` entry): its path, and why its lines are not shown.
+ */
+export function binaryMatchLine(entry: { path: string }): string {
+  return `${entry.path}: binary file matches; its lines are not shown (it is not text: a command such as \`strings\` or \`xxd\` shows what is in it)`;
+}
 
 /** A page of a search. */
 export interface SearchPage {

@@ -8,7 +8,7 @@
 
 import { z } from "zod";
 import { defineTool } from "../kernel/tool.ts";
-import { BINARY_MATCHES, searchContent } from "../_core/search.ts";
+import { binaryMatchLine, searchContent } from "../_core/search.ts";
 import { devflowPath, existingTarget } from "./_dialect.ts";
 
 const description =
@@ -80,9 +80,7 @@ export default defineTool({
     ).join("\n");
     const binary = page.entries.find((e) => e.kind === "binary");
     return {
-      content: binary
-        ? `${binary.path}: ${BINARY_MATCHES}`
-        : matches.length
+      content: binary ? binaryMatchLine(binary) : matches.length
         ? text +
           (page.truncated
             ? `\n[truncated: the first ${i.max_results} results are shown]`

@@ -8,7 +8,7 @@
 import { z } from "zod";
 import { defineTool } from "../kernel/tool.ts";
 import { searchRoot } from "../_core/reader.ts";
-import { BINARY_MATCHES, searchContent } from "../_core/search.ts";
+import { binaryMatchLine, searchContent } from "../_core/search.ts";
 
 /** The most matches returned. */
 const MAX_MATCHES = 200;
@@ -59,7 +59,7 @@ export default defineTool({
       content: matches.length
         ? lines.join("\n")
         : binary
-        ? `${binary.path}: ${BINARY_MATCHES}`
+        ? binaryMatchLine(binary)
         : `No matches for ${JSON.stringify(i.Pattern)} in ${root.shown}.`,
       structured: { Matches: matches, Truncated: page.truncated },
     };

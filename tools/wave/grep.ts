@@ -10,7 +10,7 @@ import { z } from "zod";
 import { defineTool } from "../kernel/tool.ts";
 import { searchRoot } from "../_core/reader.ts";
 import {
-  BINARY_MATCHES,
+  binaryMatchLine,
   searchContent,
   type SearchEntry,
 } from "../_core/search.ts";
@@ -185,7 +185,7 @@ function render(entry: SearchEntry, numbers: boolean): string {
     case "separator":
       return "--";
     case "binary":
-      return `${entry.path}: ${BINARY_MATCHES}`;
+      return binaryMatchLine(entry);
     case "line": {
       const sep = entry.context ? "-" : ":";
       return numbers
