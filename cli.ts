@@ -223,14 +223,10 @@ forgetNodeCoverage(Deno.env);
 // The file readers' worker boots now, on its own thread, and loads the
 // read-only tools while this one loads the session: a first Read or Grep
 // soon after init does not wait for both in turn. (ACP opens a core per
-// session, each in its own workspace; it starts its own.) Not with extra
-// tool modules: a worker that transpiles code as it starts (a cold Deno
-// cache) keeps threads Landlock does not hold, which only asynchronous path
-// ops reach, which wave's own tools never use and an extra module may; the
-// worker then starts after the session has loaded, as before.
+// session, each in its own workspace; it starts its own.)
 const CORE_START = new URL("./session/core_start.ts", import.meta.url).href;
 let started: StartedCore | undefined;
-if (config.front !== "acp" && config.toolModules.length === 0) {
+if (config.front !== "acp") {
   const { bootReaders, startCore } = await import(
     CORE_START
   ) as typeof import("./session/core_start.ts");

@@ -27,7 +27,7 @@ const args = [
   ...UNSTABLE_FLAGS,
   ...V8_FLAGS,
   "--include",
-  `${root}session/_tool_worker.ts`,
+  `${root}session/_tool_worker_entry.js`,
   // cli.ts imports the session through a computed specifier (for start-up time).
   "--include",
   `${root}session/server.ts`,

@@ -1,7 +1,11 @@
 /**
- * The entry of a sandbox worker: imports tool modules, builds each call's
+ * A sandbox worker's work: imports tool modules, builds each call's
  * {@linkcode ToolContext}, runs the tool, and posts the result. Its Deno
- * permissions were fixed by the executor when it was created.
+ * permissions were fixed by the executor when it was created, and
+ * `_tool_worker_entry.js` has confined it (Landlock) before importing this.
+ *
+ * Its top level only defines: the main thread imports it too, so that
+ * Deno's transpile cache holds it (session/executor.ts says why).
  *
  * @module
  */
@@ -15,7 +19,6 @@ import type {
   ToWorker,
 } from "./_worker_protocol.ts";
 import { loadTool } from "../tools/loaders.ts";
-import { restrictThread } from "../tools/kernel/landlock.ts";
 import { openRegularFile } from "../tools/kernel/regular_file.ts";
 import { CallReadState } from "../tools/kernel/read_state.ts";
 import { TaskStore } from "../tools/kernel/tasks.ts";
@@ -39,13 +42,6 @@ import {
   pinChecked,
   withCheckedFiles,
 } from "../tools/kernel/checked_files.ts";
-
-// stdout carries protocol lines only: a tool's stray console.log must not reach it.
-console.log = console.error;
-console.info = console.error;
-console.debug = console.error;
-console.table = console.error;
-console.dir = console.error;
 
 const modules = new Map<string, Promise<ToolDefinition>>();
 const controllers = new Map<string, AbortController>();
@@ -364,26 +360,11 @@ function unexpectedFailure(error: unknown) {
 }
 
 /**
- * Restricts this worker's thread to its roots (Landlock) and gives up FFI.
- * What the tools do on this thread, and the programs they start, is then
- * held by the kernel; this is why the tools open, create, list, rename and
- * remove paths with the synchronous ops, which run on this thread. The
- * asynchronous ones run on the runtime's blocking pool, whose threads are
- * held only if made after this (those made while the worker loaded code
- * Deno had to transpile first, a cold or unwritable cache, are not).
+ * Handles one message of the main thread, in the order they came. The
+ * entry has handled `confine` (it comes first, before this module loads).
  */
-function confine(rules: Extract<ToWorker, { type: "confine" }>["rules"]) {
-  const why = restrictThread(rules);
-  try {
-    Deno.permissions.revokeSync({ name: "ffi" });
-  } catch { /* never granted */ }
-  if (why) post({ type: "unconfined", why });
-}
-
-self.onmessage = (event: MessageEvent<ToWorker>) => {
-  const message = event.data;
-  if (message.type === "confine") confine(message.rules);
-  else if (message.type === "preload") {
+export function handle(message: ToWorker): void {
+  if (message.type === "preload") {
     // A module that fails to load fails its first call, which says why.
     Promise.allSettled(message.modules.map(load)).then(() =>
       post({ type: "preloaded" })
@@ -402,4 +383,4 @@ self.onmessage = (event: MessageEvent<ToWorker>) => {
         new ToolError(message.error.message, message.error.structured),
     });
   }
-};
+}

@@ -29,6 +29,11 @@ import type {
 } from "./_worker_protocol.ts";
 import type { ProcessGroups } from "../tools/kernel/processes.ts";
 import { historyDir } from "../tools/_core/history_dir.ts";
+// Evaluated here too, only for Deno's transpile cache: a worker imports it
+// once confined, when it may not write that cache, and from source it
+// otherwise transpiled it again at every start (~160 ms). Its top level
+// only defines.
+import "./_tool_worker.ts";
 import type { ReadStateChanges } from "../tools/kernel/read_state.ts";
 import type { Scopes, ToolEvent, ToolResult } from "../tools/kernel/tool.ts";
 import {
@@ -158,18 +163,14 @@ export const IDLE_RETIREMENT_MS = 30_000;
  */
 export const TOOL_DEADLINE_MS = 60_000;
 
-const WORKER_URL = new URL("./_tool_worker.ts", import.meta.url).href;
+/** A worker's first code: it confines itself, then imports `_tool_worker.ts`. */
+const WORKER_URL = new URL("./_tool_worker_entry.js", import.meta.url).href;
 
-// A worker must read none of its own code from disk before it is confined:
-// one that does leaves threads in its runtime's blocking pool that Landlock
-// does not restrict, and for their keep-alive (10 s) its asynchronous file
-// operations run on them, outside its rules (tests/e2e/sandbox_test.ts,
-// "layer 2 (Landlock)"). This literal import(), never called, makes Deno
-// prepare the worker's whole graph on the main thread as this module loads,
-// and a worker then takes its code from memory. (Before the readers' worker
-// was started early, the session's graph, loaded first, held it anyway.)
+// This literal import(), never called, makes Deno prepare the worker's whole
+// graph on the main thread as this module loads: a worker then takes its
+// code from memory instead of reading it from disk as it starts.
 // deno-lint-ignore no-unused-vars
-const workerGraph = () => import("./_tool_worker.ts");
+const workerGraph = () => import("./_tool_worker_entry.js");
 
 /**
  * wave's own modules, which a worker imports as it needs them (in a

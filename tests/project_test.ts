@@ -71,7 +71,8 @@ Deno.test("start-up: the modules run before system/init are exactly these, and t
     "session/models/api_key.ts",
     "session/models/model_id.ts",
     "session/version.ts",
-    "tools/kernel/_libc.ts",
+    "tools/kernel/_landlock.js",
+    "tools/kernel/_libc.js",
     "tools/kernel/landlock.ts",
     "tools/kernel/modes.ts",
     "tools/toolsets.ts",
@@ -87,7 +88,9 @@ Deno.test("start-up: the modules run before system/init are exactly these, and t
       `${file} has a literal import()`,
     );
     const imports = [
-      ...source.matchAll(/^import (?!type )[^;]*?from "([^"]+)";/gms),
+      ...source.matchAll(
+        /^(?:import|export) (?!type )[^;]*?from "([^"]+)";/gms,
+      ),
     ].map((m) =>
       new URL(m[1], new URL(file, root)).pathname.slice(root.pathname.length)
     );

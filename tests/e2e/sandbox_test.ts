@@ -6,7 +6,12 @@
 
 import assert from "node:assert/strict";
 import { dirname } from "node:path";
-import { type Message, startWave, type WaveProcess } from "../_wave.ts";
+import {
+  DENO_DIR,
+  type Message,
+  startWave,
+  type WaveProcess,
+} from "../_wave.ts";
 import { tempDir } from "../_temp.ts";
 import { landlockAbi } from "../../tools/kernel/landlock.ts";
 
@@ -377,6 +382,62 @@ Deno.test("layer 2: workers never get env, net, sys or unscoped run", async () =
   } finally {
     await wave.kill();
   }
+});
+
+Deno.test({
+  name:
+    "layer 2 (Landlock): with a cold transpile cache Deno may not write, an extra tool's asynchronous reads and writes through a link out of the workspace are refused from the first call",
+  ignore: landlockAbi() <= 0,
+  async fn() {
+    // Deno transpiles a worker's TypeScript as it loads, on its runtime's
+    // blocking pool: a worker that did so before it confined itself kept
+    // threads Landlock did not hold, and the asynchronous file ops ran on
+    // them (every one of these calls escaped before the worker's entry
+    // confined it first).
+    const denoDir = await tempDir({ prefix: "wave-deno-dir-" });
+    Deno.symlinkSync(`${DENO_DIR}/npm`, `${denoDir}/npm`);
+    Deno.writeTextFileSync(`${denoDir}/gen`, "not a directory\n");
+    const outside = await tempDir({ prefix: "wave-outside-" });
+    Deno.writeTextFileSync(`${outside}/secret.txt`, "TOP SECRET");
+    Deno.writeTextFileSync(`${outside}/target.txt`, "untouched");
+    const wave = await startWave({
+      fixtureTools: ["read_outside.ts", "write_raw.ts"],
+      env: { DENO_DIR: denoDir },
+    });
+    try {
+      Deno.symlinkSync(`${outside}/secret.txt`, `${wave.workspace}/a`);
+      Deno.symlinkSync(`${outside}/target.txt`, `${wave.workspace}/b`);
+      for (let i = 0; i < 5; i++) {
+        const read = await wave.callTool("RawRead", {
+          file: `${wave.workspace}/a`,
+        });
+        assert.equal(read.is_error, true, String(read.content));
+        assert.match(String(read.content), /Permission denied \(os error 13\)/);
+        const write = await wave.callTool("RawWrite", {
+          file: `${wave.workspace}/b`,
+          text: "pwned",
+        });
+        assert.equal(write.is_error, true, String(write.content));
+        assert.match(
+          String(write.content),
+          /Permission denied \(os error 13\)/,
+        );
+      }
+      assert.equal(
+        Deno.readTextFileSync(`${outside}/target.txt`),
+        "untouched",
+      );
+      // The tools do work where they are allowed to.
+      const inside = await wave.callTool("RawWrite", {
+        file: `${wave.workspace}/c`,
+        text: "fine",
+      });
+      assert.equal(inside.is_error, false, String(inside.content));
+      assert.equal(Deno.readTextFileSync(`${wave.workspace}/c`), "fine");
+    } finally {
+      await wave.kill();
+    }
+  },
 });
 
 Deno.test("a crashed worker becomes an error result and a fresh worker", async () => {

@@ -12,46 +12,22 @@
  * pool) is not; and reading metadata (`stat`, `realpath`, `readlink`) is
  * not an access Landlock governs.
  *
+ * The code is plain JavaScript (`_landlock.js`), so that a sandbox worker
+ * can restrict itself before it loads anything Deno must transpile; this
+ * module is its typed face.
+ *
  * @module
  */
 
-import { type Libc, libc } from "./_libc.ts";
-
-/** The file access rights a rule may grant (Landlock's `LANDLOCK_ACCESS_FS_*`). */
-export const Access = {
-  execute: 1n << 0n,
-  writeFile: 1n << 1n,
-  readFile: 1n << 2n,
-  readDir: 1n << 3n,
-  removeDir: 1n << 4n,
-  removeFile: 1n << 5n,
-  makeChar: 1n << 6n,
-  makeDir: 1n << 7n,
-  makeReg: 1n << 8n,
-  makeSock: 1n << 9n,
-  makeFifo: 1n << 10n,
-  makeBlock: 1n << 11n,
-  makeSym: 1n << 12n,
-  /** ABI 2: link or rename a file into another directory. */
-  refer: 1n << 13n,
-  /** ABI 3. */
-  truncate: 1n << 14n,
-  /** ABI 5. */
-  ioctlDev: 1n << 15n,
-} as const;
-
-/** The rights that apply to a file (a rule on a file may grant only these). */
-const FILE_RIGHTS = Access.execute | Access.writeFile | Access.readFile |
-  Access.truncate | Access.ioctlDev;
-
-/** Reading a file or a tree. */
-export const READ: bigint = Access.readFile | Access.readDir;
-/** Reading, changing, creating and removing files and directories in a tree (no devices, FIFOs, sockets or symlinks). */
-export const READ_WRITE: bigint = READ | Access.writeFile | Access.truncate |
-  Access.makeReg | Access.makeDir | Access.removeFile | Access.removeDir |
-  Access.refer;
-/** Running a program (and reading it). */
-export const EXECUTE: bigint = Access.execute | Access.readFile;
+export {
+  Access,
+  EXECUTE,
+  fileBoundary,
+  landlockAbi,
+  READ,
+  READ_WRITE,
+  restrictThread,
+} from "./_landlock.js";
 
 /** One grant: `path` (a file or a directory and all below it) and what may be done there. */
 export interface LandlockRule {
@@ -59,151 +35,5 @@ export interface LandlockRule {
   access: bigint;
 }
 
-/** The rights each ABI version knows; a ruleset may handle no more. */
-function handledBy(abi: number): bigint {
-  let all = (1n << 13n) - 1n;
-  if (abi >= 2) all |= Access.refer;
-  if (abi >= 3) all |= Access.truncate;
-  if (abi >= 5) all |= Access.ioctlDev;
-  return all;
-}
-
-const SYS_LANDLOCK_CREATE_RULESET = 444n;
-const SYS_LANDLOCK_ADD_RULE = 445n;
-const SYS_LANDLOCK_RESTRICT_SELF = 446n;
-const LANDLOCK_CREATE_RULESET_VERSION = 1n;
-const LANDLOCK_RULE_PATH_BENEATH = 1n;
-const PR_SET_NO_NEW_PRIVS = 38;
-const O_PATH = 0o10000000;
-const O_CLOEXEC = 0o2000000;
-
-/** libc, where Landlock's syscalls can be made: x86-64 Linux (the numbers above are its). */
-function openLibc(): Libc | null {
-  return Deno.build.arch === "x86_64" ? libc() : null;
-}
-
-let abiVersion: number | undefined;
-
-/**
- * The Landlock ABI version the kernel offers (1 = Linux 5.13; this
- * module's rules need 1 or later), or 0 where there is none: another
- * kernel, Landlock disabled at boot, or no FFI permission to ask.
- */
-export function landlockAbi(): number {
-  if (abiVersion !== undefined) return abiVersion;
-  const lib = openLibc();
-  const version = lib
-    ? Number(
-      lib.syscall(
-        SYS_LANDLOCK_CREATE_RULESET,
-        0n,
-        0n,
-        LANDLOCK_CREATE_RULESET_VERSION,
-        0n,
-      ),
-    )
-    : 0;
-  abiVersion = version > 0 ? version : 0;
-  return abiVersion;
-}
-
-/**
- * How the file tools are held to their roots: `landlock` (the kernel
- * checks every open, create, listing, rename and removal, symlinks and
- * races included) where the kernel offers it, else `paths` (the resolver's
- * checks and Deno's permissions, which compare path strings: a symlink
- * swapped in between a check and an open is followed).
- */
-export function fileBoundary(): FileBoundary {
-  return landlockAbi() > 0 ? "landlock" : "paths";
-}
-
 /** How the file tools are held to their roots (see {@linkcode fileBoundary}). */
 export type FileBoundary = "landlock" | "paths";
-
-/** Adds one path-beneath rule; false when the kernel refuses it. */
-function addRule(
-  lib: Libc,
-  ruleset: bigint,
-  fd: number,
-  access: bigint,
-): boolean {
-  if (access === 0n) return true;
-  // struct landlock_path_beneath_attr (packed): allowed_access u64, parent_fd s32.
-  const beneath = new Uint8Array(12);
-  const view = new DataView(beneath.buffer);
-  view.setBigUint64(0, access, true);
-  view.setInt32(8, fd, true);
-  return lib.syscall(
-    SYS_LANDLOCK_ADD_RULE,
-    ruleset,
-    LANDLOCK_RULE_PATH_BENEATH,
-    pointerOf(beneath),
-    0n,
-  ) >= 0n;
-}
-
-function pointerOf(buffer: BufferSource): bigint {
-  return BigInt(Deno.UnsafePointer.value(Deno.UnsafePointer.of(buffer)));
-}
-
-/**
- * Restricts the calling thread (and every thread and process it starts
- * from now on) to `rules`: any file access Landlock governs that no rule
- * grants fails with EACCES. A rule whose path does not exist is skipped
- * (nothing there to grant); a rule on a file keeps only the rights that
- * apply to files.
- *
- * Returns null on success, else why it could not (no Landlock, a failing
- * system call); the thread is then not restricted at all, never half.
- */
-export function restrictThread(rules: readonly LandlockRule[]): string | null {
-  const abi = landlockAbi();
-  if (abi === 0) return "Landlock is not available on this kernel";
-  const lib = openLibc()!;
-  const handled = handledBy(abi);
-  // struct landlock_ruleset_attr: handled_access_fs (u64); the later
-  // fields (network, scopes) stay unhandled by passing only its first 8 bytes.
-  const attr = new BigUint64Array([handled]);
-  const ruleset = lib.syscall(
-    SYS_LANDLOCK_CREATE_RULESET,
-    pointerOf(attr),
-    8n,
-    0n,
-    0n,
-  );
-  if (ruleset < 0n) return "landlock_create_ruleset failed";
-  try {
-    for (const rule of rules) {
-      const fd = lib.open(
-        new TextEncoder().encode(`${rule.path}\0`),
-        O_PATH | O_CLOEXEC,
-      );
-      if (fd < 0) continue;
-      try {
-        // Rights for a tree first; on a file the kernel refuses those
-        // (EINVAL), and the rule is added again with a file's rights.
-        const tree = rule.access & handled;
-        const file = tree & FILE_RIGHTS;
-        if (!addRule(lib, ruleset, fd, tree)) {
-          if (file === 0n || !addRule(lib, ruleset, fd, file)) {
-            return `landlock_add_rule failed for ${rule.path}`;
-          }
-        }
-      } finally {
-        lib.close(fd);
-      }
-    }
-    // Required of a thread without CAP_SYS_ADMIN; it also keeps what the
-    // thread runs from gaining privileges (setuid programs stay unprivileged).
-    if (lib.prctl(PR_SET_NO_NEW_PRIVS, 1n, 0n, 0n, 0n) !== 0) {
-      return "prctl(PR_SET_NO_NEW_PRIVS) failed";
-    }
-    if (lib.syscall(SYS_LANDLOCK_RESTRICT_SELF, ruleset, 0n, 0n, 0n) < 0n) {
-      return "landlock_restrict_self failed";
-    }
-    return null;
-  } finally {
-    lib.close(Number(ruleset));
-  }
-}

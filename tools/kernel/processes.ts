@@ -6,7 +6,7 @@
  * @module
  */
 
-import { libc } from "./_libc.ts";
+import { libc } from "./_libc.js";
 import type { ProcessGroupsView } from "./tool.ts";
 import type { Sentinel } from "./sentinel.ts";
 

@@ -22,7 +22,7 @@ import {
   readSync,
 } from "node:fs";
 import { ToolError } from "./tool_error.ts";
-import { libc } from "./_libc.ts";
+import { libc } from "./_libc.js";
 import { assertOpenedAsChecked } from "./checked_files.ts";
 
 /** The kind of a file that is neither regular nor a directory, in {@linkcode specialFileWords}. */

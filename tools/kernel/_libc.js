@@ -1,12 +1,17 @@
+// @ts-check
 /**
  * The libc functions wave's kernel layer calls through FFI (`prctl`,
  * `syscall`, `open`, `close`), opened once per thread that asks: the
  * dlopen costs about a millisecond, and start-up pays it once.
  *
+ * Plain JavaScript, as `_landlock.js` is: a sandbox worker confines itself
+ * with them before it loads any code Deno must transpile (see
+ * session/_tool_worker_entry.js).
+ *
  * @module
  */
 
-const SYMBOLS = {
+const SYMBOLS = /** @type {const} */ ({
   // syscall(number, a, b, c, d): every call passes all four arguments, so
   // none reads a register left over from something else.
   syscall: {
@@ -19,15 +24,24 @@ const SYMBOLS = {
   },
   open: { parameters: ["buffer", "i32"], result: "i32" },
   close: { parameters: ["i32"], result: "i32" },
-} as const;
+});
 
-/** The libc functions of {@linkcode libc}. */
-export type Libc = Deno.DynamicLibrary<typeof SYMBOLS>["symbols"];
+/**
+ * The libc functions of {@linkcode libc}.
+ *
+ * @typedef {Deno.DynamicLibrary<typeof SYMBOLS>["symbols"]} Libc
+ */
 
-let opened: Libc | null | undefined;
+/** @type {Libc | null | undefined} */
+let opened;
 
-/** libc, opened on first use; `null` off Linux or where it cannot be opened (no FFI permission). */
-export function libc(): Libc | null {
+/**
+ * libc, opened on first use; `null` off Linux or where it cannot be opened
+ * (no FFI permission).
+ *
+ * @returns {Libc | null}
+ */
+export function libc() {
   if (opened !== undefined) return opened;
   opened = null;
   if (Deno.build.os !== "linux") return opened;

@@ -1,0 +1,80 @@
+// @ts-check
+/// <reference lib="deno.worker" />
+/**
+ * The first code a sandbox worker runs: plain JavaScript, with nothing to
+ * transpile, that confines the worker (its first message, `confine`) and
+ * only then imports the worker's own code (`_tool_worker.ts`).
+ *
+ * The order is the point. Landlock holds the thread that restricts itself
+ * and the threads it starts afterwards; the asynchronous file ops run on
+ * the runtime's blocking pool, and Deno starts threads there when it must
+ * transpile a module (a cold or unwritable cache, a source just changed).
+ * A worker that loaded TypeScript before confining itself kept such threads
+ * for their keep-alive (10 s), and an extra tool module's
+ * `await Deno.readTextFile` ran on them outside its rules
+ * (tests/e2e/sandbox_test.ts, "layer 2 (Landlock)" with a cold cache).
+ *
+ * Messages that come while the worker's code loads wait here and are
+ * handed on in order.
+ *
+ * @module
+ */
+
+import { restrictThread } from "../tools/kernel/_landlock.js";
+
+// stdout carries protocol lines only: a tool's stray console.log must not reach it.
+console.log = console.error;
+console.info = console.error;
+console.debug = console.error;
+console.table = console.error;
+console.dir = console.error;
+
+/** @import { FromWorker, ToWorker } from "./_worker_protocol.ts" */
+
+/** @type {ToWorker[]} */
+const waiting = [];
+let loading = false;
+
+/**
+ * Restricts this worker's thread to its roots and gives up FFI. What the
+ * tools do on this thread, and the threads and programs it starts from now
+ * on, is held by the kernel.
+ *
+ * @param {Extract<ToWorker, { type: "confine" }>["rules"]} rules
+ */
+function confine(rules) {
+  const why = restrictThread(rules);
+  try {
+    Deno.permissions.revokeSync({ name: "ffi" });
+  } catch { /* never granted */ }
+  if (why) unconfined(why);
+}
+
+/** @param {string} why */
+function unconfined(why) {
+  /** @type {FromWorker} */
+  const message = { type: "unconfined", why };
+  self.postMessage(message);
+}
+
+/** Imports the worker's code, then hands it what came meanwhile, in order. */
+async function load() {
+  const { handle } = await import("./_tool_worker.ts");
+  self.onmessage = (/** @type {MessageEvent<ToWorker>} */ event) =>
+    handle(event.data);
+  for (const message of waiting.splice(0)) handle(message);
+}
+
+self.onmessage = (/** @type {MessageEvent<ToWorker>} */ event) => {
+  const message = event.data;
+  if (message.type === "confine") {
+    // The executor sends it first; later, the worker's code may have
+    // started threads the restriction would not hold.
+    if (loading) unconfined("confine came after the worker's code loaded");
+    else confine(message.rules);
+  } else waiting.push(message);
+  if (!loading) {
+    loading = true;
+    load();
+  }
+};
