@@ -194,6 +194,7 @@ export async function openCore(
     stopStarted(started);
     throw error;
   }
+  void cacheWorkerCode();
   // A writer killed mid-write left its temp file: the workspace's top is swept now, in the background; deeper directories before a write there.
   const sweeping = sweepLeftovers(config.workspace).catch(() => []);
 
@@ -294,4 +295,19 @@ export function noParentRequests(front: string): ParentRequests {
     `${front} cannot ask its client to open a file; start it with --open-with system or none`,
   );
   return requests;
+}
+
+/**
+ * Evaluates the worker's own code (`_tool_worker.ts`, whose top level only
+ * defines) on this thread too, only so that Deno's transpile cache holds
+ * it: a worker imports it once confined, when it may not write that
+ * cache, and from source it otherwise transpiled it again at every start
+ * (~160 ms). Called once the tools have loaded, when it costs this thread
+ * little; before the first worker started, it held that start back. Never
+ * rejects.
+ */
+async function cacheWorkerCode(): Promise<void> {
+  try {
+    await import("./_tool_worker.ts");
+  } catch { /* a worker that imports it says why */ }
 }

@@ -29,11 +29,6 @@ import type {
 } from "./_worker_protocol.ts";
 import type { ProcessGroups } from "../tools/kernel/processes.ts";
 import { historyDir } from "../tools/_core/history_dir.ts";
-// Evaluated here too, only for Deno's transpile cache: a worker imports it
-// once confined, when it may not write that cache, and from source it
-// otherwise transpiled it again at every start (~160 ms). Its top level
-// only defines.
-import "./_tool_worker.ts";
 import type { ReadStateChanges } from "../tools/kernel/read_state.ts";
 import type { Scopes, ToolEvent, ToolResult } from "../tools/kernel/tool.ts";
 import {
@@ -167,8 +162,8 @@ export const TOOL_DEADLINE_MS = 60_000;
 const WORKER_URL = new URL("./_tool_worker_entry.js", import.meta.url).href;
 
 // This literal import(), never called, makes Deno prepare the worker's whole
-// graph on the main thread as this module loads: a worker then takes its
-// code from memory instead of reading it from disk as it starts.
+// graph on the main thread as this module loads: a worker may not read
+// wave's source, and takes its code from memory.
 // deno-lint-ignore no-unused-vars
 const workerGraph = () => import("./_tool_worker_entry.js");
 
