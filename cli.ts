@@ -231,7 +231,7 @@ if (config.front !== "acp") {
     CORE_START
   ) as typeof import("./session/core_start.ts");
   try {
-    started = startCore(config);
+    started = await startCore(config);
     await bootReaders(
       started,
       entries.filter((e) => e.mode === "ask").map(builtinRef),

@@ -143,7 +143,7 @@ export async function openCore(
     stopStarted(started);
     started = undefined;
   }
-  started ??= startCore(config);
+  started ??= await startCore(config);
   const { processes, executor } = started;
   config = started.config;
   if (options.afterNextWrite) processes.offPath = options.afterNextWrite;

@@ -6,13 +6,14 @@
  * and loads its tools on its own thread while this one loads the session;
  * {@linkcode openCore} (core.ts) then builds the rest on what was started.
  * Its graph is small on purpose: everything it imports the session needs
- * too, so starting it early moves work, it adds none.
+ * too, so starting it early moves work, it adds none; and it loads neither
+ * Node's compatibility layer nor `node:crypto` (together ~40 ms), which
+ * the session loads after the worker has started.
  *
  * @module
  */
 
-import { dirname } from "node:path";
-import { fileURLToPath } from "node:url";
+import { parentDir, pathOfFileUrl } from "./_paths.ts";
 import { type Config, spillDirOf, warmupDirOf } from "./config.ts";
 import { FILE_PROGRAMS, SandboxExecutor } from "./executor.ts";
 import {
@@ -25,7 +26,7 @@ import {
 import { findOnPath, resolvePrograms } from "../tools/kernel/programs.ts";
 import { Sentinel } from "../tools/kernel/sentinel.ts";
 import type { Scopes } from "../tools/kernel/tool.ts";
-import { realPathOf } from "../tools/kernel/workspace.ts";
+import { historyDirAsync } from "../tools/_core/history_key.ts";
 
 /**
  * The scopes of the worker all read-only file tools share (the session's
@@ -48,7 +49,7 @@ export interface StartedCore {
  * makes the session's process groups and sandbox executor for `config`.
  * Starts no worker and no process.
  */
-export function startCore(config: Config): StartedCore {
+export async function startCore(config: Config): Promise<StartedCore> {
   const from = config;
   // What a command detaches becomes wave's child, so it can be cleaned up.
   becomeSubreaper();
@@ -61,7 +62,7 @@ export function startCore(config: Config): StartedCore {
     Deno.mkdirSync(config.waveHome, { recursive: true, mode: 0o700 });
   } catch { /* read-only: commands cannot make it either; writes will say */ }
   // WAVE_HOME's real location, so paths under it compare with resolved ones.
-  config = { ...config, waveHome: realPathOf(config.waveHome) };
+  config = { ...config, waveHome: await realWaveHome(config.waveHome) };
   const markerPrefix = newMarkerPrefix();
   const processes = new ProcessGroups({
     markerPrefix,
@@ -73,6 +74,7 @@ export function startCore(config: Config): StartedCore {
   const executor = new SandboxExecutor({
     workspace: config.workspace,
     waveHome: config.waveHome,
+    historyDir: await historyDirAsync(config),
     processes,
     deadlineMs: config.toolDeadlineMs,
     fileBoundary: config.fileBoundary,
@@ -81,11 +83,26 @@ export function startCore(config: Config): StartedCore {
     // An extra module may import any of wave's own modules, not all of
     // which are in a worker's module graph; wave's source is no secret.
     moduleDirs: config.toolModules.length === 0 ? [] : [
-      fileURLToPath(new URL("..", import.meta.url)),
-      ...config.toolModules.map((url) => dirname(fileURLToPath(url))),
+      pathOfFileUrl(new URL("..", import.meta.url)),
+      ...config.toolModules.map((url) => parentDir(pathOfFileUrl(url))),
     ],
   });
   return { from, config, processes, executor };
+}
+
+/**
+ * The real location of WAVE_HOME, which {@linkcode startCore} has just
+ * made: `realpath`; where it could not be made (a read-only file system),
+ * the resolver's `realPathOf`, which resolves its nearest existing
+ * ancestor (loaded only then: it needs Node's path module).
+ */
+async function realWaveHome(waveHome: string): Promise<string> {
+  try {
+    return Deno.realPathSync(waveHome);
+  } catch {
+    const { realPathOf } = await import("../tools/kernel/workspace.ts");
+    return realPathOf(waveHome);
+  }
 }
 
 /**

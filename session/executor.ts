@@ -19,8 +19,7 @@
  * @module
  */
 
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { pathOfFileUrl } from "./_paths.ts";
 import type {
   CallContextData,
   FileIdentity,
@@ -28,7 +27,6 @@ import type {
   ToWorker,
 } from "./_worker_protocol.ts";
 import type { ProcessGroups } from "../tools/kernel/processes.ts";
-import { historyDir } from "../tools/_core/history_dir.ts";
 import type { ReadStateChanges } from "../tools/kernel/read_state.ts";
 import type { Scopes, ToolEvent, ToolResult } from "../tools/kernel/tool.ts";
 import {
@@ -99,6 +97,11 @@ export interface ExecOutcome {
 export interface ExecutorOptions {
   workspace: string;
   waveHome: string;
+  /**
+   * This workspace's file history under `waveHome` (`historyDir`, or
+   * `historyDirAsync` where `node:crypto` is not loaded yet).
+   */
+  historyDir: string;
   processes: ProcessGroups;
   /**
    * Directories of extra tool modules (`--tool-module`): a worker must be
@@ -172,7 +175,7 @@ const workerGraph = () => import("./_tool_worker_entry.js");
  * compiled binary they live in an embedded file system: the rule is then
  * skipped, the path not existing).
  */
-const WAVE_SOURCE = fileURLToPath(new URL("..", import.meta.url));
+const WAVE_SOURCE = pathOfFileUrl(new URL("..", import.meta.url));
 
 /**
  * Deno's cache (`DENO_DIR`, as Deno finds it on Linux): a worker resolves
@@ -183,8 +186,8 @@ function denoCacheDir(): string {
   const explicit = Deno.env.get("DENO_DIR");
   if (explicit) return explicit;
   const xdg = Deno.env.get("XDG_CACHE_HOME");
-  if (xdg) return join(xdg, "deno");
-  return join(Deno.env.get("HOME") ?? "/nonexistent", ".cache", "deno");
+  if (xdg) return `${xdg}/deno`;
+  return `${Deno.env.get("HOME") ?? "/nonexistent"}/.cache/deno`;
 }
 
 /**
@@ -193,7 +196,7 @@ function denoCacheDir(): string {
  */
 function moduleCacheDirs(): string[] {
   const cache = denoCacheDir();
-  return [join(cache, "npm"), join(cache, "gen", "file", WAVE_SOURCE)];
+  return [`${cache}/npm`, `${cache}/gen/file${WAVE_SOURCE}`];
 }
 
 /**
@@ -655,8 +658,8 @@ export class SandboxExecutor {
    * task lists (shared by sessions that name one).
    */
   get sharedState(): string[] {
-    const { workspace, waveHome } = this.#options;
-    return [historyDir({ workspace, waveHome }), join(waveHome, "tasks")];
+    const { historyDir, waveHome } = this.#options;
+    return [historyDir, `${waveHome}/tasks`];
   }
 
   /** How many workers are running now: warm, one-off, and those ending. */

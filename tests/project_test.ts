@@ -99,3 +99,37 @@ Deno.test("start-up: the modules run before system/init are exactly these, and t
   await visit("cli.ts");
   assert.deepEqual([...reached].sort(), [...preInit].sort());
 });
+
+Deno.test("start-up: the core's start (core_start.ts) loads no node: module and no npm package before the readers' worker starts", async () => {
+  // Node's compatibility layer and node:crypto cost ~40 ms to load; the
+  // worker the first read-only call runs in starts only once this graph
+  // has run, so the session loads them afterwards (scripts/_bench, first
+  // calls).
+  const root = new URL("../", import.meta.url);
+  const reached = new Set<string>();
+  const outside: string[] = [];
+  const visit = async (file: string): Promise<void> => {
+    if (reached.has(file)) return;
+    reached.add(file);
+    const source = await Deno.readTextFile(new URL(file, root));
+    const specifiers = [
+      ...source.matchAll(
+        /^(?:import|export) (?!type )[^;]*?from "([^"]+)";/gms,
+      ),
+    ].map((m) => m[1]);
+    for (const specifier of specifiers) {
+      if (!specifier.startsWith(".")) {
+        outside.push(`${file}: ${specifier}`);
+        continue;
+      }
+      await visit(
+        new URL(specifier, new URL(file, root)).pathname.slice(
+          root.pathname.length,
+        ),
+      );
+    }
+  };
+  await visit("session/core_start.ts");
+  assert.deepEqual(outside, []);
+  assert.ok(reached.has("session/executor.ts"));
+});

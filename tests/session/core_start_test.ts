@@ -72,7 +72,7 @@ Deno.test("every toolset's read-only entries are the tools that share the reader
 
 Deno.test("the readers' worker booted before the core opens serves the session's read-only calls", async () => {
   const { config, remove } = await configFor();
-  const started = startCore(config);
+  const started = await startCore(config);
   await bootReaders(started, readOnly("wave"));
   assert.equal(started.executor.workers, 1);
   const core = await openCore(config, { ...coreOptions("wave"), started });
@@ -102,7 +102,7 @@ Deno.test("the readers' worker booted before the core opens serves the session's
 Deno.test("a start made for another config is closed, and the core starts its own", async () => {
   const one = await configFor();
   const other = await configFor();
-  const started = startCore(one.config);
+  const started = await startCore(one.config);
   await bootReaders(started, readOnly("wave"));
   assert.equal(started.executor.workers, 1);
   const core = await openCore(other.config, {

@@ -18,6 +18,7 @@ import { resolveInWorkspace } from "../../tools/kernel/workspace.ts";
 import { waitUntil } from "../_waiting.ts";
 import { FIXTURE_TOOLS, ROOT } from "../_wave.ts";
 import { tempDir, tempFile } from "../_temp.ts";
+import { historyDir } from "../../tools/_core/history_dir.ts";
 
 const fixture = (file: string) =>
   pathToFileURL(`${FIXTURE_TOOLS}/${file}`).href;
@@ -68,6 +69,7 @@ async function harness(options: Partial<ExecutorOptions>): Promise<Harness> {
   const executor = new SandboxExecutor({
     workspace,
     waveHome,
+    historyDir: historyDir({ workspace, waveHome }),
     processes: new ProcessGroups(),
     moduleDirs: [ROOT, FIXTURE_TOOLS],
     ...options,

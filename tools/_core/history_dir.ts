@@ -7,8 +7,8 @@
  * @module
  */
 
-import { join } from "node:path";
 import { sha256 } from "./text.ts";
+import { historyDirOfDigest } from "./history_key.ts";
 
 /**
  * The history directory of `workspace` under `waveHome`:
@@ -19,6 +19,8 @@ import { sha256 } from "./text.ts";
 export function historyDir(
   ctx: { workspace: string; waveHome: string },
 ): string {
-  const key = sha256(new TextEncoder().encode(ctx.workspace)).slice(0, 16);
-  return join(ctx.waveHome, "history", key);
+  return historyDirOfDigest(
+    ctx.waveHome,
+    sha256(new TextEncoder().encode(ctx.workspace)),
+  );
 }

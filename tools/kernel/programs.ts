@@ -6,9 +6,6 @@
  * @module
  */
 
-import { join } from "node:path";
-import { atomicWrite } from "./atomic_write.ts";
-
 function isExecutableFile(path: string): boolean {
   try {
     const info = Deno.statSync(path);
@@ -26,7 +23,7 @@ export function findOnPath(
   if (name.includes("/")) return isExecutableFile(name) ? name : undefined;
   for (const dir of path.split(":")) {
     if (!dir) continue;
-    const candidate = join(dir, name);
+    const candidate = `${dir.replace(/\/+$/, "")}/${name}`;
     if (isExecutableFile(candidate)) return candidate;
   }
   return undefined;
@@ -56,6 +53,10 @@ export async function findRipgrep(
     return override && isExecutableFile(override) ? override : undefined;
   }
   if (ripgrepCache && isExecutableFile(ripgrepCache)) return ripgrepCache;
+  if (!isCompiled()) {
+    const cached = ripgrepInNpmCache();
+    if (cached) return ripgrepCache = cached;
+  }
   let rgPath: string;
   try {
     ({ rgPath } = await import("@vscode/ripgrep"));
@@ -67,12 +68,40 @@ export async function findRipgrep(
     return ripgrepCache;
   }
   try {
-    ripgrepCache = await installBinary(rgPath, join(waveHome, "bin"), "rg");
+    ripgrepCache = await installBinary(rgPath, `${waveHome}/bin`, "rg");
     return ripgrepCache;
   } catch (error) {
     console.error("wave: could not install ripgrep:", error);
     return undefined;
   }
+}
+
+/**
+ * The binary npm:@vscode/ripgrep names, found without importing it: its
+ * import loads Node's compatibility layer (~35 ms), and the first worker,
+ * which may run ripgrep, starts only once its path is known. In Deno's
+ * global npm cache the platform's package (`@vscode/ripgrep-linux-x64`,
+ * published with the same version, which the package requires exactly)
+ * lies beside it, as `<cache>/@vscode/ripgrep-<os>-<arch>/<version>/bin/rg`.
+ * Undefined where that is not so (a `node_modules` directory, another
+ * layout, no such file): the import then decides.
+ */
+export function ripgrepInNpmCache(): string | undefined {
+  const arch = ({ x86_64: "x64", aarch64: "arm64" } as const)[Deno.build.arch];
+  let index: string;
+  try {
+    index = import.meta.resolve("@vscode/ripgrep");
+  } catch {
+    return undefined;
+  }
+  const at = /^file:\/\/(\/.*)\/@vscode\/ripgrep\/([^/]+)\/lib\/index\.js$/
+    .exec(index);
+  if (!at || !arch) return undefined;
+  const [, cache, version] = at;
+  const binary = decodeURIComponent(
+    `${cache}/@vscode/ripgrep-${Deno.build.os}-${arch}/${version}/bin/rg`,
+  );
+  return isExecutableFile(binary) ? binary : undefined;
 }
 
 /**
@@ -91,8 +120,11 @@ export async function installBinary(
   const digest = await crypto.subtle.digest("SHA-256", bytes);
   const hash = Array.from(new Uint8Array(digest).slice(0, 8))
     .map((b) => b.toString(16).padStart(2, "0")).join("");
-  const target = join(dir, `${name}-${hash}`);
+  const target = `${dir}/${name}-${hash}`;
   if (!isExecutableFile(target)) {
+    // Loaded here: only a compiled wave installs, and the start of a
+    // session looks ripgrep up before Node's compatibility layer loads.
+    const { atomicWrite } = await import("./atomic_write.ts");
     await atomicWrite(target, bytes, { mode: 0o755, createParents: true });
     await untilRunnable(target, probe);
   }

@@ -5,6 +5,7 @@ import {
   installBinary,
   PathLookup,
   resolvePrograms,
+  ripgrepInNpmCache,
 } from "../../../tools/kernel/programs.ts";
 import { tempDir } from "../../_temp.ts";
 
@@ -24,6 +25,23 @@ Deno.test("ripgrep comes from npm:@vscode/ripgrep, resolved when asked", async (
   assert.ok(rg, "the platform package should be installed");
   const out = await new Deno.Command(rg, { args: ["--version"] }).output();
   assert.match(new TextDecoder().decode(out.stdout), /^ripgrep \d+\.\d+/);
+});
+
+Deno.test("ripgrep found in Deno's npm cache without importing its package is the binary the package names", async () => {
+  const found = ripgrepInNpmCache();
+  // The tests run from Deno's global npm cache, where the layout holds.
+  assert.ok(found, "the global npm cache's layout should be recognised");
+  const { rgPath } = await import("@vscode/ripgrep");
+  assert.equal(found, rgPath);
+  assert.equal(await findRipgrep("/unused"), rgPath);
+});
+
+Deno.test("findOnPath joins a PATH entry with a trailing slash as a shell would", async () => {
+  const dir = await tempDir();
+  await Deno.writeTextFile(`${dir}/tool`, "#!/bin/sh\n");
+  await Deno.chmod(`${dir}/tool`, 0o755);
+  assert.equal(findOnPath("tool", `${dir}/`), `${dir}/tool`);
+  assert.equal(findOnPath("tool", `${dir}//`), `${dir}/tool`);
 });
 
 Deno.test("a compiled wave's ripgrep is copied out to WAVE_HOME/bin/rg-<hash>, mode 755, once", async () => {
