@@ -38,20 +38,29 @@ let loading = false;
 /**
  * Restricts this worker's thread to its roots and gives up FFI. What the
  * tools do on this thread, and the threads and programs it starts from now
- * on, is held by the kernel.
+ * on, is held by the kernel. Returns why it could not, or null.
  *
  * @param {Extract<ToWorker, { type: "confine" }>["rules"]} rules
+ * @returns {string | null}
  */
 function confine(rules) {
   const why = restrictThread(rules);
   try {
     Deno.permissions.revokeSync({ name: "ffi" });
   } catch { /* never granted */ }
-  if (why) unconfined(why);
+  return why;
 }
 
-/** @param {string} why */
-function unconfined(why) {
+/**
+ * The worker could not be confined: it says why and from then on takes no
+ * message, loads nothing and runs no call (the executor ends it and
+ * answers its calls). Fails closed: a call that came meanwhile is dropped.
+ *
+ * @param {string} why
+ */
+function refuse(why) {
+  waiting.length = 0;
+  self.onmessage = null;
   /** @type {FromWorker} */
   const message = { type: "unconfined", why };
   self.postMessage(message);
@@ -60,8 +69,12 @@ function unconfined(why) {
 /** Imports the worker's code, then hands it what came meanwhile, in order. */
 async function load() {
   const { handle } = await import("./_tool_worker.ts");
-  self.onmessage = (/** @type {MessageEvent<ToWorker>} */ event) =>
-    handle(event.data);
+  if (self.onmessage === null) return; // refused meanwhile
+  self.onmessage = (/** @type {MessageEvent<ToWorker>} */ event) => {
+    if (event.data.type === "confine") {
+      refuse("confine came after the worker's code had loaded");
+    } else handle(event.data);
+  };
   for (const message of waiting.splice(0)) handle(message);
 }
 
@@ -70,8 +83,10 @@ self.onmessage = (/** @type {MessageEvent<ToWorker>} */ event) => {
   if (message.type === "confine") {
     // The executor sends it first; later, the worker's code may have
     // started threads the restriction would not hold.
-    if (loading) unconfined("confine came after the worker's code loaded");
-    else confine(message.rules);
+    const why = loading
+      ? "confine came after the worker's code had begun to load"
+      : confine(message.rules);
+    if (why) return refuse(why);
   } else waiting.push(message);
   if (!loading) {
     loading = true;
