@@ -480,7 +480,7 @@ class SandboxWorker {
         return;
       case "process":
         if (message.op === "started") {
-          this.#processes.started(
+          const taken = this.#processes.started(
             message.pgid,
             message.id,
             this.id,
@@ -488,7 +488,7 @@ class SandboxWorker {
             message.cgroup,
           );
           // A group started after its call was given up on dies at once.
-          if (!call) this.#processes.kill([message.pgid]);
+          if (!call && taken) this.#processes.kill([message.pgid]);
         } else if (message.op === "prepared") {
           // Not the call's: it may have ended; the worker's end kills it.
           this.#processes.started(
@@ -502,9 +502,9 @@ class SandboxWorker {
         } else if (message.op === "held") {
           if (message.cgroup) this.#processes.hold(message.cgroup, this.id);
         } else if (message.op === "adopted") {
-          this.#processes.adopt(message.pgid, message.id, this.id);
-          if (!call) this.#processes.kill([message.pgid]);
-        } else this.#processes.ended(message.pgid);
+          const own = this.#processes.adopt(message.pgid, message.id, this.id);
+          if (!call && own) this.#processes.kill([message.pgid]);
+        } else this.#processes.ended(message.pgid, this.id);
         return;
       case "signal":
         this.#processes.signal(message.pgid, message.id, message.signal);

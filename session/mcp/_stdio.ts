@@ -25,6 +25,9 @@ import {
   type ProcessGroups,
 } from "../../tools/kernel/processes.ts";
 
+/** The "worker" the MCP servers' process groups are recorded under: none runs them, the main thread does. */
+const MCP_SERVERS = -1;
+
 /** The longest line a server may write: 64 MiB (an image result is big). */
 const MAX_LINE_BYTES = 64 * 1024 * 1024;
 /** The most of a server's stderr kept, to say why it failed. */
@@ -135,13 +138,13 @@ export class StdioServerTransport implements Transport {
       );
     }
     this.#child = child;
-    processes.started(child.pid, `mcp:${server}`, -1, marker);
+    processes.started(child.pid, `mcp:${server}`, MCP_SERVERS, marker);
     this.#writer = child.stdin.getWriter();
     this.#readStderr(child.stderr);
     const reading = this.#read(child.stdout);
     this.#exited = child.status.then(async (status) => {
       this.#status = status;
-      processes.ended(child.pid);
+      processes.ended(child.pid, MCP_SERVERS);
       await reading;
       this.#finish();
     });

@@ -440,6 +440,29 @@ Deno.test({
   },
 });
 
+Deno.test("a tool that reports another process group as its own cannot have wave signal or kill it", async () => {
+  // A group of wave's user that wave did not start: its leader's parent,
+  // a shell, has exited.
+  const out = await new Deno.Command("sh", {
+    args: ["-c", "setsid sleep 60 >/dev/null 2>&1 & echo $!"],
+  }).output();
+  const pid = Number(new TextDecoder().decode(out.stdout).trim());
+  const wave = await startWave({ fixtureTools: ["claim_group.ts"] });
+  try {
+    const r = await wave.callTool("ClaimGroup", { pgid: pid });
+    assert.equal(r.content, "claimed");
+    // The call has ended: a group it had started would be dead by now.
+    const again = await wave.callTool("ClaimGroup", { pgid: pid });
+    assert.equal(again.content, "claimed");
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    assert.match(stat, /^\d+ \(sleep\) [RSD] /, "the foreign group was killed");
+  } finally {
+    await wave.kill();
+    Deno.kill(pid, "SIGKILL");
+  }
+});
+
 Deno.test("a crashed worker becomes an error result and a fresh worker", async () => {
   const wave = await startWave({ fixtureTools: ["crash.ts", "echo.ts"] });
   try {

@@ -514,9 +514,15 @@ export class ProcessGroups {
     marker?: string,
     cgroup?: string,
     ahead = false,
-  ): void {
+  ): boolean {
+    // A worker's word is not enough: it could name any group of wave's
+    // user (the parent's, an editor's) for wave to kill or signal.
+    if (!this.#mayTake(pgid, workerId)) return false;
     // After shutdown nothing new may live (a process prepared as it began).
-    if (this.#closed) return signalGroup(pgid, "SIGKILL");
+    if (this.#closed) {
+      signalGroup(pgid, "SIGKILL");
+      return false;
+    }
     const bound = cgroup !== undefined && this.#cgroups.has(cgroup)
       ? cgroup
       : undefined;
@@ -533,6 +539,24 @@ export class ProcessGroups {
       this.#bound.add(bound);
       this.#held.delete(bound);
     }
+    return true;
+  }
+
+  /**
+   * Whether a group reported by `workerId` may be recorded as its own: one
+   * wave started (its leader is wave's child, alive or a zombie; or, the
+   * leader gone already, one of wave's children, a process the command
+   * left and wave inherited as subreaper, is in it), neither the
+   * sentinel's nor one recorded for another worker or an MCP server.
+   */
+  #mayTake(pgid: number, workerId: number): boolean {
+    if (!Number.isSafeInteger(pgid) || pgid <= 1) return false;
+    if (pgid === this.#sentinel?.pid) return false;
+    const owner = this.#groups.get(pgid);
+    if (owner) return owner.workerId === workerId;
+    const leader = statFields(pgid);
+    if (leader) return Number(leader[1]) === Deno.pid;
+    return children().some((pid) => Number(statFields(pid)?.[2]) === pgid);
   }
 
   /**
@@ -569,13 +593,19 @@ export class ProcessGroups {
    * Hands a group to another call of the same worker (a sandbox prepared
    * by one call, run by the next); from now on only that call may signal it.
    */
-  adopt(pgid: number, callId: string, workerId: number): void {
+  adopt(pgid: number, callId: string, workerId: number): boolean {
     const owner = this.#groups.get(pgid);
-    if (owner?.workerId === workerId) owner.callId = callId;
+    if (owner?.workerId !== workerId) return false;
+    owner.callId = callId;
+    return true;
   }
 
-  /** Forgets a group whose leader has exited, and sweeps what its command left behind. */
-  ended(pgid: number): void {
+  /**
+   * Forgets a group whose leader has exited, and sweeps what its command
+   * left behind; only `workerId`'s own (as its worker reports it).
+   */
+  ended(pgid: number, workerId: number): void {
+    if (this.#groups.get(pgid)?.workerId !== workerId) return;
     if (this.#forget(pgid)) this.#sweepNowAndSoon();
   }
 
@@ -682,8 +712,10 @@ export class ProcessGroups {
       markerPrefix: this.markerPrefix,
       started: (pgid, marker, cgroup) =>
         this.started(pgid, callId, thread, marker, cgroup),
-      ended: (pgid) => this.ended(pgid),
-      adopted: (pgid) => this.adopt(pgid, callId, thread),
+      ended: (pgid) => this.ended(pgid, thread),
+      adopted: (pgid) => {
+        this.adopt(pgid, callId, thread);
+      },
       prepared: (pgid, marker, cgroup) =>
         this.started(pgid, callId, thread, marker, cgroup, true),
       hold: (cgroup) => this.hold(cgroup, thread),

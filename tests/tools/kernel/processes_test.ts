@@ -112,7 +112,7 @@ Deno.test("ProcessGroups: killing or ending a command's group also kills the chi
   assert.ok(await sweptAway(leftByKilled));
   ended.kill("SIGKILL");
   await ended.status;
-  groups.ended(ended.pid);
+  groups.ended(ended.pid, 1);
   assert.ok(await sweptAway(leftByEnded));
   // The late sweep, run now: it too leaves the others alone. A SIGKILL it
   // had sent would win over the SIGTERM sent after it.
@@ -159,7 +159,7 @@ Deno.test("ProcessGroups: a group adopted by another call of its worker is that 
   groups.signal(child.pid, "call-1", "SIGKILL");
   groups.signal(child.pid, "call-2", "SIGTERM");
   assert.equal(await exited(child), "SIGTERM");
-  groups.ended(child.pid);
+  groups.ended(child.pid, 7);
 });
 
 /** Where this process may make cgroups, as wave looks for it. */
@@ -257,8 +257,8 @@ Deno.test("ProcessGroups: the sweep after a command ends runs off the call's pat
     ended.kill("SIGKILL");
     await ended.status;
   }
-  groups.ended(first.pid);
-  groups.ended(second.pid);
+  groups.ended(first.pid, 1);
+  groups.ended(second.pid, 1);
   // Nothing swept yet: the sweep waits for the call's answer.
   assert.equal(offPath.length, 1);
   assert.ok(alive(leftByFirst.pid) && alive(leftBySecond.pid));
@@ -266,4 +266,53 @@ Deno.test("ProcessGroups: the sweep after a command ends runs off the call's pat
   assert.equal(await exited(leftByFirst), "SIGKILL");
   assert.equal(await exited(leftBySecond), "SIGKILL");
   groups.killAll();
+});
+
+/** A process in a group of its own that is not this process's child (its parent, a shell, has exited). */
+async function foreignGroup(): Promise<number> {
+  const out = await new Deno.Command("sh", {
+    args: ["-c", "setsid sleep 30 >/dev/null 2>&1 & echo $!"],
+  }).output();
+  const pid = Number(new TextDecoder().decode(out.stdout).trim());
+  // Its parent has exited by now: it is no longer the shell's child.
+  for (let i = 0; i < 100; i++) {
+    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    if (Number(fields[1]) !== Deno.pid && fields[2] === String(pid)) break;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  return pid;
+}
+
+Deno.test("ProcessGroups: a group this process did not start is not taken on a worker's word, so it is never signalled or killed", async () => {
+  const groups = new ProcessGroups();
+  const pid = await foreignGroup();
+  try {
+    assert.equal(groups.started(pid, "call-1", 7), false);
+    groups.signal(pid, "call-1", "SIGKILL");
+    assert.equal(groups.adopt(pid, "call-1", 7), false);
+    groups.kill(groups.ofWorker(7));
+    groups.killAll();
+    // A process group's number no process could lead, and pid 1's.
+    assert.equal(groups.started(1, "call-1", 7), false);
+    assert.equal(groups.started(-5, "call-1", 7), false);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.ok(alive(pid), "the foreign group was killed");
+  } finally {
+    Deno.kill(pid, "SIGKILL");
+  }
+});
+
+Deno.test("ProcessGroups: a group one worker started cannot be taken, ended or adopted by another", async () => {
+  const groups = new ProcessGroups();
+  const child = new Deno.Command("sleep", { args: ["30"], detached: true })
+    .spawn();
+  assert.equal(groups.started(child.pid, "call-1", 7), true);
+  assert.equal(groups.started(child.pid, "call-9", 8), false);
+  assert.equal(groups.adopt(child.pid, "call-9", 8), false);
+  groups.ended(child.pid, 8);
+  assert.deepEqual(groups.ofWorker(7), [child.pid]);
+  assert.deepEqual(groups.ofWorker(8), []);
+  groups.kill(groups.ofWorker(7));
+  assert.equal(await exited(child), "SIGKILL");
 });
