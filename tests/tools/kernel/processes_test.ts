@@ -268,25 +268,31 @@ Deno.test("ProcessGroups: the sweep after a command ends runs off the call's pat
   groups.killAll();
 });
 
-/** A process in a group of its own that is not this process's child (its parent, a shell, has exited). */
-async function foreignGroup(): Promise<number> {
-  const out = await new Deno.Command("sh", {
-    args: ["-c", "setsid sleep 30 >/dev/null 2>&1 & echo $!"],
-  }).output();
-  const pid = Number(new TextDecoder().decode(out.stdout).trim());
-  // Its parent has exited by now: it is no longer the shell's child.
-  for (let i = 0; i < 100; i++) {
-    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    if (Number(fields[1]) !== Deno.pid && fields[2] === String(pid)) break;
-    await new Promise((resolve) => setTimeout(resolve, 10));
+/**
+ * A process leading a group of its own that is not this process's child:
+ * a shell's, which waits for it (so it is not reparented to this process,
+ * a subreaper once another test has made it one). Killing the process
+ * ends the shell.
+ */
+async function foreignGroup(): Promise<
+  { pid: number; shell: Deno.ChildProcess }
+> {
+  const shell = new Deno.Command("sh", {
+    args: ["-c", "setsid sleep 30 >/dev/null 2>&1 & echo $!; wait"],
+    stdout: "piped",
+  }).spawn();
+  const reader = shell.stdout.getReader();
+  let text = "";
+  while (!text.includes("\n")) {
+    text += new TextDecoder().decode((await reader.read()).value);
   }
-  return pid;
+  reader.releaseLock();
+  return { pid: Number(text.trim()), shell };
 }
 
 Deno.test("ProcessGroups: a group this process did not start is not taken on a worker's word, so it is never signalled or killed", async () => {
   const groups = new ProcessGroups();
-  const pid = await foreignGroup();
+  const { pid, shell } = await foreignGroup();
   try {
     assert.equal(groups.started(pid, "call-1", 7), false);
     groups.signal(pid, "call-1", "SIGKILL");
@@ -300,6 +306,8 @@ Deno.test("ProcessGroups: a group this process did not start is not taken on a w
     assert.ok(alive(pid), "the foreign group was killed");
   } finally {
     Deno.kill(pid, "SIGKILL");
+    await shell.stdout.cancel();
+    await shell.status;
   }
 });
 
