@@ -185,6 +185,13 @@ const WAVE_SOURCE = pathOfFileUrl(new URL("..", import.meta.url));
 function denoCacheDir(): string {
   const explicit = Deno.env.get("DENO_DIR");
   if (explicit) return explicit;
+  // Where Deno did put the npm packages (zod, which every worker loads):
+  // without HOME it takes the user's home from the password database,
+  // which the variables below cannot tell (every file tool failed then).
+  const npm = /^file:\/\/(\/.*)\/npm\/[^/]+\/zod\//.exec(
+    import.meta.resolve("zod"),
+  )?.[1];
+  if (npm) return decodeURIComponent(npm);
   const xdg = Deno.env.get("XDG_CACHE_HOME");
   if (xdg) return `${xdg}/deno`;
   return `${Deno.env.get("HOME") ?? "/nonexistent"}/.cache/deno`;

@@ -10,6 +10,7 @@ import {
   DENO_DIR,
   type Message,
   startWave,
+  waveCommand,
   type WaveProcess,
 } from "../_wave.ts";
 import { tempDir } from "../_temp.ts";
@@ -461,6 +462,42 @@ Deno.test("a tool that reports another process group as its own cannot have wave
     await wave.kill();
     Deno.kill(pid, "SIGKILL");
   }
+});
+
+Deno.test("the file tools work when wave's environment has no HOME (the workers are granted the Deno cache Deno really uses)", async () => {
+  const ws = await tempDir({ prefix: "wave-nohome-" });
+  Deno.writeTextFileSync(`${ws}/a.txt`, "fine\n");
+  const child = new Deno.Command(Deno.execPath(), {
+    args: waveCommand(["--workspace", ws]),
+    clearEnv: true,
+    env: {
+      PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+      WAVE_HOME: await tempDir({ prefix: "wave-nohome-home-" }),
+      NO_COLOR: "1",
+      ...(Deno.env.get("DENO_DIR") ? { DENO_DIR: DENO_DIR } : {}),
+    },
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  await writer.write(new TextEncoder().encode(
+    JSON.stringify({
+      type: "control_request",
+      request_id: "r1",
+      request: {
+        subtype: "call_tool",
+        tool_name: "Read",
+        input: { file_path: "a.txt" },
+      },
+    }) + "\n",
+  ));
+  await writer.close();
+  const out = new TextDecoder().decode((await child.output()).stdout);
+  const answer = out.split("\n").filter(Boolean).map((l) => JSON.parse(l))
+    .find((m) => m.type === "control_response");
+  assert.equal(answer?.response?.response?.content, "     1\tfine");
+  assert.equal(answer?.response?.response?.is_error, false);
 });
 
 Deno.test("a crashed worker becomes an error result and a fresh worker", async () => {
