@@ -5,7 +5,7 @@
  * `_tool_worker_entry.js` has confined it (Landlock) before importing this.
  *
  * Its top level only defines: the main thread imports it too, so that
- * Deno's transpile cache holds it (session/executor.ts says why).
+ * Deno's transpile cache holds it (`cacheWorkerCode` in core.ts says why).
  *
  * @module
  */

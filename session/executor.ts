@@ -27,6 +27,7 @@ import type {
   ToWorker,
 } from "./_worker_protocol.ts";
 import type { ProcessGroups } from "../tools/kernel/processes.ts";
+import { inNpmCache } from "../tools/kernel/programs.ts";
 import type { ReadStateChanges } from "../tools/kernel/read_state.ts";
 import type { Scopes, ToolEvent, ToolResult } from "../tools/kernel/tool.ts";
 import {
@@ -188,10 +189,8 @@ function denoCacheDir(): string {
   // Where Deno did put the npm packages (zod, which every worker loads):
   // without HOME it takes the user's home from the password database,
   // which the variables below cannot tell (every file tool failed then).
-  const npm = /^file:\/\/(\/.*)\/npm\/[^/]+\/zod\//.exec(
-    import.meta.resolve("zod"),
-  )?.[1];
-  if (npm) return decodeURIComponent(npm);
+  const npm = inNpmCache("zod");
+  if (npm) return npm.cache;
   const xdg = Deno.env.get("XDG_CACHE_HOME");
   if (xdg) return `${xdg}/deno`;
   return `${Deno.env.get("HOME") ?? "/nonexistent"}/.cache/deno`;

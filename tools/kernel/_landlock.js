@@ -1,21 +1,9 @@
 // @ts-check
 /**
- * Landlock (Linux ≥ 5.13): the kernel's own confinement of a thread to the
- * file hierarchies it was granted. A thread restricted with
- * {@linkcode restrictThread} cannot open, create, list, rename or remove
- * anything outside its rules, whatever symlinks, renames or bind mounts
- * lie on the path: the kernel checks the file the path reaches, at the
- * moment of the access. Threads and processes it starts inherit the
- * restriction; the rest of the process is unaffected.
- *
- * Two limits to know: only the restricted thread is held, so a Deno op
- * that runs on another thread (the async file system ops run on a shared
- * pool) is not; and reading metadata (`stat`, `realpath`, `readlink`) is
- * not an access Landlock governs.
- *
- * Plain JavaScript: a sandbox worker restricts itself with it before it
- * loads any code Deno must transpile (session/_tool_worker_entry.js).
- * Typed for TypeScript by its public face, landlock.ts.
+ * The code of landlock.ts, which says what Landlock holds and types it for
+ * TypeScript: plain JavaScript, so that a sandbox worker can restrict
+ * itself with it before it loads anything Deno must transpile
+ * (session/_tool_worker_entry.js).
  *
  * @module
  */

@@ -7,10 +7,12 @@
  * moment of the access. Threads and processes it starts inherit the
  * restriction; the rest of the process is unaffected.
  *
- * Two limits to know: only the restricted thread is held, so a Deno op
- * that runs on another thread (the async file system ops run on a shared
- * pool) is not; and reading metadata (`stat`, `realpath`, `readlink`) is
- * not an access Landlock governs.
+ * Two limits to know: a thread made before the restriction is not held,
+ * so a Deno op that runs on one (the asynchronous file system ops run on
+ * the runtime's blocking pool) is not, which is why a sandbox worker
+ * restricts itself before it loads any code (session/_tool_worker_entry.js);
+ * and metadata is no access Landlock governs, neither reading it (`stat`,
+ * `realpath`, `readlink`) nor changing it (`chmod`, `chown`, `utime`).
  *
  * The code is plain JavaScript (`_landlock.js`), so that a sandbox worker
  * can restrict itself before it loads anything Deno must transpile; this

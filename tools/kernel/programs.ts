@@ -77,30 +77,45 @@ export async function findRipgrep(
 }
 
 /**
+ * Where Deno's global npm cache holds the package `name` (a bare specifier
+ * of the import map), found without importing it: the cache
+ * (`DENO_DIR`), the registry's directory in it (`<cache>/npm/<host>`), and
+ * the version. Undefined where the package comes from elsewhere (a
+ * `node_modules` directory, a compiled binary's embedded files).
+ */
+export function inNpmCache(
+  name: string,
+): { cache: string; registry: string; version: string } | undefined {
+  let url: string;
+  try {
+    url = import.meta.resolve(name);
+  } catch {
+    return undefined;
+  }
+  const escaped = name.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+  const at = new RegExp(`^file://((/.*)/npm/[^/]+)/${escaped}/([^/]+)/`)
+    .exec(url);
+  if (!at) return undefined;
+  const [, registry, cache, version] = at.map(decodeURIComponent);
+  return { cache, registry, version };
+}
+
+/**
  * The binary npm:@vscode/ripgrep names, found without importing it: its
  * import loads Node's compatibility layer (~35 ms), and the first worker,
  * which may run ripgrep, starts only once its path is known. In Deno's
  * global npm cache the platform's package (`@vscode/ripgrep-linux-x64`,
  * published with the same version, which the package requires exactly)
- * lies beside it, as `<cache>/@vscode/ripgrep-<os>-<arch>/<version>/bin/rg`.
- * Undefined where that is not so (a `node_modules` directory, another
- * layout, no such file): the import then decides.
+ * lies beside it. Undefined where that is not so (another layout, no such
+ * file): the import then decides.
  */
 export function ripgrepInNpmCache(): string | undefined {
   const arch = ({ x86_64: "x64", aarch64: "arm64" } as const)[Deno.build.arch];
-  let index: string;
-  try {
-    index = import.meta.resolve("@vscode/ripgrep");
-  } catch {
-    return undefined;
-  }
-  const at = /^file:\/\/(\/.*)\/@vscode\/ripgrep\/([^/]+)\/lib\/index\.js$/
-    .exec(index);
-  if (!at || !arch) return undefined;
-  const [, cache, version] = at;
-  const binary = decodeURIComponent(
-    `${cache}/@vscode/ripgrep-${Deno.build.os}-${arch}/${version}/bin/rg`,
-  );
+  const package_ = inNpmCache("@vscode/ripgrep");
+  if (!package_ || !arch) return undefined;
+  const { registry, version } = package_;
+  const binary =
+    `${registry}/@vscode/ripgrep-${Deno.build.os}-${arch}/${version}/bin/rg`;
   return isExecutableFile(binary) ? binary : undefined;
 }
 

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import {
   findOnPath,
   findRipgrep,
+  inNpmCache,
   installBinary,
   PathLookup,
   resolvePrograms,
@@ -34,6 +35,19 @@ Deno.test("ripgrep found in Deno's npm cache without importing its package is th
   const { rgPath } = await import("@vscode/ripgrep");
   assert.equal(found, rgPath);
   assert.equal(await findRipgrep("/unused"), rgPath);
+});
+
+Deno.test("inNpmCache names where Deno's global npm cache holds a package of the import map", () => {
+  const zod = inNpmCache("zod");
+  assert.ok(zod, "the tests run from Deno's global npm cache");
+  assert.ok(
+    import.meta.resolve("zod").startsWith(
+      `file://${zod.registry}/zod/${zod.version}/`,
+    ),
+  );
+  assert.match(zod.registry, new RegExp(`^${zod.cache}/npm/[^/]+$`));
+  assert.ok(Deno.statSync(`${zod.cache}/npm`).isDirectory);
+  assert.equal(inNpmCache("no-such-package-in-the-map"), undefined);
 });
 
 Deno.test("findOnPath joins a PATH entry with a trailing slash as a shell would", async () => {
