@@ -7,7 +7,7 @@
  * @module
  */
 
-import { join } from "node:path";
+import { join } from "../tools/kernel/posix_path.ts";
 
 /** What one conversion is given. */
 export interface ConvertOptions {

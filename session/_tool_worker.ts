@@ -19,7 +19,8 @@ import type {
   ToWorker,
 } from "./_worker_protocol.ts";
 import { loadTool } from "../tools/loaders.ts";
-import { openRegularFile } from "../tools/kernel/regular_file.ts";
+import { nodeFs, openRegularFile } from "../tools/kernel/regular_file.ts";
+import { loadContentHash } from "../tools/_core/content_hash.ts";
 import { CallReadState } from "../tools/kernel/read_state.ts";
 import { TaskStore } from "../tools/kernel/tasks.ts";
 import { noSttModelError } from "../tools/kernel/transcripts.ts";
@@ -357,6 +358,21 @@ function unexpectedFailure(error: unknown) {
     isError: true,
     structured: { type: "internal_error" },
   };
+}
+
+/**
+ * Loads what the tools' modules take only when first used, so that the
+ * main thread, which loads those modules for their definitions, never
+ * pays for it (the content hasher, `node:fs`: Deno's Node compatibility
+ * layer, see kernel/posix_path.ts). The entry awaits it before it hands
+ * on the first message, so no call pays for it either. Never rejects:
+ * what could not load fails the calls that need it, saying why.
+ */
+export async function prepare(): Promise<void> {
+  try {
+    nodeFs();
+  } catch { /* a file open says why */ }
+  await loadContentHash().catch(() => {});
 }
 
 /**

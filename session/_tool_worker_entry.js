@@ -66,9 +66,10 @@ function refuse(why) {
   self.postMessage(message);
 }
 
-/** Imports the worker's code, then hands it what came meanwhile, in order. */
+/** Imports the worker's code and prepares it, then hands it what came meanwhile, in order. */
 async function load() {
-  const { handle } = await import("./_tool_worker.ts");
+  const { handle, prepare } = await import("./_tool_worker.ts");
+  await prepare();
   if (self.onmessage === null) return; // refused meanwhile
   self.onmessage = (/** @type {MessageEvent<ToWorker>} */ event) => {
     if (event.data.type === "confine") {

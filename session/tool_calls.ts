@@ -6,7 +6,7 @@
  * @module
  */
 
-import { dirname } from "node:path";
+import { dirname } from "../tools/kernel/posix_path.ts";
 import { ApprovalGate } from "./approvals.ts";
 import { CommandSandbox, keyFiles } from "./command_sandbox.ts";
 import { deniedPaths, hideDenied } from "./denied_paths.ts";

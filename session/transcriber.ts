@@ -13,7 +13,7 @@
  * @module
  */
 
-import { basename, extname } from "node:path";
+import { basename, extname } from "../tools/kernel/posix_path.ts";
 import { convertToChunks } from "./_media_convert.ts";
 import type { ApiKey } from "./models/api_key.ts";
 import { parseSttModelId } from "./models/model_id.ts";

@@ -8,7 +8,7 @@
  * @module
  */
 
-import { dirname } from "node:path";
+import { dirname } from "../tools/kernel/posix_path.ts";
 import type { Message, Usage } from "./messages.ts";
 
 /** One message of a transcript: what `--resume` sends back to the model. */

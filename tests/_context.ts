@@ -23,6 +23,10 @@ import { resolveInWorkspace } from "../tools/kernel/workspace.ts";
 import { SHELL_PROGRAMS } from "../tools/_core/shell.ts";
 import { lastItems, waitUntil } from "./_waiting.ts";
 import { tempDir } from "./_temp.ts";
+import { loadContentHash } from "../tools/_core/content_hash.ts";
+
+// The tools hash content; a worker loads the hasher as it starts.
+await loadContentHash();
 
 /** A fake session for in-process tool runs. */
 export class TestSession {

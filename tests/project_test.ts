@@ -133,3 +133,49 @@ Deno.test("start-up: the core's start (core_start.ts) loads no node: module and 
   assert.deepEqual(outside, []);
   assert.ok(reached.has("session/executor.ts"));
 });
+
+Deno.test("start-up: the session, the sandbox worker's code and the wave tools load no node: module and no CommonJS package", async () => {
+  // Either loads Deno's Node compatibility layer, 15-25 ms of a thread
+  // and a megabyte of its heap: on the main thread right after
+  // system/init, in each worker before its first call (kernel/posix_path.ts).
+  // The few Node APIs the tools need are taken when first used.
+  const ESM_PACKAGES = ["zod", "diff"];
+  const root = new URL("../", import.meta.url);
+  const reached = new Set<string>();
+  const outside: string[] = [];
+  const visit = async (file: string): Promise<void> => {
+    if (reached.has(file)) return;
+    reached.add(file);
+    const source = await Deno.readTextFile(new URL(file, root));
+    const specifiers = [
+      ...source.matchAll(
+        /^(?:import|export) (?!type )[^;]*?from "([^"]+)";/gms,
+      ),
+    ].map((m) => m[1]);
+    for (const specifier of specifiers) {
+      if (!specifier.startsWith(".")) {
+        if (!ESM_PACKAGES.includes(specifier)) {
+          outside.push(`${file}: ${specifier}`);
+        }
+        continue;
+      }
+      await visit(
+        new URL(specifier, new URL(file, root)).pathname.slice(
+          root.pathname.length,
+        ),
+      );
+    }
+  };
+  await visit("session/server.ts");
+  await visit("session/_tool_worker.ts");
+  for (const { module } of TOOLSETS.wave) await visit(`tools/${module}`);
+  assert.deepEqual(outside, []);
+  for (
+    const file of [
+      "tools/kernel/regular_file.ts",
+      "tools/kernel/checked_files.ts",
+      "tools/_core/content_hash.ts",
+      "tools/wave/edit.ts",
+    ]
+  ) assert.ok(reached.has(file), file);
+});

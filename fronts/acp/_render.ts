@@ -9,7 +9,7 @@
  */
 
 import type * as acp from "@agentclientprotocol/sdk";
-import { isAbsolute, resolve } from "node:path";
+import { isAbsolute, resolve } from "../../tools/kernel/posix_path.ts";
 import type { Block } from "../../session/messages.ts";
 import type { CallResult } from "../../session/tool_calls.ts";
 import type { TranscriptEntry } from "../../session/transcript.ts";

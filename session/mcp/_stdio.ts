@@ -18,7 +18,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { readLines } from "../line_reader.ts";
 import { onPath } from "../_sandbox_plan.ts";
-import { basename, dirname, resolve } from "node:path";
+import { basename, dirname, resolve } from "../../tools/kernel/posix_path.ts";
 import {
   COMMAND_MARKER,
   newCommandMarker,

@@ -8,7 +8,7 @@
  * @module
  */
 
-import { basename } from "node:path";
+import { basename } from "../../tools/kernel/posix_path.ts";
 import { Transcript } from "../transcript.ts";
 import { analyse } from "./_analysis.ts";
 import { renderPage } from "./_page.ts";

@@ -10,6 +10,10 @@ import { type WaveProcess, withWave } from "../_wave.ts";
 import { listVersions } from "../../tools/_core/history.ts";
 import { ROW_REFUSAL } from "../../tools/files/edit_file.ts";
 import { tempDirSync } from "../_temp.ts";
+import { loadContentHash } from "../../tools/_core/content_hash.ts";
+
+// The tools hash content; a worker loads the hasher as it starts.
+await loadContentHash();
 
 const files = (
   fn: (wave: WaveProcess) => Promise<void>,
@@ -393,6 +397,8 @@ Deno.test("e2e 004 edit_file: a rollback cut short by a crash is finished backwa
   Deno.writeTextFileSync(`${workspace}/a.txt`, "a now\n");
   Deno.writeTextFileSync(`${workspace}/b.txt`, "b now\n");
   const module = new URL("../../tools/_core/history.ts", import.meta.url).href;
+  const hashModule =
+    new URL("../../tools/_core/content_hash.ts", import.meta.url).href;
   const ctx = {
     workspace,
     waveHome: Deno.realPathSync(waveHome),
@@ -403,6 +409,8 @@ Deno.test("e2e 004 edit_file: a rollback cut short by a crash is finished backwa
       "eval",
       `
       import { restoreFiles } from ${JSON.stringify(module)};
+      import { loadContentHash } from ${JSON.stringify(hashModule)};
+      await loadContentHash();
       const enc = new TextEncoder();
       await restoreFiles(${JSON.stringify(ctx)}, [
         { real: ${

@@ -7,6 +7,10 @@ import assert from "node:assert/strict";
 import { type WaveProcess, withWave } from "../_wave.ts";
 import { listVersions } from "../../tools/_core/history.ts";
 import { tempDirSync } from "../_temp.ts";
+import { loadContentHash } from "../../tools/_core/content_hash.ts";
+
+// The tools hash content; a worker loads the hasher as it starts.
+await loadContentHash();
 
 const files = (
   fn: (wave: WaveProcess) => Promise<void>,

@@ -9,6 +9,10 @@ import { MockModel } from "../_mock_model.ts";
 import { startWave, type WaveProcess, withWave } from "../_wave.ts";
 import { listVersions } from "../../tools/_core/history.ts";
 import { historyDir } from "../../tools/_core/history_dir.ts";
+import { loadContentHash } from "../../tools/_core/content_hash.ts";
+
+// The tools hash content; a worker loads the hasher as it starts.
+await loadContentHash();
 
 const versionsOf = (wave: WaveProcess) =>
   listVersions({

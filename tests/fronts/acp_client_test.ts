@@ -17,8 +17,14 @@ import {
 } from "../_acp.ts";
 import { callStep, textStep } from "../_mock_model.ts";
 import { historyDir } from "../../tools/_core/history_dir.ts";
-import { contentHash } from "../../tools/_core/content_hash.ts";
+import {
+  contentHash,
+  loadContentHash,
+} from "../../tools/_core/content_hash.ts";
 import { tempDir } from "../_temp.ts";
+
+// The tools hash content; a worker loads the hasher as it starts.
+await loadContentHash();
 
 async function prompt(wave: AcpSession, sessionId: string, text: string) {
   assert.deepEqual(

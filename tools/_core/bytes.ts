@@ -7,6 +7,28 @@
  * @module
  */
 
+/**
+ * Whether `a` and `b` hold the same bytes. Compares four bytes at a time
+ * where both views allow it (a 10 MB blob in a few milliseconds), without
+ * node:buffer's `compare` (kernel/posix_path.ts says why).
+ */
+export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  let i = 0;
+  if (a.byteOffset % 4 === b.byteOffset % 4) {
+    // Bytes up to a 4-byte boundary of both, then whole words.
+    const lead = Math.min(a.length, (4 - a.byteOffset % 4) % 4);
+    for (; i < lead; i++) if (a[i] !== b[i]) return false;
+    const words = Math.floor((a.length - i) / 4);
+    const wa = new Uint32Array(a.buffer, a.byteOffset + i, words);
+    const wb = new Uint32Array(b.buffer, b.byteOffset + i, words);
+    for (let w = 0; w < words; w++) if (wa[w] !== wb[w]) return false;
+    i += words * 4;
+  }
+  for (; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 /** Bytes that are common in text and code: poor anchors for a search. */
 const COMMON = new Set(
   [..." \n\teaoinstrlcdhu.,;:=()_/-\"'{}"].map((c) => c.charCodeAt(0)),

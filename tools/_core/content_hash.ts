@@ -16,24 +16,50 @@
  * @module
  */
 
-// The package's build of this one algorithm (20 KB), not its index of all
-// of them (280 KB): every worker that writes or reads files loads it.
-import xxhashBuild from "hash-wasm/dist/xxhash128.umd.min.js";
-import type { createXXHash128 as CreateXXHash128 } from "hash-wasm";
-
-const { createXXHash128 } = xxhashBuild as {
-  createXXHash128: typeof CreateXXHash128;
-};
+import type { createXXHash128 as CreateXXHash128, IHasher } from "hash-wasm";
 
 /** One hasher per thread: {@linkcode contentHash} runs start to end without yielding, so calls never interleave. */
-const hasher = await createXXHash128();
+let hasher: IHasher | undefined;
+let loading: Promise<void> | undefined;
+/** Why the hasher could not be loaded, for the calls that then need it. */
+let failure: unknown;
+
+/**
+ * Loads the hasher of this thread, once; {@linkcode contentHash} needs it
+ * loaded. Not at this module's load: the package's build of this one
+ * algorithm (20 KB, not its index of all of them, 280 KB) is CommonJS,
+ * which loads Deno's Node compatibility layer, and the main thread loads
+ * this module with the tools' definitions but hashes nothing
+ * (kernel/posix_path.ts says what that layer costs). A sandbox worker
+ * loads it as it starts (`_tool_worker.ts`'s `prepare`).
+ */
+export function loadContentHash(): Promise<void> {
+  return loading ??= (async () => {
+    const { default: build } = await import(
+      "hash-wasm/dist/xxhash128.umd.min.js"
+    );
+    hasher = await (build as { createXXHash128: typeof CreateXXHash128 })
+      .createXXHash128();
+  })().catch((error) => {
+    failure = error;
+    throw error;
+  });
+}
 
 /**
  * The content hash of `data` (bytes, or chunks hashed in order as one
  * sequence): XXH3-128 as 32 lowercase hex digits. Equal bytes always give
- * equal hashes, whatever the chunking.
+ * equal hashes, whatever the chunking. Throws until this thread's
+ * {@linkcode loadContentHash} has resolved.
  */
 export function contentHash(data: Uint8Array | readonly Uint8Array[]): string {
+  if (!hasher) {
+    throw new Error(
+      failure === undefined
+        ? "the content hash was used before loadContentHash()"
+        : `the content hash could not be loaded: ${failure}`,
+    );
+  }
   hasher.init();
   for (const chunk of data instanceof Uint8Array ? [data] : data) {
     hasher.update(chunk);

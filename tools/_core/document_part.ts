@@ -6,7 +6,7 @@
  * @module
  */
 
-import { extname } from "node:path";
+import { extname } from "../kernel/posix_path.ts";
 import type { DocumentPart } from "./documents/mod.ts";
 
 const MEDIA: Record<string, string> = {

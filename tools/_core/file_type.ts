@@ -6,7 +6,7 @@
  * @module
  */
 
-import { extname } from "node:path";
+import { extname } from "../kernel/posix_path.ts";
 import { readPrefix } from "../kernel/regular_file.ts";
 
 /** The image types a multimodal model accepts. */

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { isAbsolute, relative } from "node:path";
+import { isAbsolute, relative } from "../kernel/posix_path.ts";
 import { ToolError } from "../kernel/tool.ts";
 import type { SearchRoot } from "./reader.ts";
 

@@ -32,13 +32,13 @@
  * @module
  */
 
-import { Buffer } from "node:buffer";
-import { join } from "node:path";
+import { join } from "../kernel/posix_path.ts";
 import { atomicWrite } from "../kernel/atomic_write.ts";
 import { hiddenTest } from "../kernel/hidden.ts";
 import { readFileBytesSync } from "../kernel/read_file.ts";
 import { displayPath } from "../kernel/workspace.ts";
 import { type ToolContext, ToolError } from "../kernel/tool.ts";
+import { sameBytes } from "./bytes.ts";
 import { contentHash } from "./content_hash.ts";
 import { historyDir } from "./history_dir.ts";
 
@@ -276,7 +276,7 @@ function blobFor(
     }
     if (
       size === bytes.length &&
-      Buffer.compare(Deno.readFileSync(blobPath(dir, name)), bytes) === 0
+      sameBytes(Deno.readFileSync(blobPath(dir, name)), bytes)
     ) return { name, had: true };
   }
 }

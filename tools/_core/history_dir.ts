@@ -7,7 +7,7 @@
  * @module
  */
 
-import { sha256 } from "./text.ts";
+import { sha256 } from "./sha256.ts";
 import { historyDirOfDigest } from "./history_key.ts";
 
 /**

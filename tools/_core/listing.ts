@@ -7,7 +7,7 @@
  * @module
  */
 
-import { join } from "node:path";
+import { join } from "../kernel/posix_path.ts";
 import { isWriterName } from "../kernel/atomic_write.ts";
 import { hiddenTest } from "../kernel/hidden.ts";
 import type { ToolContext } from "../kernel/tool.ts";

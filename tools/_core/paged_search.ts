@@ -18,7 +18,7 @@
  * @module
  */
 
-import { basename, resolve } from "node:path";
+import { basename, resolve } from "../kernel/posix_path.ts";
 import picomatch from "picomatch";
 import { type ToolContext, ToolError } from "../kernel/tool.ts";
 import {
@@ -33,7 +33,7 @@ import {
   ripgrepProblems,
   secretLinks,
 } from "./search.ts";
-import { sha256 } from "./text.ts";
+import { sha256 } from "./sha256.ts";
 
 /** A matching line longer than this many bytes is cut. */
 export const MAX_MATCH_LINE_BYTES = 512;

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { posix } from "node:path";
+import * as posix from "../kernel/posix_path.ts";
 import { ToolError } from "../kernel/tool.ts";
 
 /** The directory plans live in, relative to the workspace. */

@@ -7,7 +7,7 @@
  * @module
  */
 
-import { basename, dirname, extname, join } from "node:path";
+import { basename, dirname, extname, join } from "../kernel/posix_path.ts";
 import { type ToolContext, ToolError } from "../kernel/tool.ts";
 import { statOrNull } from "../kernel/stat.ts";
 import {

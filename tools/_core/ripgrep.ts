@@ -8,7 +8,7 @@
 
 import { type ToolContext, ToolError } from "../kernel/tool.ts";
 import { hiddenTest, ripgrepExclusions } from "../kernel/hidden.ts";
-import { isAbsolute, join, relative } from "node:path";
+import { isAbsolute, join, relative } from "../kernel/posix_path.ts";
 import { displayPath, isInside, SensitiveLinks } from "../kernel/workspace.ts";
 import { openRegularFile, type RegularFile } from "../kernel/regular_file.ts";
 

@@ -17,7 +17,7 @@
 
 import { WRITER_NAMES_EXCLUDE_GLOBS } from "../kernel/atomic_write.ts";
 import { SENSITIVE_EXCLUDE_GLOBS } from "../kernel/sensitive.ts";
-import { resolve } from "node:path";
+import { resolve } from "../kernel/posix_path.ts";
 import { type ToolContext, ToolError } from "../kernel/tool.ts";
 import { SensitiveLinks } from "../kernel/workspace.ts";
 import {

@@ -7,7 +7,7 @@
  * @module
  */
 
-import { join } from "node:path";
+import { join } from "../kernel/posix_path.ts";
 
 /** A spill file being written. */
 export class SpillFile {

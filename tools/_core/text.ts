@@ -1,11 +1,9 @@
 /**
  * Text helpers every dialect shares: splitting into lines, line endings and
- * BOMs, numbering, cutting long lines, estimating tokens, hashing.
+ * BOMs, numbering, cutting long lines, estimating tokens.
  *
  * @module
  */
-
-import { createHash } from "node:crypto";
 
 /** The UTF-8 byte order mark, as decoded text. */
 export const BOM = "\uFEFF";
@@ -106,15 +104,6 @@ export function estimateTokens(text: string): number {
     else other++;
   }
   return Math.ceil(ascii / 4) + other;
-}
-
-/** SHA-256 of bytes (or of chunks in order), hex. node:crypto's is about twice as fast as crypto.subtle's here. */
-export function sha256(data: Uint8Array | readonly Uint8Array[]): string {
-  const hash = createHash("sha256");
-  for (const chunk of data instanceof Uint8Array ? [data] : data) {
-    hash.update(chunk);
-  }
-  return hash.digest("hex");
 }
 
 /**

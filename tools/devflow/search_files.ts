@@ -6,7 +6,7 @@
  */
 
 import picomatch from "picomatch";
-import { posix } from "node:path";
+import * as posix from "../kernel/posix_path.ts";
 import { z } from "zod";
 import { defineTool } from "../kernel/tool.ts";
 import { findFiles } from "../_core/find.ts";

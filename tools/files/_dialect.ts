@@ -6,7 +6,7 @@
  * @module
  */
 
-import { relative } from "node:path";
+import { relative } from "../kernel/posix_path.ts";
 import { ToolError } from "../kernel/tool.ts";
 import { isInside } from "../kernel/workspace.ts";
 import { missingFile, type SearchRoot } from "../_core/reader.ts";

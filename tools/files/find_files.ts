@@ -6,7 +6,7 @@
  * @module
  */
 
-import { resolve } from "node:path";
+import { resolve } from "../kernel/posix_path.ts";
 import { z } from "zod";
 import { defineTool, type ToolContext, ToolError } from "../kernel/tool.ts";
 import { findFiles } from "../_core/find.ts";

@@ -14,7 +14,7 @@
  * @module
  */
 
-import { basename, dirname, join } from "node:path";
+import { basename, dirname, join } from "./posix_path.ts";
 import { pinWritten } from "./checked_files.ts";
 
 /** The steps a test can make fail. The default is the real file system. */

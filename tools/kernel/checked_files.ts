@@ -22,20 +22,30 @@
  * @module
  */
 
-import { AsyncLocalStorage } from "node:async_hooks";
+import type { AsyncLocalStorage } from "node:async_hooks";
 import { ToolError } from "./tool_error.ts";
 import { fileIdentity } from "./stat.ts";
 
 /** The identity of each regular file a call's check judged, by real path. */
 type Pins = Map<string, string>;
 
-const calls = new AsyncLocalStorage<Pins>();
+/**
+ * Each call's pins, made by the first call: `node:async_hooks` loads
+ * Deno's Node compatibility layer, which a thread that runs no call (the
+ * main thread, which loads this module with the tools' definitions)
+ * should not pay for (kernel/posix_path.ts). Before it, no call has run,
+ * so there is nothing pinned to find.
+ */
+let calls: AsyncLocalStorage<Pins> | undefined;
 
 /**
  * Runs `call` (a tool call) with pins of its own: what its checks pin,
  * its opens are held to, until it returns.
  */
 export function withCheckedFiles<T>(call: () => T): T {
+  calls ??= new (process.getBuiltinModule(
+    "node:async_hooks",
+  ) as typeof import("node:async_hooks")).AsyncLocalStorage<Pins>();
   return calls.run(new Map(), call);
 }
 
@@ -46,7 +56,7 @@ export function withCheckedFiles<T>(call: () => T): T {
  * `NOTHING_THERE` when nothing was). Outside a call, nothing is pinned.
  */
 export function pinChecked(real: string, identity: string): void {
-  calls.getStore()?.set(real, identity);
+  calls?.getStore()?.set(real, identity);
 }
 
 /** Pins the file the call itself has just put at `path` (its new identity). */
@@ -54,7 +64,7 @@ export function pinWritten(
   path: string,
   written: { dev: number; ino: number | null },
 ): void {
-  calls.getStore()?.set(path, fileIdentity(written));
+  calls?.getStore()?.set(path, fileIdentity(written));
 }
 
 /**
@@ -67,7 +77,7 @@ export function assertOpenedAsChecked(
   opened: { dev: number; ino: number },
   shown = path,
 ): void {
-  const pinned = calls.getStore()?.get(path);
+  const pinned = calls?.getStore()?.get(path);
   if (pinned === undefined || pinned === fileIdentity(opened)) return;
   throw changedDuringCall(shown);
 }

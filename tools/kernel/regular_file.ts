@@ -13,17 +13,23 @@
  * @module
  */
 
-import {
-  closeSync,
-  constants,
-  fstatSync,
-  openSync,
-  read as readCallback,
-  readSync,
-} from "node:fs";
 import { ToolError } from "./tool_error.ts";
 import { libc } from "./_libc.js";
 import { assertOpenedAsChecked } from "./checked_files.ts";
+
+/**
+ * `node:fs`, taken when a file is first opened, not when this module
+ * loads: every isolate loads this module (the main thread with the tools'
+ * definitions), and a `node:` import loads Deno's Node compatibility
+ * layer (kernel/posix_path.ts says what it costs). A worker takes it while
+ * it warms up (`_tool_worker.ts`'s `prepare`).
+ */
+export function nodeFs(): typeof import("node:fs") {
+  return loadedFs ??= process.getBuiltinModule(
+    "node:fs",
+  ) as typeof import("node:fs");
+}
+let loadedFs: typeof import("node:fs") | undefined;
 
 /** The kind of a file that is neither regular nor a directory, in {@linkcode specialFileWords}. */
 export interface SpecialKind {
@@ -102,7 +108,7 @@ export function openRegularFile(path: string, shown = path): RegularFile {
     assertOpenedAsChecked(path, info, shown);
     return new OpenFile(fd, info);
   } catch (error) {
-    closeSync(fd);
+    nodeFs().closeSync(fd);
     throw error;
   }
 }
@@ -138,6 +144,7 @@ export function readPrefix(
  */
 function openNonBlocking(path: string, shown: string): number {
   try {
+    const { constants, openSync } = nodeFs();
     return openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (error) {
     if ((error as { code?: unknown }).code === "ENXIO") {
@@ -187,14 +194,14 @@ class OpenFile implements RegularFile {
 
   readSync(buffer: Uint8Array): number | null {
     if (buffer.length === 0) return 0;
-    const n = readSync(this.fd, buffer, 0, buffer.length, null);
+    const n = nodeFs().readSync(this.fd, buffer, 0, buffer.length, null);
     return n === 0 ? null : n;
   }
 
   read(buffer: Uint8Array): Promise<number | null> {
     if (buffer.length === 0) return Promise.resolve(0);
     return new Promise((resolve, reject) =>
-      readCallback(
+      nodeFs().read(
         this.fd,
         buffer,
         0,
@@ -227,7 +234,7 @@ class OpenFile implements RegularFile {
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
-    closeSync(this.fd);
+    nodeFs().closeSync(this.fd);
   }
 
   [Symbol.dispose](): void {
@@ -266,7 +273,7 @@ function fstatOf(fd: number): FdInfo {
         Math.floor(Number(statView.getBigInt64(96, true)) / 1e6),
     };
   }
-  const info = fstatSync(fd);
+  const info = nodeFs().fstatSync(fd);
   return {
     mode: info.mode,
     size: info.size,

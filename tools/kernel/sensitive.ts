@@ -5,7 +5,7 @@
  * @module
  */
 
-import { basename } from "node:path";
+import { basename } from "./posix_path.ts";
 
 const SENSITIVE_NAMES: readonly RegExp[] = [
   /^\.env/, // .env, .env.local, .env.production, .envrc …

@@ -9,7 +9,7 @@
  * @module
  */
 
-import { join } from "node:path";
+import { join } from "./posix_path.ts";
 import { atomicWrite } from "./atomic_write.ts";
 import { readTextFile } from "./read_file.ts";
 

@@ -12,7 +12,14 @@
  * @module
  */
 
-import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import {
+  dirname,
+  isAbsolute,
+  join,
+  relative,
+  resolve,
+  sep,
+} from "./posix_path.ts";
 import { readFileBytesSync } from "./read_file.ts";
 import { sensitiveReason } from "./sensitive.ts";
 import { fileIdentity, isAbsent, lstatOrNullSync } from "./stat.ts";

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { posix } from "node:path";
+import * as posix from "../kernel/posix_path.ts";
 import picomatch from "picomatch";
 import { z } from "zod";
 import { defineTool } from "../kernel/tool.ts";

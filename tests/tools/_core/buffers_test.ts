@@ -11,6 +11,10 @@ import { ToolError } from "../../../tools/kernel/tool.ts";
 import Edit from "../../../tools/wave/edit.ts";
 import Read from "../../../tools/wave/read.ts";
 import Write from "../../../tools/wave/write.ts";
+import { loadContentHash } from "../../../tools/_core/content_hash.ts";
+
+// The tools hash content; a worker loads the hasher as it starts.
+await loadContentHash();
 
 /** An editor: open buffers by real path (else the disk), and what it was asked. */
 function editor(s: TestSession, open: Record<string, string>) {

@@ -4,6 +4,7 @@ import {
   indexOfBytes,
   linesBack,
   linesForward,
+  sameBytes,
   sliceChunks,
   spliceChunks,
 } from "../../../tools/_core/bytes.ts";
@@ -61,4 +62,30 @@ Deno.test("bytes: splice, newline counting and line walking", () => {
   assert.equal(linesBack(text, 8, 2), 3);
   assert.equal(linesBack(text, 1, 5), 0);
   assert.equal(linesForward(text, 0, 2), 6);
+});
+
+Deno.test("sameBytes: equal and unequal bytes at every alignment, and lengths that differ", () => {
+  const bytes = Uint8Array.from({ length: 103 }, (_, i) => (i * 37) % 256);
+  const shifted = new Uint8Array(bytes.length + 3);
+  for (const shift of [0, 1, 2, 3]) {
+    shifted.set(bytes, shift);
+    const copy = shifted.subarray(shift, shift + bytes.length);
+    for (const start of [0, 1, 2, 3, 5]) {
+      assert.equal(
+        sameBytes(bytes.subarray(start), copy.subarray(start)),
+        true,
+      );
+      for (const at of [start, start + 4, bytes.length - 1]) {
+        const other = copy.slice(start);
+        other[at - start] ^= 0x40;
+        assert.equal(
+          sameBytes(bytes.subarray(start), other),
+          false,
+          `shift ${shift}, start ${start}, changed at ${at}`,
+        );
+      }
+    }
+  }
+  assert.equal(sameBytes(bytes, bytes.subarray(1)), false);
+  assert.equal(sameBytes(new Uint8Array(0), new Uint8Array(0)), true);
 });

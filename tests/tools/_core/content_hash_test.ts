@@ -1,7 +1,13 @@
 /** The content hash (tools/_core/content_hash.ts): XXH3-128, the same for any chunking. */
 
 import assert from "node:assert/strict";
-import { contentHash } from "../../../tools/_core/content_hash.ts";
+import {
+  contentHash,
+  loadContentHash,
+} from "../../../tools/_core/content_hash.ts";
+
+// The tools hash content; a worker loads the hasher as it starts.
+await loadContentHash();
 
 const enc = new TextEncoder();
 

@@ -12,9 +12,15 @@ import {
   taskStart,
   versionBytes,
 } from "../../../tools/_core/history.ts";
-import { contentHash } from "../../../tools/_core/content_hash.ts";
+import {
+  contentHash,
+  loadContentHash,
+} from "../../../tools/_core/content_hash.ts";
 import { historyDir } from "../../../tools/_core/history_dir.ts";
 import { tempDir } from "../../_temp.ts";
+
+// The tools hash content; a worker loads the hasher as it starts.
+await loadContentHash();
 
 const enc = new TextEncoder();
 const dec = new TextDecoder();
@@ -215,8 +221,12 @@ Deno.test("history: a restore cut short by a crash (the process exits mid-way) i
   await Deno.writeTextFile(b, "b now\n");
   const module =
     new URL("../../../tools/_core/history.ts", import.meta.url).href;
+  const hashModule =
+    new URL("../../../tools/_core/content_hash.ts", import.meta.url).href;
   const script = `
     import { restoreFiles } from ${JSON.stringify(module)};
+    import { loadContentHash } from ${JSON.stringify(hashModule)};
+    await loadContentHash();
     const ctx = ${JSON.stringify(ctx)};
     await restoreFiles(ctx, [
       { real: ${

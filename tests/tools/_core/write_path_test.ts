@@ -2,7 +2,10 @@
 import assert from "node:assert/strict";
 import { listVersions, versionBytes } from "../../../tools/_core/history.ts";
 import { fileRef } from "../../../tools/_core/reader.ts";
-import { contentHash } from "../../../tools/_core/content_hash.ts";
+import {
+  contentHash,
+  loadContentHash,
+} from "../../../tools/_core/content_hash.ts";
 import {
   commitWrite,
   currentBytes,
@@ -13,6 +16,9 @@ import {
 } from "../../../tools/_core/write_path.ts";
 import { ToolError } from "../../../tools/kernel/tool.ts";
 import { TestSession, touchLater } from "../../_context.ts";
+
+// The tools hash content; a worker loads the hasher as it starts.
+await loadContentHash();
 
 const rules = (
   requireRead: WriteRules["requireRead"],

@@ -1,9 +1,15 @@
 /** Spec 000 Read, on the tool module in-process (the e2e suite repeats the scenarios through call_tool). */
 import assert from "node:assert/strict";
 import Read from "../../../tools/wave/read.ts";
-import { contentHash } from "../../../tools/_core/content_hash.ts";
+import {
+  contentHash,
+  loadContentHash,
+} from "../../../tools/_core/content_hash.ts";
 import { TestSession, text, touchLater } from "../../_context.ts";
 import { pngHeader, TINY_PNG } from "../../_images.ts";
+
+// The tools hash content; a worker loads the hasher as it starts.
+await loadContentHash();
 
 const lines = (n: number, width = 10) =>
   Array.from(

@@ -22,7 +22,7 @@
  * @module
  */
 
-import { extname } from "node:path";
+import { extname } from "../../kernel/posix_path.ts";
 import { ToolError } from "../../kernel/tool_error.ts";
 import { formatBytes } from "../text.ts";
 import { checkAborted } from "./_errors.ts";
