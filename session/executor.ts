@@ -14,7 +14,10 @@
  * passes, the call answers with an error and its worker is replaced (a
  * command tool has its own timeout, and kills its command when it passes);
  * the time a call waits for a transcript it asked the main thread for
- * (`transcribe`, which has timeouts of its own) does not count.
+ * (`transcribe`, which has timeouts of its own) does not count. Every call,
+ * a command tool's too, must start within its deadline and
+ * {@linkcode START_ALLOWANCE_MS}, or is answered with an error and its
+ * worker replaced: its module hung as it loaded.
  *
  * @module
  */
@@ -161,6 +164,14 @@ export const IDLE_RETIREMENT_MS = 30_000;
  * under a second.
  */
 export const TOOL_DEADLINE_MS = 60_000;
+
+/**
+ * How much longer than its deadline a call may wait for its tool to start:
+ * 10 s for its worker's start (its module graph takes ~50–100 ms, seconds
+ * on a loaded machine) and its module's load. A call that has not started
+ * by then is answered with an error ({@linkcode notStarted}).
+ */
+export const START_ALLOWANCE_MS = 10_000;
 
 /** A worker's first code: it confines itself, then imports `_tool_worker.ts`. */
 const WORKER_URL = new URL("./_tool_worker_entry.js", import.meta.url).href;
@@ -715,29 +726,52 @@ export class SandboxExecutor {
     let started = false;
     let transcribing = 0;
     const timed = request.timed ?? !request.scopes.run?.length;
+    /** Answers the call with `result`, and replaces its worker. */
+    const giveUp = (result: ToolResult, why: string) => {
+      // The next call gets a fresh worker; this one ends when its other
+      // calls are answered, or after the grace.
+      this.#forget(worker);
+      worker.expire(request.callId, result);
+      if (!worker.dead) {
+        Deno.unrefTimer(setTimeout(
+          () =>
+            worker.terminate(
+              `the tool's sandbox worker was replaced: another call on it (${request.toolName}) ${why}`,
+            ),
+          graceMs,
+        ));
+      }
+    };
     const arm = () => {
       since = Date.now();
-      deadline = setTimeout(() => {
-        // The next call gets a fresh worker; this one ends when its other
-        // calls are answered, or after the grace.
-        this.#forget(worker);
-        worker.expire(request.callId, overran(request.toolName, deadlineMs));
-        if (!worker.dead) {
-          Deno.unrefTimer(setTimeout(
-            () =>
-              worker.terminate(
-                `the tool's sandbox worker was replaced: another call on it (${request.toolName}) passed its deadline`,
-              ),
-            graceMs,
-          ));
-        }
-      }, left);
+      deadline = setTimeout(
+        () =>
+          giveUp(
+            overran(request.toolName, deadlineMs),
+            "passed its deadline",
+          ),
+        left,
+      );
     };
+    // Every call, a command tool's too, must start within the deadline and
+    // the allowance for a worker's start: one that has not is stuck before
+    // its tool runs (its module hangs as it loads, or holds its worker's
+    // thread), and would otherwise wait for ever.
+    let toStart: ReturnType<typeof setTimeout> | undefined = setTimeout(
+      () =>
+        giveUp(
+          notStarted(request.toolName, deadlineMs + START_ALLOWANCE_MS),
+          "did not start",
+        ),
+      deadlineMs + START_ALLOWANCE_MS,
+    );
     const hooks: CallHooks = {
       // Counted from when the tool starts running: a worker's start-up (its
       // module graph, ~50–100 ms, more on a loaded machine) is not the call's.
       onStarted: () => {
         started = true;
+        clearTimeout(toStart);
+        toStart = undefined;
         if (timed && transcribing === 0) arm();
       },
       onTranscribing: (active) => {
@@ -755,6 +789,7 @@ export class SandboxExecutor {
       signal.removeEventListener("abort", onAbort);
       clearTimeout(stuck);
       clearTimeout(deadline);
+      clearTimeout(toStart);
       if (oneOff) {
         worker.terminate("the call's one-off worker was closed");
       } else if (
@@ -871,6 +906,18 @@ function failureOf(
     message: error instanceof Error ? error.message : String(error),
     structured: (error as { structured?: unknown }).structured ??
       { type: fallback },
+  };
+}
+
+/** The answer of a call whose tool did not start within `limitMs`: what, and what to look at. */
+function notStarted(toolName: string, limitMs: number): ToolResult {
+  return {
+    content: `${toolName} did not start within ${limitMs / 1000} s: its ` +
+      "sandbox worker did not finish loading the tool's code (a module that " +
+      "hangs as it loads, or holds its worker's thread), so the call was " +
+      "stopped and the worker replaced.",
+    isError: true,
+    structured: { type: "deadline_exceeded", deadline_ms: limitMs },
   };
 }
 

@@ -2,7 +2,8 @@
  * End-to-end: a file tool that never answers is stopped at its deadline
  * (the hidden `--tool-deadline`, 60 s by default), the call answers with
  * an error saying what happened and what to try, and the next call runs on
- * a fresh worker.
+ * a fresh worker. A call whose tool never starts (its module hangs as it
+ * loads) is answered too, after the deadline and the start allowance.
  */
 
 import assert from "node:assert/strict";
@@ -46,6 +47,29 @@ Deno.test("deadline: a tool awaiting forever, deaf to its abort, is stopped too;
       (await wave.callTool("Echo", { text: "then" })).content,
       "then",
     );
+  });
+});
+
+Deno.test("deadline: a call whose tool's module never loads in its worker is answered with an error after the deadline and the start allowance, and wave goes on", async () => {
+  await withWave({
+    args: ["--tool-deadline", "500ms"],
+    fixtureTools: ["hang_on_load.ts", "echo.ts"],
+  }, async (wave) => {
+    const started = Date.now();
+    const hang = await wave.callTool("HangOnLoad", {});
+    assert.deepEqual(hang, {
+      tool_use_id: hang.tool_use_id,
+      content:
+        "HangOnLoad did not start within 10.5 s: its sandbox worker did not finish loading the tool's code (a module that hangs as it loads, or holds its worker's thread), so the call was stopped and the worker replaced.",
+      is_error: true,
+      structured: { type: "deadline_exceeded", deadline_ms: 10_500 },
+    });
+    assert.ok(Date.now() - started >= 10_500);
+    const echo = await wave.callTool("Echo", { text: "after" });
+    assert.equal(echo.content, "after");
+    assert.equal(echo.is_error, false);
+    const status = await wave.finish();
+    assert.equal(status.code, 0);
   });
 });
 
