@@ -31,6 +31,24 @@ console.dir = console.error;
 
 /** @import { FromWorker, ToWorker } from "./_worker_protocol.ts" */
 
+// A worker that ends itself is not seen to end by the main thread: its
+// calls would wait for their deadline, a command's for ever. A tool that
+// ends it (`self.close()`, `Deno.exit()`, Node's `process.exit()`, which
+// calls it) says so first, and the main thread answers them.
+const closeWorker = self.close.bind(self);
+/** @param {string} how */
+function ending(how) {
+  /** @type {FromWorker} */
+  const message = { type: "ending", how };
+  self.postMessage(message);
+  closeWorker();
+}
+self.close = () => ending("self.close()");
+Deno.exit = (/** @type {number | undefined} */ code) => {
+  ending(`Deno.exit(${code ?? ""})`);
+  throw new Error("the sandbox worker is ending");
+};
+
 /** @type {ToWorker[]} */
 const waiting = [];
 let loading = false;

@@ -115,6 +115,8 @@ export type FromWorker =
   | { type: "preloaded" }
   /** The worker could not confine itself (`confine`): it must not run calls. */
   | { type: "unconfined"; why: string }
+  /** A tool ended the worker (`how`: `self.close()`, `Deno.exit(3)`): it answers nothing more. */
+  | { type: "ending"; how: string }
   /** The tool's module is loaded and its run begins. */
   | { type: "started"; id: string }
   | {

@@ -423,6 +423,12 @@ class SandboxWorker {
       );
       return;
     }
+    if (message.type === "ending") {
+      this.terminate(
+        `the tool ended its sandbox worker (${message.how}), so the call was not answered`,
+      );
+      return;
+    }
     const call = this.pending.get(message.id);
     switch (message.type) {
       case "result":

@@ -3,7 +3,8 @@
  * (the hidden `--tool-deadline`, 60 s by default), the call answers with
  * an error saying what happened and what to try, and the next call runs on
  * a fresh worker. A call whose tool never starts (its module hangs as it
- * loads) is answered too, after the deadline and the start allowance.
+ * loads) is answered too, after the deadline and the start allowance, and
+ * one whose tool ends its worker at once.
  */
 
 import assert from "node:assert/strict";
@@ -68,6 +69,33 @@ Deno.test("deadline: a call whose tool's module never loads in its worker is ans
     const echo = await wave.callTool("Echo", { text: "after" });
     assert.equal(echo.content, "after");
     assert.equal(echo.is_error, false);
+    const status = await wave.finish();
+    assert.equal(status.code, 0);
+  });
+});
+
+Deno.test("deadline: a tool that ends its own worker (self.close, Deno.exit, process.exit) is answered at once, not at its deadline, and wave goes on", async () => {
+  await withWave({
+    fixtureTools: ["end_worker.ts", "echo.ts"],
+  }, async (wave) => {
+    for (
+      const [how, said] of [
+        ["close", "self.close()"],
+        ["exit", "Deno.exit(3)"],
+        ["process_exit", "Deno.exit(4)"],
+      ]
+    ) {
+      const ended = await wave.callTool("EndWorker", { how });
+      assert.deepEqual(ended, {
+        tool_use_id: ended.tool_use_id,
+        content:
+          `the tool ended its sandbox worker (${said}), so the call was not answered`,
+        is_error: true,
+        structured: { type: "sandbox_failure" },
+      });
+      const echo = await wave.callTool("Echo", { text: how });
+      assert.equal(echo.content, how);
+    }
     const status = await wave.finish();
     assert.equal(status.code, 0);
   });
