@@ -614,7 +614,7 @@ export class SandboxExecutor {
     }
     const { workspace } = this.#options;
     const writes = scopes.write === true;
-    return [
+    const rules: LandlockRule[] = [
       { path: workspace, access: writes ? READ_WRITE : READ },
       // Of WAVE_HOME only what file tools use: the file history and the
       // task lists (written by the tools that change them), and this
@@ -653,6 +653,11 @@ export class SandboxExecutor {
         access: READ_WRITE,
       })),
     ];
+    // By real path: the worker opens each without following a symlink
+    // (one swapped in since would otherwise widen its rules), so a root
+    // that is reached through one (a symlinked cache, home or workspace)
+    // is named as what it leads to now.
+    return rules.map((rule) => ({ ...rule, path: realPathOrSelf(rule.path) }));
   }
 
   /**
@@ -913,6 +918,15 @@ function failureOf(
     structured: (error as { structured?: unknown }).structured ??
       { type: fallback },
   };
+}
+
+/** `path` with its symlinks resolved, or as it is when it cannot be (nothing there: its rule is left out). */
+function realPathOrSelf(path: string): string {
+  try {
+    return Deno.realPathSync(path);
+  } catch {
+    return path;
+  }
 }
 
 /** The answer of a call whose tool did not start within `limitMs`: what, and what to look at. */

@@ -77,6 +77,12 @@ const LANDLOCK_RULE_PATH_BENEATH = 1n;
 const PR_SET_NO_NEW_PRIVS = 38;
 const O_PATH = 0o10000000;
 const O_CLOEXEC = 0o2000000;
+const O_NOFOLLOW = 0o400000;
+const SYS_OPENAT2 = 437n;
+const AT_FDCWD = -100n;
+const RESOLVE_NO_SYMLINKS = 0x04n;
+const ENOSYS = 38;
+const EPERM = 1;
 
 /**
  * libc, where Landlock's syscalls can be made: x86-64 Linux (the numbers
@@ -155,6 +161,50 @@ function addRule(lib, ruleset, fd, access) {
 }
 
 /**
+ * A descriptor (`O_PATH`) of what `path` names, opened without following a
+ * symlink in any of its components (`openat2`'s `RESOLVE_NO_SYMLINKS`), or
+ * -1 when it cannot be: a rule is granted on the directory the main
+ * thread named (by its real path), never on where a symlink swapped in
+ * since would lead. Where `openat2` is not offered (a seccomp filter that
+ * predates it), the last component is not followed (`O_NOFOLLOW`).
+ *
+ * @param {Libc} lib
+ * @param {string} path
+ * @returns {number}
+ */
+function openWithoutLinks(lib, path) {
+  const name = new TextEncoder().encode(`${path}\0`);
+  // struct open_how: flags, mode, resolve (u64 each).
+  const how = new BigUint64Array([
+    BigInt(O_PATH | O_CLOEXEC),
+    0n,
+    RESOLVE_NO_SYMLINKS,
+  ]);
+  const fd = lib.syscall(
+    SYS_OPENAT2,
+    AT_FDCWD,
+    pointerOf(name),
+    pointerOf(how),
+    BigInt(how.byteLength),
+  );
+  if (fd >= 0n) return Number(fd);
+  const errno = errnoOf(lib);
+  if (errno !== ENOSYS && errno !== EPERM) return -1;
+  return lib.open(name, O_PATH | O_CLOEXEC | O_NOFOLLOW);
+}
+
+/**
+ * This thread's `errno`.
+ *
+ * @param {Libc} lib
+ * @returns {number}
+ */
+function errnoOf(lib) {
+  const at = lib.__errno_location();
+  return at === null ? 0 : new Deno.UnsafePointerView(at).getInt32();
+}
+
+/**
  * @param {BufferSource} buffer
  * @returns {bigint}
  */
@@ -193,10 +243,7 @@ export function restrictThread(rules) {
   if (ruleset < 0n) return "landlock_create_ruleset failed";
   try {
     for (const rule of rules) {
-      const fd = lib.open(
-        new TextEncoder().encode(`${rule.path}\0`),
-        O_PATH | O_CLOEXEC,
-      );
+      const fd = openWithoutLinks(lib, rule.path);
       if (fd < 0) continue;
       try {
         // Rights for a tree first; on a file the kernel refuses those

@@ -1,7 +1,7 @@
 // @ts-check
 /**
  * The libc functions wave's kernel layer calls through FFI (`prctl`,
- * `syscall`, `open`, `close`), opened once per thread that asks: the
+ * `syscall`, `open`, `close`, and `__errno_location` to read why one failed), opened once per thread that asks: the
  * dlopen costs about a millisecond, and start-up pays it once.
  *
  * Plain JavaScript, as `_landlock.js` is: a sandbox worker confines itself
@@ -24,6 +24,7 @@ const SYMBOLS = /** @type {const} */ ({
   },
   open: { parameters: ["buffer", "i32"], result: "i32" },
   close: { parameters: ["i32"], result: "i32" },
+  __errno_location: { parameters: [], result: "pointer" },
 });
 
 /**

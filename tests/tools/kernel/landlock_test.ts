@@ -97,6 +97,34 @@ Deno.test({
 
 Deno.test({
   name:
+    "landlock: a rule whose path leads through a symlink (swapped in after the rules were made) grants nothing",
+  ignore: !haveLandlock,
+  async fn() {
+    const base = await tree();
+    // The rules name ws/dir and ws/dir/f.txt; a racing process has made
+    // ws/dir a symlink to the outside, and ws/link.txt one to its file.
+    await Deno.rename(`${base}/ws/dir`, `${base}/ws/dir.bak`);
+    await Deno.symlink(`${base}/outside`, `${base}/ws/dir`);
+    await Deno.symlink(`${base}/outside/f.txt`, `${base}/ws/link.txt`);
+    const results = await probe(
+      [
+        { path: `${base}/ws/dir`, access: READ },
+        { path: `${base}/ws/dir/f.txt`, access: READ },
+        { path: `${base}/ws/link.txt`, access: READ },
+        { path: `${base}/ws/dir.bak`, access: READ },
+      ],
+      [
+        { op: "read", path: `${base}/outside/f.txt` },
+        { op: "list", path: `${base}/outside` },
+        { op: "read", path: `${base}/ws/dir.bak/f.txt` },
+      ],
+    );
+    assert.deepEqual(results, ["PermissionDenied", "PermissionDenied", "ok"]);
+  },
+});
+
+Deno.test({
+  name:
     "landlock: a read-only rule lets a thread read but not write, create or remove",
   ignore: !haveLandlock,
   async fn() {
