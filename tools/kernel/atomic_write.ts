@@ -16,6 +16,7 @@
 
 import { basename, dirname, join } from "./posix_path.ts";
 import { pinWritten } from "./checked_files.ts";
+import { nodeFs } from "./regular_file.ts";
 
 /** The steps a test can make fail. The default is the real file system. */
 export interface AtomicFs {
@@ -157,7 +158,7 @@ export async function atomicWrite(
       await flushed;
     }
     // open()'s mode is narrowed by the umask; an existing file's mode is kept exactly.
-    if (mode !== undefined) Deno.chmodSync(temp, mode);
+    if (mode !== undefined) chmodOwn(temp, file, mode);
     await options.beforeRename?.();
     // A file with another name (file history's blob of it) is not freed
     // by the rename: nothing to keep.
@@ -191,6 +192,63 @@ export async function atomicWrite(
     previousSize: previous?.size,
     released,
   };
+}
+
+/**
+ * Gives the temp file `file`, created at `temp`, the mode `mode`: through
+ * a descriptor of the very file (opened without following a link, and
+ * checked to be it), not by its name. A process that swaps the name for a
+ * link between the write and the chmod (a command in the workspace can)
+ * would otherwise have the chmod follow it to any file of the user's,
+ * which Landlock does not govern. Throws when the name no longer names
+ * the file: the write is abandoned.
+ */
+function chmodOwn(temp: string, file: Deno.FsFile, mode: number): void {
+  const fs = nodeFs();
+  const { O_NOFOLLOW, O_NONBLOCK, O_RDONLY, O_WRONLY } = fs.constants;
+  let fd: number | undefined;
+  for (const access of [O_RDONLY, O_WRONLY]) {
+    try {
+      fd = fs.openSync(temp, access | O_NOFOLLOW | O_NONBLOCK);
+      break;
+    } catch (error) {
+      const { code } = error as { code?: string };
+      if (code === "ELOOP" || code === "ENOENT") throw replaced(temp);
+      // A mode that lets the owner read nothing: opened to write instead.
+      if (code !== "EACCES") throw error;
+    }
+  }
+  if (fd === undefined) {
+    // Neither: the owner may do neither. The name is checked, then used.
+    const named = Deno.lstatSync(temp);
+    const own = file.statSync();
+    if (named.isSymlink || named.ino !== own.ino || named.dev !== own.dev) {
+      throw new Error(
+        `the temp file ${temp} was replaced while it was written`,
+      );
+    }
+    Deno.chmodSync(temp, mode);
+    return;
+  }
+  try {
+    const opened = fs.fstatSync(fd);
+    const own = file.statSync();
+    if (opened.ino !== own.ino || opened.dev !== own.dev) {
+      throw new Error(
+        `the temp file ${temp} was replaced while it was written`,
+      );
+    }
+    fs.fchmodSync(fd, mode);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** The error of a write whose temp file another process replaced. */
+function replaced(temp: string): Error {
+  return new Error(
+    `the temp file ${temp} was replaced by another process while it was written, so the write was abandoned; try again`,
+  );
 }
 
 /** The end of a temp file's name. */

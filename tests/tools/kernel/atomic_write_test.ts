@@ -460,3 +460,36 @@ Deno.test(
     await Deno.remove(dir, { recursive: true });
   },
 );
+
+Deno.test("atomic: a temp file swapped for a link to another file before its chmod leaves that file's mode alone, and the write is abandoned", async () => {
+  const { dir, path } = await dirWith("a.txt", "old", 0o640);
+  const outside = await tempDir();
+  const victim = `${outside}/id_rsa`;
+  await Deno.writeTextFile(victim, "secret");
+  await Deno.chmod(victim, 0o600);
+  await assert.rejects(
+    atomicWrite(path, "new", {
+      // A racing process, between the write and the chmod: the temp file's
+      // name now leads to the user's key.
+      whileFlushing: () => {
+        for (const e of Deno.readDirSync(dir)) {
+          if (!e.name.endsWith(".wave-tmp")) continue;
+          Deno.renameSync(`${dir}/${e.name}`, `${dir}/moved`);
+          Deno.symlinkSync(victim, `${dir}/${e.name}`);
+        }
+      },
+    }),
+    /was replaced by another process while it was written, so the write was abandoned; try again/,
+  );
+  assert.equal((await Deno.stat(victim)).mode! & 0o7777, 0o600);
+  assert.equal(await Deno.readTextFile(victim), "secret");
+  assert.equal(await Deno.readTextFile(path), "old");
+});
+
+Deno.test("atomic: a file whose mode lets its owner neither read nor write keeps that mode exactly", async () => {
+  const { path } = await dirWith("a.txt", "old", 0o640);
+  await atomicWrite(path, "new", { mode: 0o040 });
+  assert.equal((await Deno.stat(path)).mode! & 0o7777, 0o040);
+  await Deno.chmod(path, 0o600);
+  assert.equal(await Deno.readTextFile(path), "new");
+});
