@@ -100,11 +100,15 @@ Deno.test("start-up: the modules run before system/init are exactly these, and t
   assert.deepEqual([...reached].sort(), [...preInit].sort());
 });
 
-Deno.test("start-up: the core's start (core_start.ts) loads no node: module and no npm package before the readers' worker starts", async () => {
-  // Node's compatibility layer and node:crypto cost ~40 ms to load; the
-  // worker the first read-only call runs in starts only once this graph
-  // has run, so the session loads them afterwards (scripts/_bench, first
-  // calls).
+/**
+ * The files the static, non-type imports of `entries` reach (paths from
+ * the project's root), and the imports that leave the project, but for
+ * the packages named in `allowed`, as `file: specifier`.
+ */
+async function staticGraph(
+  entries: readonly string[],
+  allowed: readonly string[] = [],
+): Promise<{ reached: Set<string>; outside: string[] }> {
   const root = new URL("../", import.meta.url);
   const reached = new Set<string>();
   const outside: string[] = [];
@@ -119,42 +123,7 @@ Deno.test("start-up: the core's start (core_start.ts) loads no node: module and 
     ].map((m) => m[1]);
     for (const specifier of specifiers) {
       if (!specifier.startsWith(".")) {
-        outside.push(`${file}: ${specifier}`);
-        continue;
-      }
-      await visit(
-        new URL(specifier, new URL(file, root)).pathname.slice(
-          root.pathname.length,
-        ),
-      );
-    }
-  };
-  await visit("session/core_start.ts");
-  assert.deepEqual(outside, []);
-  assert.ok(reached.has("session/executor.ts"));
-});
-
-Deno.test("start-up: the session, the sandbox worker's code and the wave tools load no node: module and no CommonJS package", async () => {
-  // Either loads Deno's Node compatibility layer, 15-25 ms of a thread
-  // and a megabyte of its heap: on the main thread right after
-  // system/init, in each worker before its first call (kernel/posix_path.ts).
-  // The few Node APIs the tools need are taken when first used.
-  const ESM_PACKAGES = ["zod", "diff"];
-  const root = new URL("../", import.meta.url);
-  const reached = new Set<string>();
-  const outside: string[] = [];
-  const visit = async (file: string): Promise<void> => {
-    if (reached.has(file)) return;
-    reached.add(file);
-    const source = await Deno.readTextFile(new URL(file, root));
-    const specifiers = [
-      ...source.matchAll(
-        /^(?:import|export) (?!type )[^;]*?from "([^"]+)";/gms,
-      ),
-    ].map((m) => m[1]);
-    for (const specifier of specifiers) {
-      if (!specifier.startsWith(".")) {
-        if (!ESM_PACKAGES.includes(specifier)) {
+        if (!allowed.includes(specifier)) {
           outside.push(`${file}: ${specifier}`);
         }
         continue;
@@ -166,9 +135,30 @@ Deno.test("start-up: the session, the sandbox worker's code and the wave tools l
       );
     }
   };
-  await visit("session/server.ts");
-  await visit("session/_tool_worker.ts");
-  for (const { module } of TOOLSETS.wave) await visit(`tools/${module}`);
+  for (const entry of entries) await visit(entry);
+  return { reached, outside };
+}
+
+Deno.test("start-up: the core's start (core_start.ts) loads no node: module and no npm package before the readers' worker starts", async () => {
+  // Node's compatibility layer and node:crypto cost ~40 ms to load; the
+  // worker the first read-only call runs in starts only once this graph
+  // has run, so the session loads them afterwards (scripts/_bench, first
+  // calls).
+  const { reached, outside } = await staticGraph(["session/core_start.ts"]);
+  assert.deepEqual(outside, []);
+  assert.ok(reached.has("session/executor.ts"));
+});
+
+Deno.test("start-up: the session, the sandbox worker's code and the wave tools load no node: module and no CommonJS package", async () => {
+  // Either loads Deno's Node compatibility layer, 15-25 ms of a thread
+  // and a megabyte of its heap: on the main thread right after
+  // system/init, in each worker before its first call (kernel/posix_path.ts).
+  // The few Node APIs the tools need are taken when first used.
+  const { reached, outside } = await staticGraph([
+    "session/server.ts",
+    "session/_tool_worker.ts",
+    ...TOOLSETS.wave.map(({ module }) => `tools/${module}`),
+  ], ["zod", "diff"]);
   assert.deepEqual(outside, []);
   for (
     const file of [
