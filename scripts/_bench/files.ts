@@ -8,6 +8,7 @@
 
 import { editBytes } from "../../tools/_core/edit.ts";
 import { wholeRecord } from "../../tools/_core/freshness.ts";
+import { loadContentHash } from "../../tools/_core/content_hash.ts";
 import { fileRef } from "../../tools/_core/reader.ts";
 import {
   commitWrite,
@@ -47,6 +48,8 @@ function bigText(markers: number): string {
 
 /** The files figures. */
 export async function files(runs = 9): Promise<Figure[]> {
+  // The in-process edit below hashes what it read, as a worker does.
+  await loadContentHash();
   const root = await Deno.realPath(
     await Deno.makeTempDir({ prefix: "wave-bench-files-" }),
   );
