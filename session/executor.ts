@@ -647,17 +647,21 @@ export class SandboxExecutor {
       })),
       ...programs.map((path) => ({ path, access: EXECUTE })),
       { path: "/dev/null", access: READ | Access.writeFile },
+    ].map((rule) => ({ ...rule, path: realPathOrSelf(rule.path) }));
+    // The roots above by real path: the worker opens each without
+    // following a symlink (one swapped in since would otherwise widen its
+    // rules), so a root reached through one (a symlinked cache, home or
+    // workspace) is named as what it leads to. The grants are the paths
+    // the resolver checked, already real: resolved again now, a name
+    // swapped for a link since would be granted as the link's target.
+    return [
+      ...rules,
       ...(grants?.read ?? []).map((path) => ({ path, access: READ })),
       ...(writes ? grants?.write ?? [] : []).map((path) => ({
         path,
         access: READ_WRITE,
       })),
     ];
-    // By real path: the worker opens each without following a symlink
-    // (one swapped in since would otherwise widen its rules), so a root
-    // that is reached through one (a symlinked cache, home or workspace)
-    // is named as what it leads to now.
-    return rules.map((rule) => ({ ...rule, path: realPathOrSelf(rule.path) }));
   }
 
   /**

@@ -167,7 +167,15 @@ Deno.test("wave Read: in a root added with --add-dir, a file swapped in a loop w
       const racer = exchangeInLoop(`${extra}/f`, `${extra}/g`);
       const seen = { found: 0, leaked: 0, refused: 0 };
       try {
-        for (let i = 0; i < 150; i++) {
+        // 150 calls, and on until one read the file and one met the swap:
+        // the racer exchanges the two names without pause, and a call reads
+        // the file only when the name held it from its worker's start (the
+        // one-off worker's rule is the file, by inode) to its read.
+        for (
+          let i = 0;
+          i < 600 && (i < 150 || seen.found === 0 || seen.refused === 0);
+          i++
+        ) {
           const result = await wave.callTool("Read", {
             file_path: `${extra}/f`,
             limit: 100 + i,
