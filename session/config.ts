@@ -14,7 +14,7 @@ import type { Mode } from "../tools/kernel/modes.ts";
 import { type FileBoundary, fileBoundary } from "../tools/kernel/landlock.ts";
 import type { OpenWith } from "../tools/kernel/tool.ts";
 import { flagValues, readFlags } from "./_flag_parser.ts";
-import { absolutePath } from "./_paths.ts";
+import { resolve } from "../tools/kernel/posix_path.ts";
 import {
   APPROVAL_POLICIES,
   type ApprovalPolicy,
@@ -299,8 +299,8 @@ export function parseFlags(
     );
   }
 
-  const cwd = absolutePath(env.get(CALLER_CWD_VARIABLE) || ".", Deno.cwd());
-  const wanted = absolutePath(flags.workspace ?? cwd, cwd);
+  const cwd = resolve(Deno.cwd(), env.get(CALLER_CWD_VARIABLE) || ".");
+  const wanted = resolve(cwd, flags.workspace ?? cwd);
   let workspace: string;
   try {
     workspace = Deno.realPathSync(wanted);
@@ -316,7 +316,7 @@ export function parseFlags(
   if (!home && !userHome) {
     return fail("neither WAVE_HOME nor HOME is set; set WAVE_HOME");
   }
-  const waveHome = absolutePath(home || `${userHome}/.wave`, cwd);
+  const waveHome = resolve(cwd, home || `${userHome}/.wave`);
 
   let resumeId = flags.resume;
   if (flags.continue) {
@@ -364,7 +364,7 @@ export function parseFlags(
   }
 
   const toolModules = flags["tool-module"].map((file) =>
-    new URL(`file://${absolutePath(file, cwd)}`).href
+    new URL(`file://${resolve(cwd, file)}`).href
   );
 
   const taskListId = flags["task-list"] ?? sessionId;
@@ -476,7 +476,7 @@ export function parseFlags(
   for (const dir of flags["add-dir"]) {
     // An empty value would name the current directory, silently.
     if (dir.trim() === "") return fail("--add-dir needs a directory");
-    const wantedDir = absolutePath(dir, cwd);
+    const wantedDir = resolve(cwd, dir);
     try {
       const real = Deno.realPathSync(wantedDir);
       if (!Deno.statSync(real).isDirectory) {
@@ -565,13 +565,13 @@ export function parseFlags(
       resume: resumeId !== undefined,
       reportFile: flags.report === undefined
         ? null
-        : absolutePath(flags.report, cwd),
+        : resolve(cwd, flags.report),
       taskListId,
       toolDeadlineMs: flags["tool-deadline"],
       get fileBoundary(): FileBoundary {
         return boundary ?? (probed ??= fileBoundary());
       },
-      outputDir: absolutePath(flags["output-dir"], workspace),
+      outputDir: resolve(workspace, flags["output-dir"]),
       openWith: flags["open-with"] ??
         (env.get("DISPLAY") || env.get("WAYLAND_DISPLAY") ||
             Deno.build.os === "darwin"
@@ -598,7 +598,7 @@ export function parseFlags(
       persistSession: !flags["no-session-persistence"],
       debugFile: flags["debug-file"] === undefined
         ? null
-        : absolutePath(flags["debug-file"], cwd),
+        : resolve(cwd, flags["debug-file"]),
       jsonSchema,
       maxBudgetUsd,
       forkFrom: fork ? resumeId! : null,
@@ -685,7 +685,7 @@ function checkModel(
   if ("problem" in id) return id;
   let apiKey: ApiKey | undefined;
   if (id.provider === "replay") {
-    const file = absolutePath(id.name, sources.cwd);
+    const file = resolve(sources.cwd, id.name);
     try {
       Deno.statSync(file);
     } catch {
@@ -723,7 +723,7 @@ function readMcpConfigs(
     let text = value;
     let where = "--mcp-config's JSON";
     if (!value.trimStart().startsWith("{")) {
-      const file = absolutePath(value, cwd);
+      const file = resolve(cwd, value);
       where = `--mcp-config ${file}`;
       try {
         text = Deno.readTextFileSync(file);

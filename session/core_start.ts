@@ -13,7 +13,8 @@
  * @module
  */
 
-import { parentDir, pathOfFileUrl } from "./_paths.ts";
+import { pathOfFileUrl } from "./_paths.ts";
+import { dirname } from "../tools/kernel/posix_path.ts";
 import { type Config, spillDirOf, warmupDirOf } from "./config.ts";
 import { FILE_PROGRAMS, SandboxExecutor } from "./executor.ts";
 import {
@@ -84,7 +85,7 @@ export async function startCore(config: Config): Promise<StartedCore> {
     // which are in a worker's module graph; wave's source is no secret.
     moduleDirs: config.toolModules.length === 0 ? [] : [
       pathOfFileUrl(new URL("..", import.meta.url)),
-      ...config.toolModules.map((url) => parentDir(pathOfFileUrl(url))),
+      ...config.toolModules.map((url) => dirname(pathOfFileUrl(url))),
     ],
   });
   return { from, config, processes, executor };

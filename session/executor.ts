@@ -772,7 +772,7 @@ export class SandboxExecutor {
     // the allowance for a worker's start: one that has not is stuck before
     // its tool runs (its module hangs as it loads, or holds its worker's
     // thread), and would otherwise wait for ever.
-    let toStart: ReturnType<typeof setTimeout> | undefined = setTimeout(
+    const toStart = setTimeout(
       () =>
         giveUp(
           notStarted(request.toolName, deadlineMs + START_ALLOWANCE_MS),
@@ -786,7 +786,6 @@ export class SandboxExecutor {
       onStarted: () => {
         started = true;
         clearTimeout(toStart);
-        toStart = undefined;
         if (timed && transcribing === 0) arm();
       },
       onTranscribing: (active) => {

@@ -63,7 +63,6 @@ Deno.test("start-up: the modules run before system/init are exactly these, and t
     "fronts/mcp/early.ts",
     "session/_first_line.ts",
     "session/_flag_parser.ts",
-    "session/_paths.ts",
     "session/_sandbox_plan.ts",
     "session/config.ts",
     "session/flags.ts",
@@ -75,6 +74,7 @@ Deno.test("start-up: the modules run before system/init are exactly these, and t
     "tools/kernel/_libc.js",
     "tools/kernel/landlock.ts",
     "tools/kernel/modes.ts",
+    "tools/kernel/posix_path.ts",
     "tools/toolsets.ts",
   ];
   const root = new URL("../", import.meta.url);

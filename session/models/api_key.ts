@@ -11,7 +11,7 @@
  * @module
  */
 
-import { absolutePath } from "../_paths.ts";
+import { resolve } from "../../tools/kernel/posix_path.ts";
 import { API_KEY_VARIABLES, type ApiProvider } from "./model_id.ts";
 
 /** The variable naming a file that holds each provider's key. */
@@ -100,7 +100,7 @@ export function readApiKey(
   const fromVariable = sources.env.get(fileVariable);
   const given = sources.file ?? (fromVariable || undefined);
   if (given !== undefined) {
-    const file = absolutePath(given, sources.cwd);
+    const file = resolve(sources.cwd, given);
     const named = sources.file !== undefined ? "--api-key-file" : fileVariable;
     let text: string;
     try {

@@ -7,7 +7,7 @@
  * @module
  */
 
-import { absolutePath } from "../_paths.ts";
+import { resolve } from "../../tools/kernel/posix_path.ts";
 import { CALLER_CWD_VARIABLE } from "../config.ts";
 import { transcriptPath } from "../transcript.ts";
 import { writeReport } from "./report.ts";
@@ -68,11 +68,11 @@ export async function reportCommand(
       "name a session id or a transcript file: wave report <session-id | transcript.jsonl> [-o FILE]",
     );
   }
-  const cwd = absolutePath(env.get(CALLER_CWD_VARIABLE) || ".", Deno.cwd());
+  const cwd = resolve(Deno.cwd(), env.get(CALLER_CWD_VARIABLE) || ".");
   const path = await transcriptOf(source, cwd, env);
   if ("problem" in path) return fail(1, path.problem);
   const id = path.file.split("/").pop()!.replace(/\.jsonl$/, "");
-  const out = absolutePath(output ?? `wave-report-${id}.html`, cwd);
+  const out = resolve(cwd, output ?? `wave-report-${id}.html`);
   try {
     const report = await writeReport(path.file, out);
     return {
@@ -95,7 +95,7 @@ async function transcriptOf(
   cwd: string,
   env: { get(name: string): string | undefined },
 ): Promise<{ file: string } | { problem: string }> {
-  const asFile = absolutePath(source, cwd);
+  const asFile = resolve(cwd, source);
   const stat = await Deno.stat(asFile).catch(() => null);
   if (stat?.isFile) return { file: asFile };
   if (stat) return { problem: `${asFile} is not a file` };
@@ -112,7 +112,7 @@ async function transcriptOf(
   if (!home && !userHome) {
     return { problem: "neither WAVE_HOME nor HOME is set; set WAVE_HOME" };
   }
-  const waveHome = absolutePath(home || `${userHome}/.wave`, cwd);
+  const waveHome = resolve(cwd, home || `${userHome}/.wave`);
   const file = transcriptPath(waveHome, source);
   if (!(await Deno.stat(file).catch(() => null))?.isFile) {
     return {

@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
-import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parentDir, pathOfFileUrl } from "../../session/_paths.ts";
+import { pathOfFileUrl } from "../../session/_paths.ts";
 
 Deno.test("pathOfFileUrl gives what node:url's fileURLToPath gives on Linux", () => {
   for (
@@ -13,10 +12,4 @@ Deno.test("pathOfFileUrl gives what node:url's fileURLToPath gives on Linux", ()
     ]
   ) assert.equal(pathOfFileUrl(url), fileURLToPath(url));
   assert.throws(() => pathOfFileUrl("https://example.com/x"), TypeError);
-});
-
-Deno.test("parentDir gives what node:path's dirname gives for absolute paths", () => {
-  for (const path of ["/", "/a", "/a/b", "/a/b/", "/a//b", "/a b/c.ts"]) {
-    assert.equal(parentDir(path), dirname(path), path);
-  }
 });

@@ -206,6 +206,9 @@ export async function atomicWrite(
 function chmodOwn(temp: string, file: Deno.FsFile, mode: number): void {
   const fs = nodeFs();
   const { O_NOFOLLOW, O_NONBLOCK, O_RDONLY, O_WRONLY } = fs.constants;
+  const own = file.statSync();
+  const isOwn = (found: { ino: number | null; dev: number }) =>
+    found.ino === own.ino && found.dev === own.dev;
   let fd: number | undefined;
   for (const access of [O_RDONLY, O_WRONLY]) {
     try {
@@ -221,23 +224,12 @@ function chmodOwn(temp: string, file: Deno.FsFile, mode: number): void {
   if (fd === undefined) {
     // Neither: the owner may do neither. The name is checked, then used.
     const named = Deno.lstatSync(temp);
-    const own = file.statSync();
-    if (named.isSymlink || named.ino !== own.ino || named.dev !== own.dev) {
-      throw new Error(
-        `the temp file ${temp} was replaced while it was written`,
-      );
-    }
+    if (named.isSymlink || !isOwn(named)) throw replaced(temp);
     Deno.chmodSync(temp, mode);
     return;
   }
   try {
-    const opened = fs.fstatSync(fd);
-    const own = file.statSync();
-    if (opened.ino !== own.ino || opened.dev !== own.dev) {
-      throw new Error(
-        `the temp file ${temp} was replaced while it was written`,
-      );
-    }
+    if (!isOwn(fs.fstatSync(fd))) throw replaced(temp);
     fs.fchmodSync(fd, mode);
   } finally {
     fs.closeSync(fd);

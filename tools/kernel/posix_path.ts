@@ -80,19 +80,29 @@ export function relative(from: string, to: string): string {
 }
 
 /**
- * The directory part of `path`: what comes before its last segment,
- * trailing slashes ignored; `"/"` for the root and what is directly in it,
- * `"."` for a bare name. A leading `//` is the root too (node:path keeps it
- * as `//`).
+ * The directory part of `path`: what comes before the slash before its
+ * last segment, trailing slashes ignored; `"/"` for the root and what is
+ * directly in it, `"."` for a bare name. As node:path, of a run of slashes
+ * before the last segment only the last is dropped (`/a//b` gives `/a/`),
+ * and `//a` gives `//`.
  */
 export function dirname(path: string): string {
   if (path === "") return ".";
-  const trimmed = trimTrailingSlashes(path);
-  if (trimmed === "/") return "/";
-  const cut = trimmed.lastIndexOf("/");
-  if (cut === -1) return ".";
-  const dir = trimTrailingSlashes(trimmed.slice(0, cut));
-  return dir === "" ? "/" : dir;
+  const rooted = path.startsWith("/");
+  // The slash before the last segment: the first one met, from the end,
+  // after a character that is not one.
+  let end = -1;
+  let inSlashes = true;
+  for (let i = path.length - 1; i >= 1; i--) {
+    if (path[i] !== "/") inSlashes = false;
+    else if (!inSlashes) {
+      end = i;
+      break;
+    }
+  }
+  if (end === -1) return rooted ? "/" : ".";
+  if (rooted && end === 1) return "//";
+  return path.slice(0, end);
 }
 
 /**
