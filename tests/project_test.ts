@@ -149,15 +149,16 @@ Deno.test("start-up: the core's start (core_start.ts) loads no node: module and 
   assert.ok(reached.has("session/executor.ts"));
 });
 
-Deno.test("start-up: the session, the sandbox worker's code and the wave tools load no node: module and no CommonJS package", async () => {
+Deno.test("start-up: the session, the sandbox worker's code and every toolset's tools load no node: module and no CommonJS package", async () => {
   // Either loads Deno's Node compatibility layer, 15-25 ms of a thread
   // and a megabyte of its heap: on the main thread right after
   // system/init, in each worker before its first call (kernel/posix_path.ts).
-  // The few Node APIs the tools need are taken when first used.
+  // The few Node APIs and CommonJS packages the tools need (picomatch:
+  // _core/glob_matcher.ts) are taken when first used.
   const { reached, outside } = await staticGraph([
     "session/server.ts",
     "session/_tool_worker.ts",
-    ...TOOLSETS.wave.map(({ module }) => `tools/${module}`),
+    ...Object.values(TOOLSETS).flat().map(({ module }) => `tools/${module}`),
   ], ["zod", "diff"]);
   assert.deepEqual(outside, []);
   for (
@@ -166,6 +167,9 @@ Deno.test("start-up: the session, the sandbox worker's code and the wave tools l
       "tools/kernel/checked_files.ts",
       "tools/_core/content_hash.ts",
       "tools/wave/edit.ts",
+      "tools/sata/find.ts",
+      "tools/devflow/search_files.ts",
+      "tools/_core/glob_matcher.ts",
     ]
   ) assert.ok(reached.has(file), file);
 });

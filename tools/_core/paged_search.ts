@@ -19,7 +19,7 @@
  */
 
 import { basename, resolve } from "../kernel/posix_path.ts";
-import picomatch from "picomatch";
+import { type GlobMatcher, globMatcher } from "./glob_matcher.ts";
 import { type ToolContext, ToolError } from "../kernel/tool.ts";
 import {
   leftOutGlobs,
@@ -174,19 +174,19 @@ export function pagedArgs(
 }
 
 /** The paths (as ripgrep prints them, relative to where it runs) a query keeps, when its file pattern is matched here. */
-function pathFilter(
+async function pathFilter(
   query: PagedQuery,
   target: string | undefined,
-): ((path: string) => boolean) | undefined {
+): Promise<GlobMatcher | undefined> {
   const pattern = query.filePattern;
   if (!pattern) return undefined;
   if (target !== undefined) {
     // One file: its name is what a pattern can match.
-    const matches = picomatch(pattern, { dot: true, basename: true });
+    const matches = await globMatcher(pattern, { dot: true, basename: true });
     return (path) => matches(basename(path));
   }
   if (isNamePattern(pattern)) return undefined;
-  return picomatch(pattern, { dot: true });
+  return await globMatcher(pattern, { dot: true });
 }
 
 /** A line's text, and whether it is a match (not context). */
@@ -226,7 +226,7 @@ export async function pagedSearch(
 
   for (const [index, query] of search.queries.entries()) {
     const scope = await ripgrepScope(ctx, query.root);
-    const keep = pathFilter(query, scope.target);
+    const keep = await pathFilter(query, scope.target);
     const found: FileMatches[] = [];
     let current: FileMatches | undefined;
     let skipped: string | undefined;

@@ -5,11 +5,11 @@
  * @module
  */
 
-import picomatch from "picomatch";
 import * as posix from "../kernel/posix_path.ts";
 import { z } from "zod";
 import { defineTool } from "../kernel/tool.ts";
 import { findFiles } from "../_core/find.ts";
+import { globMatcher } from "../_core/glob_matcher.ts";
 import { NOISE_DIRS } from "../_core/listing.ts";
 import { searchRoot } from "../_core/reader.ts";
 import { devflowPath } from "./_dialect.ts";
@@ -43,9 +43,10 @@ export default defineTool({
     );
     const glob = /[*?[{]/.test(i.pattern);
     const matches = glob
-      ? picomatch(i.pattern.includes("/") ? i.pattern : `**/${i.pattern}`, {
-        dot: true,
-      })
+      ? await globMatcher(
+        i.pattern.includes("/") ? i.pattern : `**/${i.pattern}`,
+        { dot: true },
+      )
       : (path: string) =>
         posix.basename(path).toLowerCase().includes(i.pattern.toLowerCase());
     const all = await findFiles(ctx, {

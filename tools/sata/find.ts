@@ -6,10 +6,10 @@
  */
 
 import * as posix from "../kernel/posix_path.ts";
-import picomatch from "picomatch";
 import { z } from "zod";
 import { defineTool } from "../kernel/tool.ts";
 import { findFiles } from "../_core/find.ts";
+import { globMatcher } from "../_core/glob_matcher.ts";
 import { searchRoot } from "../_core/reader.ts";
 
 /** The most entries returned. */
@@ -47,7 +47,7 @@ export default defineTool({
       order: "path",
       limit: Number.MAX_SAFE_INTEGER,
     });
-    const matcher = picomatch(glob, { dot: true });
+    const matcher = await globMatcher(glob, { dot: true });
     const found = new Map<string, boolean>();
     for (const file of all.files) {
       if (matcher(file)) found.set(file, false);
