@@ -464,11 +464,21 @@ export function parseFlags(
     mcpTimeouts[key] = Number(text);
   }
   if (resumeId) {
+    const transcript = `${waveHome}/sessions/${resumeId}.jsonl`;
+    let owner: string | undefined;
     try {
-      Deno.statSync(`${waveHome}/sessions/${resumeId}.jsonl`);
+      owner = sessionCwd(transcript);
     } catch {
       return fail(
         `there is no session ${resumeId} to resume in ${waveHome}/sessions`,
+      );
+    }
+    // A session goes on in its own workspace, as ACP's session/load
+    // requires: its history names that workspace's files, and a parent
+    // in another workspace would hand them to its model.
+    if (owner !== undefined && owner !== workspace) {
+      return fail(
+        `session ${resumeId} is a session of ${owner}, not of ${workspace}; resume it with --workspace ${owner}`,
       );
     }
   }

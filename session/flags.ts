@@ -335,7 +335,8 @@ export const FLAGS = {
   "resume": {
     kind: "string",
     arg: "ID",
-    help: "continue the session ID from its transcript in WAVE_HOME/sessions",
+    help:
+      "continue the session ID from its transcript in WAVE_HOME/sessions, in the workspace it ran in",
   },
   "report": {
     kind: "string",

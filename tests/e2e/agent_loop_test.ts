@@ -561,6 +561,22 @@ Deno.test("loop: transcripts record every message; --resume sends the history ba
     );
     assert.equal(sent[4].content, "what did I ask before?");
   }, { waveHome, workspace, args: ["--resume", sessionId] });
+
+  // Only in its own workspace (as ACP's session/load): its history names
+  // that workspace's files, which another workspace's model would be given.
+  const { runWave } = await import("../_wave.ts");
+  const other = await Deno.realPath(await tempDir());
+  const out = await runWave(
+    ["--workspace", other, "--resume", sessionId],
+    "",
+    { WAVE_HOME: waveHome },
+  );
+  assert.equal(out.code, 2);
+  assert.equal(out.stdout, "");
+  assert.equal(
+    out.stderr,
+    `wave: session ${sessionId} is a session of ${workspace}, not of ${other}; resume it with --workspace ${workspace} (see wave --help)\n`,
+  );
 });
 
 Deno.test("loop: user turns sent while one runs wait their turn; each gets one result", () =>
