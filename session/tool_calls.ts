@@ -179,6 +179,41 @@ class CallActivity {
   }
 }
 
+/**
+ * How old a warm-up's scratch directory of another session must be to be
+ * left over: a warm-up takes seconds and removes its directory when it
+ * ends, and one that waits (real work in flight) waits for that work only.
+ */
+export const STALE_WARMUP_MS = 60 * 60 * 1000;
+
+/**
+ * Removes what warm-ups of other sessions left in `spillRoot`
+ * (`WAVE_HOME/spill`) when their process was killed before they ended
+ * (SIGKILL, a crash): each `<session>/warmup` last changed more than
+ * {@linkcode STALE_WARMUP_MS} ago, and then its session's spill directory
+ * if nothing else is in it. A session's spill files are never touched.
+ * Never fails: what cannot be removed stays.
+ */
+export function sweepStaleWarmups(spillRoot: string, sessionId: string): void {
+  let sessions: Deno.DirEntry[];
+  try {
+    sessions = [...Deno.readDirSync(spillRoot)];
+  } catch {
+    return; // no spill directory yet
+  }
+  const before = Date.now() - STALE_WARMUP_MS;
+  for (const { name, isDirectory } of sessions) {
+    if (!isDirectory || name === sessionId) continue;
+    const warmup = `${spillRoot}/${name}/warmup`;
+    try {
+      const info = Deno.lstatSync(warmup);
+      if (!info.isDirectory || (info.mtime?.getTime() ?? 0) > before) continue;
+      Deno.removeSync(warmup, { recursive: true });
+      Deno.removeSync(`${spillRoot}/${name}`); // only if now empty
+    } catch { /* none, fresh, or in use: left as it is */ }
+  }
+}
+
 /** A tool that changes nothing and runs no program but the file programs (Read, Grep, Glob, read_files …). */
 function isFileReader(scopes: Scopes): boolean {
   return !scopes.write &&
@@ -368,6 +403,7 @@ export class ToolCalls {
         Deno.removeSync(dir, { recursive: true });
       } catch { /* already gone */ }
     };
+    sweepStaleWarmups(`${config.waveHome}/spill`, config.sessionId);
     try {
       // Emptied, not replaced: the workers started before hold Landlock
       // rules on this very directory.

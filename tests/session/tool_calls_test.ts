@@ -12,6 +12,7 @@ import { type Config, parseFlags } from "../../session/config.ts";
 import { type Core, openCore } from "../../session/core.ts";
 import { ParentRequests } from "../../session/parent_requests.ts";
 import { warmupDirOf } from "../../session/config.ts";
+import { STALE_WARMUP_MS } from "../../session/tool_calls.ts";
 import type { ApprovalDecision } from "../../session/approvals.ts";
 import { historyDir } from "../../tools/_core/history_dir.ts";
 import { WARMUP_FILES } from "../../tools/kernel/tool.ts";
@@ -268,5 +269,54 @@ Deno.test("prewarm without a scratch directory (a file is in its place) makes no
 Deno.test("WARMUP_FILES: every path is relative and inside the scratch workspace", () => {
   for (const path of Object.keys(WARMUP_FILES)) {
     assert.ok(!path.startsWith("/") && !path.split("/").includes(".."), path);
+  }
+});
+
+Deno.test("prewarm sweeps the warm-up directories killed sessions left (older than STALE_WARMUP_MS), and nothing else in WAVE_HOME/spill", async () => {
+  const s = await session("wave");
+  const outside = await tempDir({ prefix: "wave-warmup-outside-" });
+  try {
+    const spill = `${s.config.waveHome}/spill`;
+    const old = new Date(Date.now() - STALE_WARMUP_MS - 60_000);
+    const leftover = (id: string, stale: boolean) => {
+      Deno.mkdirSync(`${spill}/${id}/warmup/workspace`, { recursive: true });
+      Deno.writeTextFileSync(`${spill}/${id}/warmup/workspace/notes.txt`, "x");
+      if (stale) Deno.utimeSync(`${spill}/${id}/warmup`, old, old);
+    };
+    leftover("killed", true);
+    leftover("killed-with-output", true);
+    Deno.writeTextFileSync(`${spill}/killed-with-output/toolu_1.log`, "kept");
+    leftover("running", false);
+    // A link named warmup is not a warm-up directory: what it points at stays.
+    Deno.writeTextFileSync(`${outside}/keep.txt`, "kept");
+    Deno.mkdirSync(`${spill}/linked`, { recursive: true });
+    Deno.symlinkSync(outside, `${spill}/linked/warmup`);
+    Deno.utimeSync(outside, old, old);
+
+    await s.core.calls.prewarm();
+
+    const exists = (path: string) => {
+      try {
+        Deno.lstatSync(path);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    assert.equal(exists(`${spill}/killed`), false);
+    assert.equal(exists(`${spill}/killed-with-output/warmup`), false);
+    assert.equal(
+      Deno.readTextFileSync(`${spill}/killed-with-output/toolu_1.log`),
+      "kept",
+    );
+    assert.equal(
+      Deno.readTextFileSync(`${spill}/running/warmup/workspace/notes.txt`),
+      "x",
+    );
+    assert.equal(Deno.readTextFileSync(`${outside}/keep.txt`), "kept");
+    assert.equal(exists(`${spill}/linked/warmup`), true);
+  } finally {
+    await s.close();
+    await Deno.remove(outside, { recursive: true });
   }
 });
