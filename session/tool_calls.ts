@@ -182,7 +182,9 @@ class CallActivity {
 /**
  * How old a warm-up's scratch directory of another session must be to be
  * left over: a warm-up takes seconds and removes its directory when it
- * ends, and one that waits (real work in flight) waits for that work only.
+ * ends. One that has waited longer (real work in flight all that time)
+ * and is swept loses only its remaining warm-up calls, which then fail
+ * and are discarded as any warm-up result is.
  */
 export const STALE_WARMUP_MS = 60 * 60 * 1000;
 
