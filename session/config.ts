@@ -779,9 +779,12 @@ export function spillDirOf(config: Config): string {
 
 /**
  * The scratch directory of a session's warm-up calls (see the session's
- * `ToolCalls.prewarm`), under its spill directory: the executor lets the
- * file tools' workers use it, and the warm-up removes it when done.
+ * `ToolCalls.prewarm`), `WAVE_HOME/spill/.warmups/<session id>`: the
+ * executor lets the file tools' workers use it, and the warm-up removes it
+ * when done. All sessions' are in one directory (no session id starts with
+ * a dot), so what a killed session left is found without looking through
+ * every session's spill directory.
  */
 export function warmupDirOf(config: Config): string {
-  return `${spillDirOf(config)}/warmup`;
+  return `${config.waveHome}/spill/.warmups/${config.sessionId}`;
 }

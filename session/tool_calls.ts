@@ -189,30 +189,28 @@ class CallActivity {
 export const STALE_WARMUP_MS = 60 * 60 * 1000;
 
 /**
- * Removes what warm-ups of other sessions left in `spillRoot`
- * (`WAVE_HOME/spill`) when their process was killed before they ended
- * (SIGKILL, a crash): each `<session>/warmup` last changed more than
- * {@linkcode STALE_WARMUP_MS} ago, and then its session's spill directory
- * if nothing else is in it. A session's spill files are never touched.
- * Never fails: what cannot be removed stays.
+ * Removes the warm-up directories (`warmups`: where
+ * {@linkcode warmupDirOf} puts each session's) that other sessions left
+ * when their process was killed before their warm-up ended (SIGKILL, a
+ * crash): each one last changed more than {@linkcode STALE_WARMUP_MS} ago.
+ * Anything else there (a link, a file) is left alone. Never fails: what
+ * cannot be removed stays.
  */
-export function sweepStaleWarmups(spillRoot: string, sessionId: string): void {
-  let sessions: Deno.DirEntry[];
+export function sweepStaleWarmups(warmups: string, sessionId: string): void {
+  let entries: Deno.DirEntry[];
   try {
-    sessions = [...Deno.readDirSync(spillRoot)];
+    entries = [...Deno.readDirSync(warmups)];
   } catch {
-    return; // no spill directory yet
+    return; // none made yet
   }
   const before = Date.now() - STALE_WARMUP_MS;
-  for (const { name, isDirectory } of sessions) {
+  for (const { name, isDirectory } of entries) {
     if (!isDirectory || name === sessionId) continue;
-    const warmup = `${spillRoot}/${name}/warmup`;
     try {
-      const info = Deno.lstatSync(warmup);
-      if (!info.isDirectory || (info.mtime?.getTime() ?? 0) > before) continue;
-      Deno.removeSync(warmup, { recursive: true });
-      Deno.removeSync(`${spillRoot}/${name}`); // only if now empty
-    } catch { /* none, fresh, or in use: left as it is */ }
+      const changed = Deno.lstatSync(`${warmups}/${name}`).mtime?.getTime();
+      if ((changed ?? 0) > before) continue;
+      Deno.removeSync(`${warmups}/${name}`, { recursive: true });
+    } catch { /* gone meanwhile, or in use: left as it is */ }
   }
 }
 
@@ -405,7 +403,7 @@ export class ToolCalls {
         Deno.removeSync(dir, { recursive: true });
       } catch { /* already gone */ }
     };
-    sweepStaleWarmups(`${config.waveHome}/spill`, config.sessionId);
+    sweepStaleWarmups(dirname(dir), config.sessionId);
     try {
       // Emptied, not replaced: the workers started before hold Landlock
       // rules on this very directory.

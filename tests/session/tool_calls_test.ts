@@ -7,6 +7,7 @@
  */
 
 import assert from "node:assert/strict";
+import { lutimesSync } from "node:fs";
 import { dirname } from "node:path";
 import { type Config, parseFlags } from "../../session/config.ts";
 import { type Core, openCore } from "../../session/core.ts";
@@ -272,26 +273,30 @@ Deno.test("WARMUP_FILES: every path is relative and inside the scratch workspace
   }
 });
 
-Deno.test("prewarm sweeps the warm-up directories killed sessions left (older than STALE_WARMUP_MS), and nothing else in WAVE_HOME/spill", async () => {
+Deno.test("prewarm sweeps the warm-up directories killed sessions left (older than STALE_WARMUP_MS), and nothing else", async () => {
   const s = await session("wave");
   const outside = await tempDir({ prefix: "wave-warmup-outside-" });
   try {
-    const spill = `${s.config.waveHome}/spill`;
+    const warmups = dirname(warmupDirOf(s.config));
     const old = new Date(Date.now() - STALE_WARMUP_MS - 60_000);
     const leftover = (id: string, stale: boolean) => {
-      Deno.mkdirSync(`${spill}/${id}/warmup/workspace`, { recursive: true });
-      Deno.writeTextFileSync(`${spill}/${id}/warmup/workspace/notes.txt`, "x");
-      if (stale) Deno.utimeSync(`${spill}/${id}/warmup`, old, old);
+      Deno.mkdirSync(`${warmups}/${id}/workspace`, { recursive: true });
+      Deno.writeTextFileSync(`${warmups}/${id}/workspace/notes.txt`, "x");
+      if (stale) Deno.utimeSync(`${warmups}/${id}`, old, old);
     };
     leftover("killed", true);
-    leftover("killed-with-output", true);
-    Deno.writeTextFileSync(`${spill}/killed-with-output/toolu_1.log`, "kept");
     leftover("running", false);
-    // A link named warmup is not a warm-up directory: what it points at stays.
+    // A session's spill files are elsewhere, and stay.
+    const spill = `${s.config.waveHome}/spill/killed`;
+    Deno.mkdirSync(spill, { recursive: true });
+    Deno.writeTextFileSync(`${spill}/toolu_1.log`, "kept");
+    Deno.utimeSync(spill, old, old);
+    // A link is no warm-up directory, however old: it and what it
+    // points at stay.
     Deno.writeTextFileSync(`${outside}/keep.txt`, "kept");
-    Deno.mkdirSync(`${spill}/linked`, { recursive: true });
-    Deno.symlinkSync(outside, `${spill}/linked/warmup`);
     Deno.utimeSync(outside, old, old);
+    Deno.symlinkSync(outside, `${warmups}/linked`);
+    lutimesSync(`${warmups}/linked`, old, old);
 
     await s.core.calls.prewarm();
 
@@ -303,18 +308,14 @@ Deno.test("prewarm sweeps the warm-up directories killed sessions left (older th
         return false;
       }
     };
-    assert.equal(exists(`${spill}/killed`), false);
-    assert.equal(exists(`${spill}/killed-with-output/warmup`), false);
+    assert.equal(exists(`${warmups}/killed`), false);
     assert.equal(
-      Deno.readTextFileSync(`${spill}/killed-with-output/toolu_1.log`),
-      "kept",
-    );
-    assert.equal(
-      Deno.readTextFileSync(`${spill}/running/warmup/workspace/notes.txt`),
+      Deno.readTextFileSync(`${warmups}/running/workspace/notes.txt`),
       "x",
     );
+    assert.equal(Deno.readTextFileSync(`${spill}/toolu_1.log`), "kept");
+    assert.equal(Deno.lstatSync(`${warmups}/linked`).isSymlink, true);
     assert.equal(Deno.readTextFileSync(`${outside}/keep.txt`), "kept");
-    assert.equal(exists(`${spill}/linked/warmup`), true);
   } finally {
     await s.close();
     await Deno.remove(outside, { recursive: true });
