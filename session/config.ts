@@ -122,6 +122,11 @@ export interface Config {
   /** The task list the session works on (`--task-list`, else the session id). */
   taskListId: string;
   /**
+   * `--task-list` named the list: every session of the process works on
+   * it. Otherwise each ACP session has a list of its own, named by its id.
+   */
+  taskListShared: boolean;
+  /**
    * The deadline of a call whose tool runs no commands, in ms (the hidden
    * `--tool-deadline`, for tests; default 60 s).
    */
@@ -577,6 +582,7 @@ export function parseFlags(
         ? null
         : resolve(cwd, flags.report),
       taskListId,
+      taskListShared: flags["task-list"] !== undefined,
       toolDeadlineMs: flags["tool-deadline"],
       get fileBoundary(): FileBoundary {
         return boundary ?? (probed ??= fileBoundary());

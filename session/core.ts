@@ -48,6 +48,23 @@ export const WEAK_FILE_BOUNDARY =
   "an open can lead a tool outside the workspace. Run wave on a kernel " +
   "with Landlock enabled for a boundary the kernel enforces.";
 
+/**
+ * What one session on a shared core has of its own: its mode (it starts
+ * in the config's), the files its model has read, its current task, its
+ * task list (`--task-list`'s, shared, else one named by its id), its
+ * tool permissions, and the calls that use them, recorded in file history
+ * under its id. A mode set or a file read in one session changes nothing
+ * in another.
+ */
+export interface CoreSession {
+  mode: SessionMode;
+  task: CurrentTask;
+  /** Its task list's id, and the list. */
+  taskListId: string;
+  tasks: TaskStore;
+  calls: ToolCalls;
+}
+
 /** What a front gives the core. */
 export interface CoreOptions {
   /** Tool module references (see `tools/loaders.ts`), in toolset order. */
@@ -117,6 +134,12 @@ export interface Core {
    * Every one is closed with the core.
    */
   mcpServers(registry?: ToolRegistry): Promise<McpServers>;
+  /**
+   * A session of its own on this core (an ACP session: one core serves
+   * every session on its workspace), over `registry` (the core's when
+   * not given): see {@linkcode CoreSession}.
+   */
+  session(id: string, registry?: ToolRegistry): CoreSession;
   /** The core's own MCP servers, if {@linkcode Core.mcpServers} made them. */
   openedMcpServers(): McpServers | undefined;
   /**
@@ -273,6 +296,26 @@ export async function openCore(
       return ownMcp;
     },
     openedMcpServers: () => openedMcp,
+    session(id, sessionRegistry = registry) {
+      const sessionMode = new SessionMode(config.mode, config.permissionMode);
+      const task = new CurrentTask(id);
+      const taskListId = config.taskListShared ? config.taskListId : id;
+      return {
+        mode: sessionMode,
+        task,
+        taskListId,
+        tasks: new TaskStore(config.waveHome, taskListId),
+        calls: calls.forSession({
+          registry: sessionRegistry,
+          mode: () => sessionMode.current,
+          readState: new ReadState(),
+          task,
+          permissions: permissions.withMode(sessionMode),
+          sessionId: id,
+          taskListId,
+        }),
+      };
+    },
     async close() {
       // The servers first: their calls fail as closed, not as killed.
       await Promise.all(

@@ -114,6 +114,29 @@ export class ToolPermissions {
     this.roots = [...options.roots];
   }
 
+  /**
+   * The same permissions for a session of its own in `mode` (an ACP
+   * session on a shared core): the rules and roots in force now, copied,
+   * so that what changes them in one session leaves the other alone.
+   */
+  withMode(mode: SessionMode): ToolPermissions {
+    const copy = new ToolPermissions({
+      mode,
+      workspace: this.#workspace,
+      allow: [],
+      deny: [],
+      only: this.#only,
+      roots: this.roots,
+      home: this.#home,
+    });
+    copy.#allow = [...this.#allow];
+    copy.#deny = [...this.#deny];
+    copy.#ask = [...this.#ask];
+    copy.#historyDir = this.#historyDir;
+    copy.#historyRule = this.#historyRule;
+    return copy;
+  }
+
   /** How the current permission mode decides what it asks: asked, refused (`dontAsk`) or allowed (`bypassPermissions`). */
   get decide(): "ask" | "refuse" | "allow" {
     return this.#mode.settings.decide;

@@ -100,6 +100,14 @@ export interface ToolCallsDeps {
   transcriber?: Transcriber;
   /** The task calls belong to now (user turn, `set_task`, or the session's own). */
   task: CurrentTask;
+  /**
+   * The session the calls are recorded under (file history): the
+   * config's unless set (one ACP session of a core's, see
+   * {@linkcode ToolCalls.forSession}).
+   */
+  sessionId?: string;
+  /** The task list the task tools work on: the config's unless set. */
+  taskListId?: string;
   /** Requests to the parent (open_file under `--open-with parent`). */
   parent: ParentRequests;
   /** The tool-level permissions (Claude Code's rules and permission mode), when the session has them. */
@@ -142,8 +150,8 @@ export interface PrewarmOptions {
 
 /**
  * Real work in flight (calls, and what {@linkcode ToolCalls.hold} marks),
- * shared by a session's {@linkcode ToolCalls} and those
- * {@linkcode ToolCalls.withRegistry} derives: the warm-up waits until
+ * shared by a core's {@linkcode ToolCalls} and those
+ * {@linkcode ToolCalls.forSession} derives: the warm-up waits until
  * there is none.
  */
 class CallActivity {
@@ -233,6 +241,17 @@ function workerScopes(scopes: Scopes): Scopes {
     : scopes;
 }
 
+/**
+ * What one session of its own on a shared core keeps apart from the
+ * core's other sessions ({@linkcode ToolCalls.forSession}).
+ */
+export type SessionScope =
+  & Pick<
+    ToolCallsDeps,
+    "registry" | "mode" | "readState" | "task" | "permissions"
+  >
+  & Required<Pick<ToolCallsDeps, "sessionId" | "taskListId">>;
+
 /** Runs tool calls for one session. */
 export class ToolCalls {
   #deps: ToolCallsDeps;
@@ -257,12 +276,15 @@ export class ToolCalls {
   #keyFiles: Set<string>;
 
   /**
-   * The same calls over another registry (one with tools this one does
-   * not see: the MCP servers of one ACP session); everything else, the
-   * write queue and approvals included, is shared.
+   * The same calls for one session of its own on this core (an ACP
+   * session): over `scope`'s registry (which may hold tools this one does
+   * not, its MCP servers'), in its mode, with its read state, task, task
+   * list and tool permissions, recorded under its id. The workers, the
+   * write queue, the approvals and the parent are shared: they are the
+   * core's, and a file is one file whichever session writes it.
    */
-  withRegistry(registry: ToolRegistry): ToolCalls {
-    const calls = new ToolCalls({ ...this.#deps, registry });
+  forSession(scope: SessionScope): ToolCalls {
+    const calls = new ToolCalls({ ...this.#deps, ...scope });
     calls.#activity = this.#activity;
     return calls;
   }
@@ -1062,7 +1084,7 @@ export class ToolCalls {
         },
         ctx: {
           workspace: config.workspace,
-          sessionId: config.sessionId,
+          sessionId: deps.sessionId ?? config.sessionId,
           toolUseId,
           waveHome: config.waveHome,
           spillDir,
@@ -1071,7 +1093,7 @@ export class ToolCalls {
           ...(denials.length > 0 ? { hidden: this.#hiddenGlobs(denials) } : {}),
           shellSandbox,
           markerPrefix: deps.processes.markerPrefix,
-          taskListId: config.taskListId,
+          taskListId: deps.taskListId ?? config.taskListId,
           env: deps.env,
           programs,
           paths,

@@ -16,7 +16,12 @@ import type {
   ApprovalRequest,
 } from "../../session/approvals.ts";
 import { type Config, sessionCwd } from "../../session/config.ts";
-import { type Core, noParentRequests, openCore } from "../../session/core.ts";
+import {
+  type Core,
+  type CoreSession,
+  noParentRequests,
+  openCore,
+} from "../../session/core.ts";
 import { InFlight } from "../../session/in_flight.ts";
 import type { Outbound } from "../../session/outbound.ts";
 import type { MessageSink } from "../../session/output.ts";
@@ -51,10 +56,16 @@ const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 const INVALID_PARAMS = -32602;
 const INTERNAL_ERROR = -32603;
 
-/** One ACP session: a user-turn queue over a core, and what its client is shown. */
+/**
+ * One ACP session: a user-turn queue over a core, its own mode, read
+ * state, task and task list on that core (`Core.session`), and what its
+ * client is shown.
+ */
 interface AcpSession {
   id: string;
   core: Core;
+  /** What the session has of its own on the core: a mode set here is this session's. */
+  own: CoreSession;
   /** The core's tools, and the session's MCP servers' (`session/new`'s `mcpServers`). */
   registry: ToolRegistry;
   turns: UserTurns;
@@ -128,7 +139,7 @@ export class AcpFront {
         );
         return {
           sessionId: session.id,
-          modes: modesOf(session.core.mode.current),
+          modes: modesOf(session.own.mode.current),
         };
       })
       .onRequest(methods.agent.session.load, async ({ params, client }) => {
@@ -150,16 +161,12 @@ export class AcpFront {
             }`,
           );
         }
-        session.core.mode.current = mode;
-        // The sessions on one workspace share its core, and with it the
-        // mode: each is told, so no editor shows a mode its model is not in.
-        for (const other of this.#sessions.values()) {
-          if (other.core !== session.core) continue;
-          this.#update(other, {
-            sessionUpdate: "current_mode_update",
-            currentModeId: mode,
-          });
-        }
+        // The session's own: its siblings on the workspace keep theirs.
+        session.own.mode.current = mode;
+        this.#update(session, {
+          sessionUpdate: "current_mode_update",
+          currentModeId: mode,
+        });
         return {};
       })
       .onRequest(methods.agent.session.prompt, ({ params }) => {
@@ -313,10 +320,8 @@ export class AcpFront {
     // session's is.
     const entries = { ...this.#config.mcpServers, ...mcpEntries(mcpServers) };
     let registry = core.registry;
-    let calls = core.calls;
     if (Object.keys(entries).length > 0) {
       registry = core.registry.derive();
-      calls = core.calls.withRegistry(registry);
       const servers = await core.mcpServers(registry);
       await servers.connect(entries);
       for (const server of servers.status()) {
@@ -327,9 +332,11 @@ export class AcpFront {
         }
       }
     }
+    const own = core.session(id, registry);
     const session: AcpSession = {
       id,
       core,
+      own,
       registry,
       inFlight,
       updates: Promise.resolve(),
@@ -341,15 +348,15 @@ export class AcpFront {
       config: { ...core.config, sessionId: id },
       writer: this.#sinkFor(session),
       registry,
-      calls,
+      calls: own.calls,
       transcript: new Transcript(transcriptPath(core.config.waveHome, id)),
-      mode: core.mode,
-      reminders: new TaskReminders(core.tasks, {
+      mode: own.mode,
+      reminders: new TaskReminders(own.tasks, {
         isTracker: (name) => trackers.has(name),
-        bound: () => registry.emitters("task_list_changed", core.mode.current),
+        bound: () => registry.emitters("task_list_changed", own.mode.current),
       }),
       inFlight,
-      task: core.task,
+      task: own.task,
     });
     this.#sessions.set(id, session);
     return session;
@@ -403,7 +410,7 @@ export class AcpFront {
       )
     ) this.#update(session, update);
     await session.updates;
-    return { modes: modesOf(core.mode.current) };
+    return { modes: modesOf(session.own.mode.current) };
   }
 
   /** Sends one `session/update`, after the ones before it. */
@@ -533,7 +540,7 @@ export class AcpFront {
     });
   }
 
-  /** A running tool's events: output into its tool call, a changed task list as every session's plan. */
+  /** A running tool's events: output into its tool call, a changed task list as the plan of every session on that list. */
   #onEvent(toolUseId: string, event: ToolEvent): Promise<void> | void {
     const call = this.#calls.get(toolUseId);
     switch (event.type) {
@@ -559,12 +566,14 @@ export class AcpFront {
         return;
       }
       case "task_list_changed": {
-        const core = call?.session.core;
-        if (!core) return;
-        return core.tasks.view().then((view) => {
+        if (!call) return;
+        const { own } = call.session;
+        return own.tasks.view().then((view) => {
           const plan = planOf(view);
+          // Sessions share a list only when --task-list named it: each
+          // on it is told, on whichever workspace.
           for (const session of this.#sessions.values()) {
-            if (session.core === core) {
+            if (session.own.taskListId === own.taskListId) {
               this.#update(session, { sessionUpdate: "plan", ...plan });
             }
           }

@@ -10,19 +10,10 @@ import assert from "node:assert/strict";
 import { startWave } from "../_wave.ts";
 import { waitUntil } from "../_waiting.ts";
 import { tempDir } from "../_temp.ts";
+import { filesUnder } from "../_files.ts";
 import { dirname } from "node:path";
 
 const NOTES = "line 1\nline 2\n";
-
-/** The files (not directories) below `dir`, none if there is no `dir`. */
-function filesUnder(dir: string): string[] {
-  if (!exists(dir)) return [];
-  return [...Deno.readDirSync(dir)].flatMap((entry) =>
-    entry.isDirectory
-      ? filesUnder(`${dir}/${entry.name}`)
-      : [`${dir}/${entry.name}`]
-  );
-}
 
 function exists(path: string): boolean {
   try {

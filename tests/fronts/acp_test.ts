@@ -13,7 +13,7 @@ import {
   withAcp,
 } from "../_acp.ts";
 import { processesLeft, processesStarted } from "../_processes.ts";
-import { within } from "../_waiting.ts";
+import { waitUntil, within } from "../_waiting.ts";
 import { waveArgs } from "../../scripts/flags.ts";
 import { ACP_PROTOCOL_VERSION } from "../../fronts/acp/early.ts";
 import { DENO_DIR, ROOT } from "../_wave.ts";
@@ -21,6 +21,8 @@ import { DENO_DIR, ROOT } from "../_wave.ts";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { echoServer } from "../fixtures/mcp_echo_server.ts";
 import { tempDir } from "../_temp.ts";
+import { filesUnder } from "../_files.ts";
+import { callStep, textStep } from "../_mock_model.ts";
 
 function prompt(
   wave: AcpSession,
@@ -574,33 +576,147 @@ async function mcpSession(
   });
 }
 
-Deno.test("wave acp: sessions on one workspace share its mode, so a mode set in one is announced to each (an editor never shows ask while its model may write), and a new session opens in it", async () => {
-  await withAcp({}, async (wave) => {
-    const open = () =>
-      wave.agent.request(acp.methods.agent.session.new, {
+Deno.test("wave acp: each session on a workspace has its own mode, read state, task list and file history: what one does leaves its sibling as it was", async () => {
+  await withAcp({}, async (wave, mock) => {
+    await Deno.writeTextFile(`${wave.workspace}/a.txt`, "hello world\n");
+    const edit = (id: string) =>
+      callStep(id, "Edit", {
+        file_path: "a.txt",
+        old_string: "world",
+        new_string: id,
+      });
+    const done = textStep("ok");
+    mock.script(
+      // b reads a.txt.
+      callStep("read_b", "Read", { file_path: "a.txt" }),
+      done,
+      // b, now in ask mode, may not edit it.
+      edit("edit_b_ask"),
+      done,
+      // a never read it: its edit is refused, b's read is not a's.
+      edit("edit_a"),
+      callStep("task_a", "TaskCreate", {
+        subject: "a's own task",
+        description: "for a only",
+      }),
+      done,
+      // b, back in agent mode, edits what it read.
+      edit("edit_b"),
+      done,
+    );
+    const open = async () =>
+      (await wave.agent.request(acp.methods.agent.session.new, {
         cwd: wave.workspace,
         mcpServers: [],
+      })).sessionId;
+    const setMode = (sessionId: string, modeId: string) =>
+      wave.agent.request(acp.methods.agent.session.setMode, {
+        sessionId,
+        modeId,
       });
-    await wave.agent.request(acp.methods.agent.initialize, {
-      protocolVersion: acp.PROTOCOL_VERSION,
-      clientCapabilities: {},
-    });
-    const a = await open();
+    const a = await newSession(wave);
     const b = await open();
-    await wave.agent.request(acp.methods.agent.session.setMode, {
-      sessionId: b.sessionId,
-      modeId: "ask",
+    const of = (sessionId: string, kind: string) =>
+      wave.updates.filter((n) =>
+        n.sessionId === sessionId && n.update.sessionUpdate === kind
+      ).map((n) => n.update);
+    const failure = (id: string) => {
+      const update = finished(wave, id)!;
+      assert.equal(update.status, "failed", id);
+      return JSON.stringify(update.content);
+    };
+
+    assert.deepEqual(await prompt(wave, b, "read"), { stopReason: "end_turn" });
+    await setMode(b, "ask");
+    await wave.waitForUpdate(
+      (u) => u.sessionUpdate === "current_mode_update",
+      "b's current_mode_update",
+    );
+    assert.deepEqual(of(b, "current_mode_update"), [{
+      sessionUpdate: "current_mode_update",
+      currentModeId: "ask",
+    }]);
+    // A session opened now starts in the configured mode, not in b's.
+    const c = await wave.agent.request(acp.methods.agent.session.new, {
+      cwd: wave.workspace,
+      mcpServers: [],
     });
-    const toldAsk = () =>
-      wave.updates.filter(({ update }) =>
-        update.sessionUpdate === "current_mode_update" &&
-        update.currentModeId === "ask"
-      ).map(({ sessionId }) => sessionId).sort();
-    for (let i = 0; i < 100 && toldAsk().length < 2; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal(c.modes?.currentModeId, "agent");
+    // b's model is offered no Edit in ask mode, and a call of it fails.
+    await prompt(wave, b, "edit in ask mode");
+    const offered = (n: number) =>
+      (mock.requests[n].body.tools as { name: string }[]).map((t) => t.name);
+    assert.ok(!offered(2).includes("Edit"), offered(2).join(" "));
+    assert.match(failure("edit_b_ask"), /Edit is not available in ask mode/);
+
+    await prompt(wave, a, "edit without reading");
+    assert.ok(offered(4).includes("Edit"), "a is still in agent mode");
+    assert.match(
+      failure("edit_a"),
+      /a\.txt has not been read in this session\. Call Read on it first/,
+    );
+    assert.equal(
+      await Deno.readTextFile(`${wave.workspace}/a.txt`),
+      "hello world\n",
+    );
+    // a's task list is a's: named by its id, and shown as a's plan only.
+    assert.deepEqual(
+      [...Deno.readDirSync(`${wave.waveHome}/tasks`)].map((e) => e.name),
+      [a],
+    );
+    assert.equal(of(a, "plan").length, 1);
+    assert.deepEqual(of(b, "plan"), []);
+
+    await setMode(b, "agent");
+    await prompt(wave, b, "edit now");
+    assert.equal(finished(wave, "edit_b")?.status, "completed");
+    assert.equal(
+      await Deno.readTextFile(`${wave.workspace}/a.txt`),
+      "hello edit_b\n",
+    );
+    // The change is b's in the file history.
+    const history = JSON.stringify(
+      filesUnder(`${wave.waveHome}/history`).map((f) =>
+        Deno.readTextFileSync(f)
+      ),
+    );
+    assert.ok(history.includes(b), "b's id in its history");
+    assert.ok(!history.includes(a), "a changed nothing");
+  });
+});
+
+Deno.test("wave acp: a task list --task-list names is every session's: a change in one is each one's plan", async () => {
+  await withAcp({ args: ["--task-list", "shared"] }, async (wave, mock) => {
+    mock.script(
+      callStep("task_a", "TaskCreate", {
+        subject: "the shared task",
+        description: "seen by both",
+      }),
+      textStep("ok"),
+    );
+    const a = await newSession(wave);
+    const b = (await wave.agent.request(acp.methods.agent.session.new, {
+      cwd: wave.workspace,
+      mcpServers: [],
+    })).sessionId;
+    await prompt(wave, a, "add a task");
+    const plansOf = () =>
+      wave.updates.filter((n) => n.update.sessionUpdate === "plan");
+    const plans = await waitUntil(
+      () => plansOf().length >= 2 ? plansOf() : undefined,
+      "a plan for each session",
+    );
+    assert.deepEqual(plans.map((n) => n.sessionId).sort(), [a, b].sort());
+    for (const { update } of plans) {
+      assert.deepEqual((update as acp.Plan).entries, [{
+        content: "the shared task",
+        priority: "medium",
+        status: "pending",
+      }]);
     }
-    assert.deepEqual(toldAsk(), [a.sessionId, b.sessionId].sort());
-    const c = await open();
-    assert.equal(c.modes?.currentModeId, "ask");
+    assert.deepEqual(
+      [...Deno.readDirSync(`${wave.waveHome}/tasks`)].map((e) => e.name),
+      ["shared"],
+    );
   });
 });

@@ -41,6 +41,7 @@ Deno.test("defaults", async () => {
     resume: false,
     reportFile: null,
     taskListId: sessionId,
+    taskListShared: false,
     toolDeadlineMs: 60_000,
     fileBoundary: landlockAbi() > 0 ? "landlock" : "paths",
     outputDir: `${dir}/output`,
@@ -101,6 +102,18 @@ Deno.test("flags with = and with a separate value; WAVE_HOME wins over HOME", as
   assert.equal(out.config.approvalTimeoutMs, 1500);
   assert.equal(out.config.sessionId, "abc.1");
   assert.equal(out.config.waveHome, "/state");
+  // The task list is the session's own unless --task-list names one,
+  // even one named as the session is.
+  assert.equal(out.config.taskListId, "abc.1");
+  assert.equal(out.config.taskListShared, false);
+  const named = parseFlags(
+    [`--workspace=${dir}`, "--session-id=abc.1", "--task-list=abc.1"],
+    env({ HOME: "/home/u" }),
+    ["wave"],
+  );
+  assert.ok(named.kind === "run");
+  assert.equal(named.config.taskListId, "abc.1");
+  assert.equal(named.config.taskListShared, true);
 });
 
 Deno.test("a workspace that is a file is refused", async () => {

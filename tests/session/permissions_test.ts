@@ -167,6 +167,47 @@ Deno.test("permissions: a parent's updates add and remove rules, switch the mode
   Deno.removeSync(dir);
 });
 
+Deno.test("permissions: withMode gives a session of its own the rules and roots in force, in its own mode; what changes in one leaves the other as it was", () => {
+  const p = permissions("default", ["Bash(git:*)"], ["Read(*.env)"]);
+  const dir = Deno.realPathSync(tempDirSync());
+  p.apply([{
+    type: "addDirectories",
+    directories: [dir],
+    destination: "session",
+  }]);
+  const mode = new SessionMode("agent", "acceptEdits");
+  const q = p.withMode(mode);
+  const git = { def: BASH, input: { command: "git status" }, paths: [] };
+  const write = { def: WRITE, input: {}, paths: [path("/w/a.txt")] };
+  const secret = { def: WRITE, input: {}, paths: [path("/w/.env")] };
+  assert.equal(q.check(git).behavior, "allow");
+  assert.equal(q.check(secret).behavior, "deny");
+  assert.deepEqual(q.roots, [dir]);
+  // Its mode is its own: acceptEdits there, default here.
+  assert.equal(q.check(write).behavior, "allow");
+  assert.equal(p.check(write).behavior, "ask");
+  q.apply([
+    {
+      type: "addRules",
+      rules: [{ toolName: "Bash" }],
+      behavior: "deny",
+      destination: "session",
+    },
+    { type: "setMode", mode: "dontAsk", destination: "session" },
+    {
+      type: "removeDirectories",
+      directories: [dir],
+      destination: "session",
+    },
+  ]);
+  assert.equal(q.check(git).behavior, "deny");
+  assert.equal(mode.permissionName, "dontAsk");
+  assert.deepEqual(q.roots, []);
+  assert.equal(p.check(git).behavior, "allow");
+  assert.equal(p.check(write).behavior, "ask");
+  assert.deepEqual(p.roots, [dir]);
+});
+
 Deno.test("permissions: an Edit rule covers Write, a Read rule Grep; a hook's allow spares the question but not a deny or an ask rule", () => {
   const perms = permissions("default", [], ["Edit(locked/**)", "Read(vault/)"]);
   assert.deepEqual(
