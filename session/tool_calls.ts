@@ -243,14 +243,21 @@ function workerScopes(scopes: Scopes): Scopes {
 
 /**
  * What one session of its own on a shared core keeps apart from the
- * core's other sessions ({@linkcode ToolCalls.forSession}).
+ * core's other sessions ({@linkcode ToolCalls.forSession}); what it
+ * leaves out is the core's.
  */
-export type SessionScope =
-  & Pick<
+export type SessionScope = Partial<
+  Pick<
     ToolCallsDeps,
-    "registry" | "mode" | "readState" | "task" | "permissions"
+    | "registry"
+    | "mode"
+    | "readState"
+    | "task"
+    | "permissions"
+    | "sessionId"
+    | "taskListId"
   >
-  & Required<Pick<ToolCallsDeps, "sessionId" | "taskListId">>;
+>;
 
 /** Runs tool calls for one session. */
 export class ToolCalls {
@@ -277,11 +284,12 @@ export class ToolCalls {
 
   /**
    * The same calls for one session of its own on this core (an ACP
-   * session): over `scope`'s registry (which may hold tools this one does
-   * not, its MCP servers'), in its mode, with its read state, task, task
-   * list and tool permissions, recorded under its id. The workers, the
-   * write queue, the approvals and the parent are shared: they are the
-   * core's, and a file is one file whichever session writes it.
+   * session, an MCP session over HTTP), with what `scope` gives it: a
+   * registry (which may hold tools this one does not, its MCP servers'),
+   * a mode, a read state, a task, a task list, tool permissions, the id
+   * its calls are recorded under. The workers, the write queue, the
+   * approvals and the parent are shared: they are the core's, and a file
+   * is one file whichever session writes it.
    */
   forSession(scope: SessionScope): ToolCalls {
     const calls = new ToolCalls({ ...this.#deps, ...scope });

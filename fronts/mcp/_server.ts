@@ -35,9 +35,10 @@ import type {
 } from "../../session/approvals.ts";
 import type { Config } from "../../session/config.ts";
 import type { Core } from "../../session/core.ts";
-import type { CallResult } from "../../session/tool_calls.ts";
+import type { CallResult, ToolCalls } from "../../session/tool_calls.ts";
 import type { ToolEventRenderer } from "../../session/tool_events.ts";
 import type { Mode } from "../../tools/kernel/modes.ts";
+import { ReadState } from "../../tools/kernel/read_state.ts";
 import { CAPABILITIES, instructionsFor, SERVER_INFO } from "./early.ts";
 import type { Scopes } from "../../tools/kernel/tool.ts";
 
@@ -47,6 +48,8 @@ type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 interface McpSession {
   server: Server;
   subscribed: Set<string>;
+  /** The core's calls with the session's own read state, made on its first call. */
+  calls?: ToolCalls;
 }
 
 /** A `tools/call` being served: whom to tell about it. */
@@ -298,7 +301,12 @@ export class McpFront {
     extra: Extra,
   ): Promise<CallToolResult> {
     const core = await this.#core.promise;
-    const prepared = core.calls.prepare(params.name, params.arguments ?? {});
+    // The files its client's model has read are the session's own: an
+    // edit needs a read made in the same session.
+    const calls = session.calls ??= core.calls.forSession({
+      readState: new ReadState(),
+    });
+    const prepared = calls.prepare(params.name, params.arguments ?? {});
     if ("error" in prepared) {
       return {
         content: [{ type: "text", text: prepared.error }],
@@ -315,7 +323,7 @@ export class McpFront {
       progressToken: params._meta?.progressToken,
       progress: 0,
     });
-    const work = core.calls.run(prepared, controller.signal);
+    const work = calls.run(prepared, controller.signal);
     core.inFlight.track(work);
     try {
       return toMcpResult(await work);

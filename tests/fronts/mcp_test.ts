@@ -490,6 +490,56 @@ Deno.test("wave mcp --listen: streamable HTTP on 127.0.0.1 with sessions, progre
   }
 });
 
+Deno.test("wave mcp --listen: each MCP session's model reads for itself: a read in one session does not let another edit, nor hide a change made since its own read", async () => {
+  const wave = await startMcpHttp();
+  try {
+    await Deno.writeTextFile(`${wave.workspace}/a.txt`, "one\ntwo\n");
+    const reader = await wave.connect();
+    const other = await wave.connect();
+    const call = async (
+      client: typeof reader,
+      name: string,
+      args: Record<string, unknown>,
+    ) => await client.callTool({ name, arguments: args }) as Result;
+    const edit = (from: string, to: string) => ({
+      file_path: "a.txt",
+      old_string: from,
+      new_string: to,
+    });
+    assert.equal(
+      (await call(reader, "Read", { file_path: "a.txt" })).isError,
+      false,
+    );
+    const unread = await call(other, "Edit", edit("one", "ONE"));
+    assert.equal(unread.isError, true);
+    assert.equal(
+      textOf(unread),
+      "a.txt has not been read in this session. Call Read on it first, then edit it.",
+    );
+    // other reads and edits; reader's read is now stale, and says so.
+    await call(other, "Read", { file_path: "a.txt" });
+    assert.equal(
+      (await call(other, "Edit", edit("one", "ONE"))).isError,
+      false,
+    );
+    const stale = await call(reader, "Write", {
+      file_path: "a.txt",
+      content: "reader's\n",
+    });
+    assert.equal(stale.isError, true);
+    assert.equal(
+      textOf(stale),
+      "a.txt has changed on disk since it was last read (by the user, a formatter or another process). Call Read on it again, then overwrite it.",
+    );
+    assert.equal(
+      await Deno.readTextFile(`${wave.workspace}/a.txt`),
+      "ONE\ntwo\n",
+    );
+  } finally {
+    assert.equal(await wave.stop(), 143);
+  }
+});
+
 Deno.test("wave mcp --listen: a session no request uses for --listen-idle is closed (404, start a new one); one in use, or answering a long call, is kept", async () => {
   const wave = await startMcpHttp(["--listen-idle", "1"]);
   try {
