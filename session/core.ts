@@ -27,7 +27,7 @@ import { ParentRequests } from "./parent_requests.ts";
 import { ToolPermissions } from "./permissions.ts";
 import { ToolRegistry } from "./registry.ts";
 import { SessionMode } from "./session_mode.ts";
-import { ToolCalls } from "./tool_calls.ts";
+import { type SessionScope, ToolCalls } from "./tool_calls.ts";
 import type { ToolEventRenderer } from "./tool_events.ts";
 import { Transcriber } from "./transcriber.ts";
 import { WriteQueue } from "./write_queue.ts";
@@ -300,20 +300,22 @@ export async function openCore(
       const sessionMode = new SessionMode(config.mode, config.permissionMode);
       const task = new CurrentTask(id);
       const taskListId = config.taskListShared ? config.taskListId : id;
+      // All of it: a part left out would be the core's, shared.
+      const scope: SessionScope = {
+        registry: sessionRegistry,
+        mode: () => sessionMode.current,
+        readState: new ReadState(),
+        task,
+        permissions: permissions.withMode(sessionMode),
+        sessionId: id,
+        taskListId,
+      };
       return {
         mode: sessionMode,
         task,
         taskListId,
         tasks: new TaskStore(config.waveHome, taskListId),
-        calls: calls.forSession({
-          registry: sessionRegistry,
-          mode: () => sessionMode.current,
-          readState: new ReadState(),
-          task,
-          permissions: permissions.withMode(sessionMode),
-          sessionId: id,
-          taskListId,
-        }),
+        calls: calls.forSession(scope),
       };
     },
     async close() {

@@ -243,21 +243,14 @@ function workerScopes(scopes: Scopes): Scopes {
 
 /**
  * What one session of its own on a shared core keeps apart from the
- * core's other sessions ({@linkcode ToolCalls.forSession}); what it
- * leaves out is the core's.
+ * core's other sessions ({@linkcode ToolCalls.forSession}).
  */
-export type SessionScope = Partial<
-  Pick<
+export type SessionScope =
+  & Pick<
     ToolCallsDeps,
-    | "registry"
-    | "mode"
-    | "readState"
-    | "task"
-    | "permissions"
-    | "sessionId"
-    | "taskListId"
+    "registry" | "mode" | "readState" | "task" | "permissions"
   >
->;
+  & Required<Pick<ToolCallsDeps, "sessionId" | "taskListId">>;
 
 /** Runs tool calls for one session. */
 export class ToolCalls {
@@ -287,11 +280,13 @@ export class ToolCalls {
    * session, an MCP session over HTTP), with what `scope` gives it: a
    * registry (which may hold tools this one does not, its MCP servers'),
    * a mode, a read state, a task, a task list, tool permissions, the id
-   * its calls are recorded under. The workers, the write queue, the
-   * approvals and the parent are shared: they are the core's, and a file
-   * is one file whichever session writes it.
+   * its calls are recorded under; what it leaves out is the core's. The
+   * workers, the write queue, the approvals and the parent are shared:
+   * they are the core's, and a file is one file whichever session writes
+   * it. The parent's hooks are not carried over: a front that has them
+   * sets them on each (only stream-json has them, one session a process).
    */
-  forSession(scope: SessionScope): ToolCalls {
+  forSession(scope: Partial<SessionScope>): ToolCalls {
     const calls = new ToolCalls({ ...this.#deps, ...scope });
     calls.#activity = this.#activity;
     return calls;

@@ -137,6 +137,8 @@ export class AcpFront {
           params.cwd,
           params.mcpServers,
         );
+        // After the answer: until it, the client knows no such session.
+        setTimeout(() => this.#showPlan(session), 0);
         return {
           sessionId: session.id,
           modes: modesOf(session.own.mode.current),
@@ -409,8 +411,21 @@ export class AcpFront {
         core.config.workspace,
       )
     ) this.#update(session, update);
+    await this.#showPlan(session);
     await session.updates;
     return { modes: modesOf(session.own.mode.current) };
+  }
+
+  /**
+   * Shows the session its task list as its plan when the list has tasks
+   * (a loaded session's, or one --task-list names), as a change to it
+   * would; an empty list shows nothing.
+   */
+  async #showPlan(session: AcpSession): Promise<void> {
+    const view = await session.own.tasks.view().catch(() => undefined);
+    if (view && view.tasks.length > 0) {
+      this.#update(session, { sessionUpdate: "plan", ...planOf(view) });
+    }
   }
 
   /** Sends one `session/update`, after the ones before it. */

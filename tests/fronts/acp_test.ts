@@ -305,7 +305,7 @@ Deno.test("wave acp: session/cancel mid-command ends the turn as cancelled and l
   });
 });
 
-Deno.test("wave acp: session/load replays the transcript as updates, and the session goes on from it", async () => {
+Deno.test("wave acp: session/load replays the transcript as updates, then its task list as the plan, and the session goes on from it", async () => {
   const waveHome = await tempDir({ prefix: "wave-home-" });
   const workspace = await Deno.realPath(await tempDir());
   await Deno.writeTextFile(`${workspace}/a.txt`, "first\n");
@@ -323,6 +323,10 @@ Deno.test("wave acp: session/load replays the transcript as updates, and the ses
           },
         ],
       },
+      callStep("t2", "TaskCreate", {
+        subject: "Check a.txt",
+        description: "again",
+      }),
       { reply: [{ type: "text", text: "It says first." }] },
     );
     sessionId = await newSession(wave);
@@ -357,15 +361,22 @@ Deno.test("wave acp: session/load replays the transcript as updates, and the ses
       mcpServers: [],
     });
     assert.equal(loaded.modes?.currentModeId, "agent");
-    // Replayed before the answer. The SDK's client hands a notification to
-    // its handler a few ticks after it reads it, and resolves a response at
-    // once: the last update can reach the test just after the answer did.
-    await wave.waitForUpdate(
-      (u) =>
-        u.sessionUpdate === "agent_message_chunk" &&
-        u.content.type === "text" && u.content.text === "It says first.",
-      "the replay's last update",
+    // Replayed before the answer, then the session's task list as its
+    // plan. The SDK's client hands a notification to its handler a few
+    // ticks after it reads it, and resolves a response at once: the last
+    // update can reach the test just after the answer did.
+    const plan = await wave.waitForUpdate(
+      (u) => u.sessionUpdate === "plan",
+      "the replay's last update, the plan",
     );
+    assert.deepEqual(plan, {
+      sessionUpdate: "plan",
+      entries: [{
+        content: "Check a.txt",
+        priority: "medium",
+        status: "pending",
+      }],
+    });
     assert.deepEqual(
       wave.updates.map((n) => [n.sessionId, n.update.sessionUpdate]),
       [
@@ -373,7 +384,10 @@ Deno.test("wave acp: session/load replays the transcript as updates, and the ses
         [sessionId, "agent_message_chunk"],
         [sessionId, "tool_call"],
         [sessionId, "tool_call_update"],
+        [sessionId, "tool_call"],
+        [sessionId, "tool_call_update"],
         [sessionId, "agent_message_chunk"],
+        [sessionId, "plan"],
       ],
     );
     assert.deepEqual(wave.updates[0].update, {
@@ -387,7 +401,7 @@ Deno.test("wave acp: session/load replays the transcript as updates, and the ses
     });
     // The model saw the loaded history.
     const messages = mock.requests.at(-1)!.body.messages as unknown[];
-    assert.equal(messages.length, 5);
+    assert.equal(messages.length, 7);
     await assert.rejects(
       wave.agent.request(acp.methods.agent.session.load, {
         sessionId: "../../etc/passwd",
@@ -636,6 +650,7 @@ Deno.test("wave acp: each session on a workspace has its own mode, read state, t
       sessionUpdate: "current_mode_update",
       currentModeId: "ask",
     }]);
+    assert.deepEqual(of(a, "current_mode_update"), []);
     // A session opened now starts in the configured mode, not in b's.
     const c = await wave.agent.request(acp.methods.agent.session.new, {
       cwd: wave.workspace,
@@ -718,5 +733,15 @@ Deno.test("wave acp: a task list --task-list names is every session's: a change 
       [...Deno.readDirSync(`${wave.waveHome}/tasks`)].map((e) => e.name),
       ["shared"],
     );
+    // A session opened on it now is shown it, after session/new's answer.
+    const c = (await wave.agent.request(acp.methods.agent.session.new, {
+      cwd: wave.workspace,
+      mcpServers: [],
+    })).sessionId;
+    const shown = await waitUntil(
+      () => wave.updates.find((n) => n.sessionId === c),
+      "the new session's plan",
+    );
+    assert.deepEqual(shown.update, plans[0].update);
   });
 });

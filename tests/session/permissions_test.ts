@@ -168,7 +168,22 @@ Deno.test("permissions: a parent's updates add and remove rules, switch the mode
 });
 
 Deno.test("permissions: withMode gives a session of its own the rules and roots in force, in its own mode; what changes in one leaves the other as it was", () => {
-  const p = permissions("default", ["Bash(git:*)"], ["Read(*.env)"]);
+  const p = new ToolPermissions({
+    mode: new SessionMode("agent", "default"),
+    workspace: "/w",
+    allow: ["Bash(git:*)"],
+    deny: ["Read(*.env)"],
+    only: null,
+    roots: [],
+    waveHome: "/no/such/home",
+  });
+  const READ = { name: "Read", mode: "ask" as const, scopes: { read: true } };
+  const history = {
+    def: READ,
+    input: {},
+    paths: [path("/no/such/home/history/ab12/blobs/f00d")],
+  };
+  const notes = { def: READ, input: {}, paths: [path("/w/notes.md")] };
   const dir = Deno.realPathSync(tempDirSync());
   p.apply([{
     type: "addDirectories",
@@ -182,6 +197,8 @@ Deno.test("permissions: withMode gives a session of its own the rules and roots 
   const secret = { def: WRITE, input: {}, paths: [path("/w/.env")] };
   assert.equal(q.check(git).behavior, "allow");
   assert.equal(q.check(secret).behavior, "deny");
+  // The file history keeps copies of what the Read rule covers.
+  assert.equal(q.check(history).behavior, "deny");
   assert.deepEqual(q.roots, [dir]);
   // Its mode is its own: acceptEdits there, default here.
   assert.equal(q.check(write).behavior, "allow");
@@ -193,6 +210,12 @@ Deno.test("permissions: withMode gives a session of its own the rules and roots 
       behavior: "deny",
       destination: "session",
     },
+    {
+      type: "addRules",
+      rules: [{ toolName: "Read", ruleContent: "notes.md" }],
+      behavior: "ask",
+      destination: "session",
+    },
     { type: "setMode", mode: "dontAsk", destination: "session" },
     {
       type: "removeDirectories",
@@ -201,6 +224,9 @@ Deno.test("permissions: withMode gives a session of its own the rules and roots 
     },
   ]);
   assert.equal(q.check(git).behavior, "deny");
+  // Asked by its rule, so refused where nothing is asked.
+  assert.equal(q.check(notes).behavior, "deny");
+  assert.equal(p.check(notes).behavior, "allow");
   assert.equal(mode.permissionName, "dontAsk");
   assert.deepEqual(q.roots, []);
   assert.equal(p.check(git).behavior, "allow");
