@@ -16,6 +16,11 @@ export interface ApprovalRequest {
   toolName: string;
   input: unknown;
   toolUseId: string;
+  /**
+   * The session of the call: a front that serves several (ACP) tells
+   * their calls apart by it, a model's tool_use ids being its own.
+   */
+  sessionId: string;
   /** Why, for the parent and for the denial message: "path outside the workspace: /etc/hosts". */
   reason: string;
   /**
@@ -23,6 +28,11 @@ export interface ApprovalRequest {
    * tool that declares `sensitive: "always_ask"`); `deny` still refuses.
    */
   alwaysAsk?: boolean;
+  /**
+   * The call names a sensitive file (`.env`, a key, wave's own state): a
+   * parent's "allow always" for the tool should not cover this one.
+   */
+  sensitive?: boolean;
   /** The policy for this request instead of the gate's (a permission mode's: `dontAsk` refuses, `bypassPermissions` allows). */
   policy?: ApprovalPolicy;
   /** The path outside the workspace the call names, when that is why it is asked. */

@@ -11,7 +11,7 @@
 
 import { ApprovalGate, type ApprovalParent } from "./approvals.ts";
 import { CommandSandbox } from "./command_sandbox.ts";
-import type { Config } from "./config.ts";
+import { type Config, spillDirOf } from "./config.ts";
 import { startCore, type StartedCore, stopStarted } from "./core_start.ts";
 import { shownDir } from "./_paths.ts";
 import { CurrentTask } from "./current_task.ts";
@@ -140,6 +140,13 @@ export interface Core {
    * not given): see {@linkcode CoreSession}.
    */
   session(id: string, registry?: ToolRegistry): CoreSession;
+  /**
+   * The spill directory of session `id` of the core's (`Core.session`'s,
+   * an MCP session's): inside the core's, which the workers may read,
+   * made now (a command's sandbox shows it only if it exists). Another
+   * session's spill files are outside it, so reading one needs approval.
+   */
+  sessionSpillDir(id: string): string;
   /** The core's own MCP servers, if {@linkcode Core.mcpServers} made them. */
   openedMcpServers(): McpServers | undefined;
   /**
@@ -223,6 +230,13 @@ export async function openCore(
 
   const mode = new SessionMode(config.mode, config.permissionMode);
   const writeQueue = new WriteQueue();
+  const sessionSpillDir = (id: string) => {
+    const dir = `${spillDirOf(config)}/${id}`;
+    try {
+      Deno.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    } catch { /* a read-only WAVE_HOME: its first spill says why */ }
+    return dir;
+  };
   const approvals = new ApprovalGate(
     config.approvals,
     config.approvalTimeoutMs,
@@ -296,6 +310,7 @@ export async function openCore(
       return ownMcp;
     },
     openedMcpServers: () => openedMcp,
+    sessionSpillDir,
     session(id, sessionRegistry = registry) {
       const sessionMode = new SessionMode(config.mode, config.permissionMode);
       const task = new CurrentTask(id);
@@ -309,6 +324,7 @@ export async function openCore(
         permissions: permissions.withMode(sessionMode),
         sessionId: id,
         taskListId,
+        spillDir: sessionSpillDir(id),
       };
       return {
         mode: sessionMode,

@@ -22,11 +22,12 @@ export interface EditorBufferChannel {
 }
 
 /**
- * The editor that serves the buffers of a call (by its tool-use id), or
- * `undefined`: that call works on the disk.
+ * The editor that serves the buffers of a call (by its tool-use id and
+ * its session's id), or `undefined`: that call works on the disk.
  */
 export type EditorBuffers = (
   toolUseId: string,
+  sessionId: string,
 ) => EditorBufferChannel | undefined;
 
 /**

@@ -164,7 +164,8 @@ export async function serve(
     started: options.started,
     parent: approvalsParent,
     requests,
-    onEvent: (toolUseId, event) => render(toolUseId, event),
+    onEvent: (toolUseId, event, sessionId) =>
+      render(toolUseId, event, sessionId),
     afterNextWrite: (task) => writer.afterNextWrite(task),
   });
   config = core.config;

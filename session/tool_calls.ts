@@ -108,6 +108,13 @@ export interface ToolCallsDeps {
   sessionId?: string;
   /** The task list the task tools work on: the config's unless set. */
   taskListId?: string;
+  /**
+   * Where its tools put output too long to return, which its calls read
+   * back without approval: the config's ({@linkcode spillDirOf}) unless
+   * set (a session of its own has one inside the core's, which the
+   * workers may read).
+   */
+  spillDir?: string;
   /** Requests to the parent (open_file under `--open-with parent`). */
   parent: ParentRequests;
   /** The tool-level permissions (Claude Code's rules and permission mode), when the session has them. */
@@ -122,7 +129,11 @@ export interface ToolCallsDeps {
    * awaited before the call's result is returned, so whatever it writes
    * goes out ahead of the result.
    */
-  onEvent(toolUseId: string, event: ToolEvent): Promise<void> | void;
+  onEvent(
+    toolUseId: string,
+    event: ToolEvent,
+    sessionId: string,
+  ): Promise<void> | void;
 }
 
 /** The number of the next internal call id (a worker's, a command's records). */
@@ -250,7 +261,17 @@ export type SessionScope =
     ToolCallsDeps,
     "registry" | "mode" | "readState" | "task" | "permissions"
   >
-  & Required<Pick<ToolCallsDeps, "sessionId" | "taskListId">>;
+  & Required<Pick<ToolCallsDeps, "sessionId" | "taskListId" | "spillDir">>;
+
+/** The id a session's calls are recorded and told under: its own, else the config's. */
+function sessionIdOf(deps: ToolCallsDeps): string {
+  return deps.sessionId ?? deps.config.sessionId;
+}
+
+/** A session's spill directory: its own, else the config's. */
+function spillDirIn(deps: ToolCallsDeps): string {
+  return deps.spillDir ?? spillDirOf(deps.config);
+}
 
 /** Runs tool calls for one session. */
 export class ToolCalls {
@@ -581,7 +602,7 @@ export class ToolCalls {
     const run = tool.def.scopes.run ?? [];
     if (!shellCommandOf(tool.def) || run.length === 0) return;
     const programs = await this.#programs(tool.def.scopes);
-    const spillDir = spillDirOf(config);
+    const spillDir = spillDirIn(deps);
     // Hiding what the deny rules cover, as the first call will: else its
     // sandbox would not be this one.
     const denials = deps.permissions?.readDenials() ?? [];
@@ -739,7 +760,7 @@ export class ToolCalls {
 
     // The session's spill files are the model's own output: readable without
     // approval, never written; the rest of WAVE_HOME needs one.
-    const spillDir = spillDirOf(config);
+    const spillDir = spillDirIn(deps);
     const grants: Grants = { read: [], write: [] };
     /** The real paths an approval already covered (a parent's new input is checked against them). */
     const approved = new Set<string>();
@@ -842,8 +863,10 @@ export class ToolCalls {
           toolName: def.name,
           input,
           toolUseId,
+          sessionId: sessionIdOf(deps),
           reason,
           alwaysAsk,
+          sensitive: asking.some(({ resolved }) => !!resolved.sensitive),
           policy,
           blockedPath: asking.find(({ resolved }) =>
             resolved.outside && !underRoot(resolved.real)
@@ -924,7 +947,7 @@ export class ToolCalls {
     const def = tool.def;
     const deps = this.#deps;
     const { config } = deps;
-    const spillDir = spillDirOf(config);
+    const spillDir = spillDirIn(deps);
     // What the Read deny rules cover is kept from what a call reads beyond
     // the paths it names: a search, a listing, a "did you mean", a command.
     const denials = deps.permissions?.readDenials() ?? [];
@@ -967,7 +990,9 @@ export class ToolCalls {
       let rendering: Promise<void>[] | undefined;
       const named = new Set(uses.map(({ resolved }) => resolved.real));
       const transcriber = deps.transcriber;
-      const editor = def.buffers ? deps.buffers?.(toolUseId) : undefined;
+      const editor = def.buffers
+        ? deps.buffers?.(toolUseId, sessionIdOf(deps))
+        : undefined;
       let shellSandbox: CommandConfinement = { kind: "none" };
       if (def.scopes.run?.length) {
         const decided = await this.#commandSandbox(
@@ -1003,11 +1028,11 @@ export class ToolCalls {
           env: deps.env,
           programs,
           progress: (stream, text) => {
-            const done = deps.onEvent(toolUseId, {
-              type: "output",
-              stream,
-              text,
-            });
+            const done = deps.onEvent(
+              toolUseId,
+              { type: "output", stream, text },
+              sessionIdOf(deps),
+            );
             if (done) (rendering ??= []).push(done);
           },
           processes: deps.processes.viewFor(`${toolUseId}#${nextCall++}`),
@@ -1037,7 +1062,7 @@ export class ToolCalls {
         grants,
         signal,
         onEvent: (event) => {
-          const done = deps.onEvent(toolUseId, event);
+          const done = deps.onEvent(toolUseId, event, sessionIdOf(deps));
           if (done) (rendering ??= []).push(done);
         },
         transcribe: transcriber &&
@@ -1087,7 +1112,7 @@ export class ToolCalls {
         },
         ctx: {
           workspace: config.workspace,
-          sessionId: deps.sessionId ?? config.sessionId,
+          sessionId: sessionIdOf(deps),
           toolUseId,
           waveHome: config.waveHome,
           spillDir,

@@ -18,6 +18,7 @@ import type { TaskListAnnouncer } from "./task_list_announcer.ts";
 export type ToolEventRenderer = (
   toolUseId: string,
   event: ToolEvent,
+  sessionId: string,
 ) => Promise<void> | void;
 
 /**

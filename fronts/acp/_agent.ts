@@ -98,6 +98,12 @@ export class AcpFront {
   #cores = new Map<string, Promise<Core>>();
   #modules: readonly string[];
   #sessions = new Map<string, AcpSession>();
+  /** The ids `session/load` is opening now. */
+  #loading = new Set<string>();
+  /**
+   * By {@linkcode callKey}: a tool_use id is the model's, and two
+   * sessions' models may give the same one.
+   */
   #calls = new Map<string, RunningCall>();
   /** Ends every core's warm-up at its next step: the front is closing. */
   #stopWarmup = new AbortController();
@@ -191,13 +197,18 @@ export class AcpFront {
   /** Asks the session's client with `session/request_permission`; "always" is kept for the session. */
   readonly parent: ApprovalParent = {
     unavailable: (req: ApprovalRequest) =>
-      this.#calls.has(req.toolUseId) && this.#client
+      this.#calls.has(callKey(req.sessionId, req.toolUseId)) && this.#client
         ? null
         : "no ACP client is waiting for this call",
     ask: async (req, signal): Promise<ApprovalDecision> => {
-      const call = this.#calls.get(req.toolUseId)!;
+      const call = this.#calls.get(callKey(req.sessionId, req.toolUseId))!;
       const { session } = call;
-      if (session.alwaysAllowed.has(req.toolName)) return { allowed: true };
+      // "Always" covers calls like the one it answered: never one that
+      // names a sensitive file or the model's key, which is asked each time.
+      const remembers = !req.alwaysAsk && !req.sensitive;
+      if (remembers && session.alwaysAllowed.has(req.toolName)) {
+        return { allowed: true };
+      }
       const toolCall = toolCallOf(
         req.toolUseId,
         req.toolName,
@@ -219,11 +230,13 @@ export class AcpFront {
           },
           options: [
             { optionId: "allow_once", name: "Allow once", kind: "allow_once" },
-            {
-              optionId: "allow_always",
-              name: `Always allow ${req.toolName}`,
-              kind: "allow_always",
-            },
+            ...remembers
+              ? [{
+                optionId: "allow_always",
+                name: `Always allow ${req.toolName}`,
+                kind: "allow_always" as const,
+              }]
+              : [],
             { optionId: "reject_once", name: "Reject", kind: "reject_once" },
           ],
         },
@@ -231,7 +244,7 @@ export class AcpFront {
       );
       const outcome = answer.outcome;
       if (outcome.outcome === "selected") {
-        if (outcome.optionId === "allow_always") {
+        if (outcome.optionId === "allow_always" && remembers) {
           session.alwaysAllowed.add(req.toolName);
         }
         if (outcome.optionId.startsWith("allow")) return { allowed: true };
@@ -265,6 +278,15 @@ export class AcpFront {
 
   /** The core for the workspace `cwd`, opened on first use. */
   #coreFor(cwd: string): Promise<Core> {
+    // ACP's cwd is absolute: a relative one would be wave's own directory's.
+    if (!cwd.startsWith("/")) {
+      throw new acp.RequestError(
+        INVALID_PARAMS,
+        `the session's cwd must be an absolute path, not ${
+          JSON.stringify(cwd)
+        }`,
+      );
+    }
     let workspace: string;
     try {
       workspace = Deno.realPathSync(cwd);
@@ -275,17 +297,35 @@ export class AcpFront {
         `the session's cwd is not a directory wave can work in: ${cwd}`,
       );
     }
+    // Inside WAVE_HOME, every session's transcript, history and spill
+    // files would be the workspace's, read without a question.
+    const waveHome = realPathOrSelf(this.#config.waveHome);
+    if (workspace === waveHome || workspace.startsWith(`${waveHome}/`)) {
+      throw new acp.RequestError(
+        INVALID_PARAMS,
+        `the session's cwd ${cwd} is inside wave's own state directory (WAVE_HOME ${waveHome}); open a project directory`,
+      );
+    }
     let core = this.#cores.get(workspace);
     if (!core) {
-      core = openCore({ ...this.#config, workspace }, {
+      // An id of its own: the core's spill and warm-up directories are
+      // named by it, and are no other workspace's.
+      const coreConfig = {
+        ...this.#config,
+        workspace,
+        sessionId: crypto.randomUUID(),
+      };
+      core = openCore(coreConfig, {
         modules: this.#modules,
         parent: this.parent,
         requests: noParentRequests("wave acp"),
-        onEvent: (toolUseId, event) => this.#onEvent(toolUseId, event),
+        onEvent: (toolUseId, event, sessionId) =>
+          this.#onEvent(toolUseId, event, sessionId),
         buffers: offersBuffers(this.#capabilities)
           ? clientBuffers(
             () => this.#client,
-            (toolUseId) => this.#calls.get(toolUseId)?.session.id,
+            (sessionId, toolUseId) =>
+              this.#calls.has(callKey(sessionId, toolUseId)),
           )
           : undefined,
       });
@@ -376,44 +416,51 @@ export class AcpFront {
         `not a wave session id: ${JSON.stringify(id).slice(0, 140)}`,
       );
     }
-    if (this.#sessions.has(id)) {
+    // Taken at once: a second load of it that comes while this one
+    // awaits is refused, not opened beside it.
+    if (this.#sessions.has(id) || this.#loading.has(id)) {
       throw new acp.RequestError(
         INVALID_PARAMS,
         `session ${id} is already open in this wave`,
       );
     }
-    const core = await this.#coreFor(cwd);
-    const path = transcriptPath(core.config.waveHome, id);
-    let entries;
+    this.#loading.add(id);
     try {
-      ({ entries } = await Transcript.load(path));
-    } catch {
-      throw new acp.RequestError(
-        INVALID_PARAMS,
-        `there is no session ${id} to load in ${core.config.waveHome}/sessions`,
-      );
+      const core = await this.#coreFor(cwd);
+      const path = transcriptPath(core.config.waveHome, id);
+      let entries;
+      try {
+        ({ entries } = await Transcript.load(path));
+      } catch {
+        throw new acp.RequestError(
+          INVALID_PARAMS,
+          `there is no session ${id} to load in ${core.config.waveHome}/sessions`,
+        );
+      }
+      // A session goes on in its own workspace: its history names that
+      // workspace's files.
+      const owner = sessionCwd(path);
+      if (owner !== undefined && owner !== core.config.workspace) {
+        throw new acp.RequestError(
+          INVALID_PARAMS,
+          `session ${id} is a session of ${owner}, not of ${core.config.workspace}; load it with that cwd`,
+        );
+      }
+      const session = await this.#open(id, cwd, mcpServers);
+      await session.turns.resume();
+      for (
+        const update of replayOf(
+          entries,
+          this.#definitionOf(session.registry),
+          core.config.workspace,
+        )
+      ) this.#update(session, update);
+      await this.#showPlan(session);
+      await session.updates;
+      return { modes: modesOf(session.own.mode.current) };
+    } finally {
+      this.#loading.delete(id);
     }
-    // A session goes on in its own workspace: its history names that
-    // workspace's files.
-    const owner = sessionCwd(path);
-    if (owner !== undefined && owner !== core.config.workspace) {
-      throw new acp.RequestError(
-        INVALID_PARAMS,
-        `session ${id} is a session of ${owner}, not of ${core.config.workspace}; load it with that cwd`,
-      );
-    }
-    const session = await this.#open(id, cwd, mcpServers);
-    await session.turns.resume();
-    for (
-      const update of replayOf(
-        entries,
-        this.#definitionOf(session.registry),
-        core.config.workspace,
-      )
-    ) this.#update(session, update);
-    await this.#showPlan(session);
-    await session.updates;
-    return { modes: modesOf(session.own.mode.current) };
   }
 
   /**
@@ -476,7 +523,7 @@ export class AcpFront {
                 );
                 const terminal = call.kind === "execute" &&
                   offersTerminalOutput(this.#capabilities);
-                this.#calls.set(block.id, {
+                this.#calls.set(callKey(session.id, block.id), {
                   session,
                   name: block.name,
                   input: block.input,
@@ -499,8 +546,9 @@ export class AcpFront {
               if (typeof block === "string" || block.type !== "tool_result") {
                 continue;
               }
-              const terminal = this.#calls.get(block.tool_use_id)?.terminal;
-              this.#calls.delete(block.tool_use_id);
+              const key = callKey(session.id, block.tool_use_id);
+              const terminal = this.#calls.get(key)?.terminal;
+              this.#calls.delete(key);
               const structured = message.tool_use_result ?? null;
               this.#update(session, {
                 sessionUpdate: "tool_call_update",
@@ -556,8 +604,12 @@ export class AcpFront {
   }
 
   /** A running tool's events: output into its tool call, a changed task list as the plan of every session on that list. */
-  #onEvent(toolUseId: string, event: ToolEvent): Promise<void> | void {
-    const call = this.#calls.get(toolUseId);
+  #onEvent(
+    toolUseId: string,
+    event: ToolEvent,
+    sessionId: string,
+  ): Promise<void> | void {
+    const call = this.#calls.get(callKey(sessionId, toolUseId));
     switch (event.type) {
       case "output": {
         if (!call) return;
@@ -621,6 +673,20 @@ export class AcpFront {
     // warm-up runs after close.
     await Promise.all(this.#warmups);
   }
+}
+
+/** The real path of `path`, or `path` itself where it does not resolve (not made yet). */
+function realPathOrSelf(path: string): string {
+  try {
+    return Deno.realPathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+/** The key of a session's running tool call in {@linkcode AcpFront}'s map. */
+function callKey(sessionId: string, toolUseId: string): string {
+  return `${sessionId}\u0000${toolUseId}`;
 }
 
 /**

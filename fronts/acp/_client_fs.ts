@@ -22,17 +22,17 @@ export function offersBuffers(
 
 /**
  * The core's {@linkcode EditorBuffers} over the client: a call's buffers
- * are asked in the session the call belongs to (`sessionOf`); a call of
- * no session, or with no client connected, works on the disk.
+ * are asked in the session the call belongs to; a call the client was not
+ * told of in that session (`isCall`), such as a warm-up's, or one with no
+ * client connected, works on the disk.
  */
 export function clientBuffers(
   client: () => acp.AgentContext | undefined,
-  sessionOf: (toolUseId: string) => string | undefined,
+  isCall: (sessionId: string, toolUseId: string) => boolean,
 ): EditorBuffers {
-  return (toolUseId) => {
-    const sessionId = sessionOf(toolUseId);
+  return (toolUseId, sessionId) => {
     const connected = client();
-    if (sessionId === undefined || !connected) return undefined;
+    if (!isCall(sessionId, toolUseId) || !connected) return undefined;
     return {
       read: async (path, signal) =>
         (await connected.request(

@@ -46,9 +46,11 @@ type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 /** One MCP session: its server, and the resources it subscribed to. */
 interface McpSession {
+  /** wave's own name for it (its spill directory's). */
+  id: string;
   server: Server;
   subscribed: Set<string>;
-  /** The core's calls with the session's own read state, made on its first call. */
+  /** The core's calls with the session's own read state and spill directory, made on its first call. */
   calls?: ToolCalls;
 }
 
@@ -205,7 +207,11 @@ export class McpFront {
       capabilities: CAPABILITIES,
       instructions: instructionsFor(this.#config),
     });
-    const session: McpSession = { server, subscribed: new Set() };
+    const session: McpSession = {
+      id: crypto.randomUUID(),
+      server,
+      subscribed: new Set(),
+    };
     this.#sessions.add(session);
     server.onclose = () => this.#sessions.delete(session);
 
@@ -301,10 +307,12 @@ export class McpFront {
     extra: Extra,
   ): Promise<CallToolResult> {
     const core = await this.#core.promise;
-    // The files its client's model has read are the session's own: an
-    // edit needs a read made in the same session.
+    // The files its client's model has read are the session's own (an
+    // edit needs a read made in the same session), and so is the output
+    // its commands spilled (another session's needs approval).
     const calls = session.calls ??= core.calls.forSession({
       readState: new ReadState(),
+      spillDir: core.sessionSpillDir(session.id),
     });
     const prepared = calls.prepare(params.name, params.arguments ?? {});
     if ("error" in prepared) {

@@ -207,14 +207,15 @@ Deno.test("wave acp: a prompt reads, edits (diff content), runs a command and up
   });
 });
 
-Deno.test("wave acp: approvals through session/request_permission: allow once, allow always (remembered for the session), reject", async () => {
+Deno.test("wave acp: approvals through session/request_permission: allow once, allow always (remembered for the session, never for a sensitive file), reject", async () => {
   const outsideDir = await Deno.realPath(
     await tempDir({ prefix: "wave-outside-" }),
   );
   const outside = `${outsideDir}/notes.txt`;
   await Deno.writeTextFile(outside, "outside notes\n");
-  const answers = ["allow_once", "allow_always", "reject_once"];
+  const answers = ["allow_once", "allow_always", "allow_once", "reject_once"];
   await withAcp({ permission: () => answers.shift()! }, async (wave, mock) => {
+    await Deno.writeTextFile(`${wave.workspace}/.env`, "TOKEN=secret\n");
     const read = (id: string) => ({
       reply: [{
         type: "tool_use" as const,
@@ -227,6 +228,7 @@ Deno.test("wave acp: approvals through session/request_permission: allow once, a
       read("r1"),
       read("r2"),
       read("r3"),
+      callStep("env1", "Read", { file_path: ".env" }),
       { reply: [{ type: "text", text: "Read it three times." }] },
       read("r4"),
       { reply: [{ type: "text", text: "Not allowed." }] },
@@ -235,8 +237,15 @@ Deno.test("wave acp: approvals through session/request_permission: allow once, a
     assert.deepEqual(await prompt(wave, first, "read it"), {
       stopReason: "end_turn",
     });
-    // Asked twice: the third call was allowed by "always".
-    assert.equal(wave.permissions.length, 2);
+    // Asked twice: the third call was allowed by "always". Not the .env:
+    // "always" does not cover a sensitive file, nor is it offered for one.
+    assert.equal(wave.permissions.length, 3);
+    assert.equal(wave.permissions[2].toolCall.toolCallId, "env1");
+    assert.deepEqual(
+      wave.permissions[2].options.map((o) => o.optionId),
+      ["allow_once", "reject_once"],
+    );
+    assert.equal(finished(wave, "env1")?.status, "completed");
     const asked = wave.permissions[0];
     assert.equal(asked.sessionId, first);
     assert.equal(asked.toolCall.toolCallId, "r1");
@@ -263,7 +272,7 @@ Deno.test("wave acp: approvals through session/request_permission: allow once, a
     assert.deepEqual(await prompt(wave, second, "again"), {
       stopReason: "end_turn",
     });
-    assert.equal(wave.permissions.length, 3);
+    assert.equal(wave.permissions.length, 4);
     const denied = finished(wave, "r4")!;
     assert.equal(denied.status, "failed");
     assert.deepEqual(denied.content, [{
@@ -743,5 +752,144 @@ Deno.test("wave acp: a task list --task-list names is every session's: a change 
       "the new session's plan",
     );
     assert.deepEqual(shown.update, plans[0].update);
+  });
+});
+
+Deno.test("wave acp: sessions stay apart where a model or a client could cross: another session's spilled output needs approval, a tool_use id two sessions use shows each its own output, a second load of one id is refused, and so is a cwd that is relative or inside WAVE_HOME", async () => {
+  await withAcp({}, async (wave, mock) => {
+    const a = await newSession(wave);
+    const open = async () =>
+      (await wave.agent.request(acp.methods.agent.session.new, {
+        cwd: wave.workspace,
+        mcpServers: [],
+      })).sessionId;
+    const b = await open();
+    // a's command prints more than a result holds: the rest is spilled.
+    mock.script(
+      callStep("spill_a", "Bash", {
+        command: "seq 1 20000 | sed 's/^/A-OUTPUT-/'",
+      }),
+      textStep("spilled"),
+    );
+    await prompt(wave, a, "print a lot");
+    const text = JSON.stringify(finished(wave, "spill_a")?.content);
+    const spilled = /The full output is in (\S+?\.log)/.exec(text)?.[1];
+    assert.ok(spilled, text.slice(0, 300));
+    // b's Read of it is asked about (and refused by the test client); a's is not.
+    mock.script(
+      callStep("read_b", "Read", {
+        file_path: spilled,
+        offset: 19999,
+        limit: 2,
+      }),
+      textStep("b done"),
+      callStep("read_a", "Read", {
+        file_path: spilled,
+        offset: 19999,
+        limit: 2,
+      }),
+      textStep("a done"),
+    );
+    await prompt(wave, b, "read a's output");
+    assert.deepEqual(
+      wave.permissions.map((p) => [p.sessionId, p.toolCall.toolCallId]),
+      [[b, "read_b"]],
+    );
+    assert.equal(finished(wave, "read_b")?.status, "failed");
+    await prompt(wave, a, "read my output");
+    assert.equal(wave.permissions.length, 1);
+    assert.match(
+      JSON.stringify(finished(wave, "read_a")?.content),
+      /A-OUTPUT-20000/,
+    );
+
+    // Both models call their commands "same": each session is shown its
+    // own command's output, and b's does not end a's.
+    mock.script(
+      callStep("same", "Bash", {
+        command: "for i in 1 2 3 4; do echo A-LINE-$i; sleep 0.3; done",
+      }),
+      callStep("same", "Bash", { command: "echo B-LINE; sleep 0.3" }),
+      textStep("b ok"),
+      textStep("a ok"),
+    );
+    const aRuns = prompt(wave, a, "run a");
+    await waitUntil(
+      () =>
+        wave.updates.some((n) =>
+          n.sessionId === a && n.update.sessionUpdate === "tool_call" &&
+          n.update.toolCallId === "same"
+        ),
+      "a's command to start",
+    );
+    await prompt(wave, b, "run b");
+    await aRuns;
+    const shown = (sessionId: string) =>
+      JSON.stringify(
+        wave.updates.filter((n) =>
+          n.sessionId === sessionId &&
+          n.update.sessionUpdate === "tool_call_update" &&
+          n.update.toolCallId === "same"
+        ),
+      );
+    assert.doesNotMatch(shown(b), /A-LINE/);
+    assert.match(shown(b), /B-LINE/);
+    assert.match(shown(a), /A-LINE-4/);
+    assert.doesNotMatch(shown(a), /B-LINE/);
+
+    // Two loads of one id at once: one opens it, the other is refused.
+    const load = () =>
+      wave.agent.request(acp.methods.agent.session.load, {
+        sessionId: a,
+        cwd: wave.workspace,
+        mcpServers: [],
+      });
+    const c = await open();
+    mock.script(textStep("c"));
+    await prompt(wave, c, "hello");
+    // a is open; c is open too: loads of a closed one race instead.
+    const closed = crypto.randomUUID();
+    await Deno.copyFile(
+      `${wave.waveHome}/sessions/${c}.jsonl`,
+      `${wave.waveHome}/sessions/${closed}.jsonl`,
+    );
+    const loads = await Promise.allSettled(
+      [0, 1].map(() =>
+        wave.agent.request(acp.methods.agent.session.load, {
+          sessionId: closed,
+          cwd: wave.workspace,
+          mcpServers: [],
+        })
+      ),
+    );
+    assert.deepEqual(loads.map((l) => l.status).sort(), [
+      "fulfilled",
+      "rejected",
+    ]);
+    const refused = loads.find((l) => l.status === "rejected");
+    assert.match(
+      String((refused as PromiseRejectedResult).reason?.message),
+      new RegExp(`session ${closed} is already open in this wave`),
+    );
+    await assert.rejects(load(), /is already open in this wave/);
+
+    // A cwd is absolute, and not wave's own state.
+    await assert.rejects(
+      wave.agent.request(acp.methods.agent.session.new, {
+        cwd: ".",
+        mcpServers: [],
+      }),
+      /the session's cwd must be an absolute path, not "\."/,
+    );
+    for (const cwd of [wave.waveHome, `${wave.waveHome}/sessions`]) {
+      await assert.rejects(
+        wave.agent.request(acp.methods.agent.session.new, {
+          cwd,
+          mcpServers: [],
+        }),
+        /is inside wave's own state directory \(WAVE_HOME /,
+        cwd,
+      );
+    }
   });
 });

@@ -490,7 +490,7 @@ Deno.test("wave mcp --listen: streamable HTTP on 127.0.0.1 with sessions, progre
   }
 });
 
-Deno.test("wave mcp --listen: each MCP session's model reads for itself: a read in one session does not let another edit, nor hide a change made since its own read", async () => {
+Deno.test("wave mcp --listen: each MCP session's model reads for itself: a read in one session does not let another edit, nor hide a change made since its own read; the output one session's command spilled is outside for another", async () => {
   const wave = await startMcpHttp();
   try {
     await Deno.writeTextFile(`${wave.workspace}/a.txt`, "one\ntwo\n");
@@ -535,6 +535,19 @@ Deno.test("wave mcp --listen: each MCP session's model reads for itself: a read 
       await Deno.readTextFile(`${wave.workspace}/a.txt`),
       "ONE\ntwo\n",
     );
+    // The output a session's command spilled is that session's to read.
+    const printed = await call(reader, "Bash", {
+      command: "seq 1 20000 | sed 's/^/READER-/'",
+    });
+    const spilled = /The full output is in (\S+?\.log)/.exec(
+      textOf(printed),
+    )?.[1];
+    assert.ok(spilled, textOf(printed).slice(-300));
+    const tail = { file_path: spilled, offset: 20000, limit: 1 };
+    const foreign = await call(other, "Read", tail);
+    assert.equal(foreign.isError, true);
+    assert.match(textOf(foreign), /path outside the workspace/);
+    assert.match(textOf(await call(reader, "Read", tail)), /READER-20000/);
   } finally {
     assert.equal(await wave.stop(), 143);
   }

@@ -22,6 +22,7 @@ const req = {
   toolName: "Read",
   input: { file_path: "/etc/hosts" },
   toolUseId: "t1",
+  sessionId: "s1",
   reason: "path outside the workspace: /etc/hosts",
 };
 

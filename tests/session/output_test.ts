@@ -208,16 +208,16 @@ Deno.test("progress is dropped while the writer is congested, with one notice pe
     stream: "stdout" as const,
     text,
   });
-  render("a", output("x".repeat(200)));
+  render("a", output("x".repeat(200)), "s");
   assert.ok(writer.congested);
   for (let i = 0; i < 5; i++) {
-    render("a", output(`a${i}`));
-    render("b", output(`b${i}`));
+    render("a", output(`a${i}`), "s");
+    render("b", output(`b${i}`), "s");
   }
   writer.send({ type: "system", subtype: "warning", message: "kept" });
   sink.open();
   await writer.drain();
-  render("a", output("after"));
+  render("a", output("after"), "s");
   await writer.drain();
   const lines = sink.out.join("").trimEnd().split("\n").map((l) =>
     JSON.parse(l)
