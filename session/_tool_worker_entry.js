@@ -22,6 +22,12 @@
 
 import { restrictThread } from "../tools/kernel/_landlock.js";
 
+// Tool modules build their schemas with an inert stand-in of zod here
+// (tools/kernel/zod.ts says why): marked before any of them loads.
+/** @type {Record<symbol, unknown>} */ (globalThis)[
+  Symbol.for("wave.sandbox_worker")
+] = true;
+
 // stdout carries protocol lines only: a tool's stray console.log must not reach it.
 console.log = console.error;
 console.info = console.error;

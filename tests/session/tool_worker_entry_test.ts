@@ -30,11 +30,15 @@ function workerIn(dir: string): Worker {
   });
 }
 
-function call(dir: string, file: string): ToWorker {
+function call(
+  dir: string,
+  file: string,
+  module = `${FIXTURE_TOOLS}/write_raw.ts`,
+): ToWorker {
   return {
     type: "call",
     id: "c1",
-    module: `${FIXTURE_TOOLS}/write_raw.ts`,
+    module,
     input: { file, text: "written" },
     ctx: {
       workspace: dir,
@@ -181,4 +185,27 @@ Deno.test({
       worker.terminate();
     }
   },
+});
+
+Deno.test("tool worker entry: tool modules build their schemas with the inert z, which refuses to validate; the main thread's z is zod's", async () => {
+  const dir = await Deno.realPath(await tempDir());
+  const worker = workerIn(dir);
+  try {
+    worker.postMessage(call(dir, "", `${FIXTURE_TOOLS}/schema_probe.ts`));
+    const got = await messagesOf(worker, "result", 0);
+    const result = got.find((m) => m.type === "result");
+    assert.deepEqual(
+      result?.type === "result" ? result.result.content : got,
+      "inert: zod is not loaded in a sandbox worker: the main thread validates each call's input",
+    );
+  } finally {
+    worker.terminate();
+  }
+  const { default: probe } = await import(
+    `${FIXTURE_TOOLS}/schema_probe.ts`
+  );
+  assert.deepEqual(await probe.run({}, undefined as never), {
+    content: "zod: true",
+  });
+  assert.equal(probe.input.safeParse({ note: "" }).success, false);
 });

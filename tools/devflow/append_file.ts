@@ -5,7 +5,7 @@
  * @module
  */
 
-import { z } from "zod";
+import { z } from "../kernel/zod.ts";
 import { defineTool } from "../kernel/tool.ts";
 import { formatBytes } from "../_core/text.ts";
 import {

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { z } from "zod";
+import { z } from "../kernel/zod.ts";
 import { defineTool, type ToolContext } from "../kernel/tool.ts";
 import { diffable, diffForModel, diffTexts } from "../_core/diff.ts";
 import { decodeText, kindOf, requireUtf8Text } from "../_core/reader.ts";

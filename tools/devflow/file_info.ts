@@ -5,7 +5,7 @@
  * @module
  */
 
-import { z } from "zod";
+import { z } from "../kernel/zod.ts";
 import { defineTool } from "../kernel/tool.ts";
 import { openRegularFile } from "../kernel/regular_file.ts";
 import { countNewlines } from "../_core/bytes.ts";

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { z } from "zod";
+import { z } from "../kernel/zod.ts";
 import { defineTool, ToolError } from "../kernel/tool.ts";
 import { listDirectory, NOISE_DIRS } from "../_core/listing.ts";
 import { devflowPath, devflowRef, noDirectory } from "./_dialect.ts";

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { z } from "zod";
+import { z } from "../kernel/zod.ts";
 import { defineTool, ToolError } from "../kernel/tool.ts";
 import { diffForModel } from "../_core/diff.ts";
 import { editBytes, type Edited, editedText } from "../_core/edit.ts";

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { z } from "zod";
+import { z } from "../kernel/zod.ts";
 import { defineTool, ToolError } from "../kernel/tool.ts";
 import { partialRecord, wholeRecord } from "../_core/freshness.ts";
 import { isUtf8Text, kindOf } from "../_core/reader.ts";

@@ -6,7 +6,7 @@
  */
 
 import { plural } from "../_core/text.ts";
-import { z } from "zod";
+import { z } from "../kernel/zod.ts";
 import { defineTool, ToolError } from "../kernel/tool.ts";
 import { listVersions, versionBytes } from "../_core/history.ts";
 import { commitWrite, openForWrite, removeFile } from "../_core/write_path.ts";

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { z } from "zod";
+import { z } from "../kernel/zod.ts";
 import { defineTool, ToolError } from "../kernel/tool.ts";
 import {
   describeShellResult,

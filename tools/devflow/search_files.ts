@@ -6,7 +6,7 @@
  */
 
 import * as posix from "../kernel/posix_path.ts";
-import { z } from "zod";
+import { z } from "../kernel/zod.ts";
 import { defineTool } from "../kernel/tool.ts";
 import { findFiles } from "../_core/find.ts";
 import { globMatcher } from "../_core/glob_matcher.ts";

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { z } from "zod";
+import { z } from "../kernel/zod.ts";
 import { defineTool } from "../kernel/tool.ts";
 import { binaryMatchLine, searchContent } from "../_core/search.ts";
 import { devflowPath, existingTarget } from "./_dialect.ts";

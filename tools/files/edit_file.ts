@@ -8,8 +8,13 @@
  * @module
  */
 
-import { z } from "zod";
-import { defineTool, type ToolContext, ToolError } from "../kernel/tool.ts";
+import { z } from "../kernel/zod.ts";
+import {
+  defineTool,
+  type InputOf,
+  type ToolContext,
+  ToolError,
+} from "../kernel/tool.ts";
 import { displayPath } from "../kernel/workspace.ts";
 import { describeFsError } from "../kernel/atomic_write.ts";
 import { diffOrWhy, type FileDiff } from "../_core/diff.ts";
@@ -86,7 +91,7 @@ const input = z.looseObject({
   ),
 });
 
-type Input = z.infer<typeof input>;
+type Input = InputOf<typeof input>;
 
 const KNOWN = new Set([
   "path",

@@ -7,8 +7,13 @@
  * @module
  */
 
-import { z } from "zod";
-import { defineTool, type ToolContext, ToolError } from "../kernel/tool.ts";
+import { z } from "../kernel/zod.ts";
+import {
+  defineTool,
+  type InputOf,
+  type ToolContext,
+  ToolError,
+} from "../kernel/tool.ts";
 import { displayPath } from "../kernel/workspace.ts";
 import { readFileBytesSync } from "../kernel/read_file.ts";
 import { diffable, diffForModel, diffTexts } from "../_core/diff.ts";
@@ -52,7 +57,7 @@ const input = z.object({
   ),
 }).strict();
 
-type Input = z.infer<typeof input>;
+type Input = InputOf<typeof input>;
 
 export default defineTool({
   name: "file_history",

@@ -7,8 +7,13 @@
  */
 
 import { resolve } from "../kernel/posix_path.ts";
-import { z } from "zod";
-import { defineTool, type ToolContext, ToolError } from "../kernel/tool.ts";
+import { z } from "../kernel/zod.ts";
+import {
+  defineTool,
+  type InputOf,
+  type ToolContext,
+  ToolError,
+} from "../kernel/tool.ts";
 import { findFiles } from "../_core/find.ts";
 import { hasLiteral, relativePattern } from "../_core/glob_pattern.ts";
 import { listDirectory, type ListEntry } from "../_core/listing.ts";
@@ -88,7 +93,7 @@ const input = z.object({
   ),
 }).strict();
 
-type Input = z.output<typeof input>;
+type Input = InputOf<typeof input>;
 
 const SEARCH_ONLY = [
   "output",
@@ -98,7 +103,7 @@ const SEARCH_ONLY = [
   "limit",
   "search_id",
 ] as const;
-type Query = z.output<typeof query>;
+type Query = InputOf<typeof query>;
 type Mode = "list" | "glob" | "search";
 
 export default defineTool({

@@ -8,7 +8,7 @@
  * @module
  */
 
-import { z } from "zod";
+import { z } from "../kernel/zod.ts";
 import { defineTool, ToolError } from "../kernel/tool.ts";
 import { displayPath } from "../kernel/workspace.ts";
 import { statForRead } from "../_core/reader.ts";

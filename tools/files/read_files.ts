@@ -8,11 +8,12 @@
  * @module
  */
 
-import { z } from "zod";
+import { z } from "../kernel/zod.ts";
 import type { ReadRecord } from "../kernel/read_state.ts";
 import {
   type ContentBlock,
   defineTool,
+  type InputOf,
   type ToolContext,
   ToolError,
 } from "../kernel/tool.ts";
@@ -86,7 +87,7 @@ const input = z.object({
   ),
 }).strict();
 
-type FileInput = z.output<typeof file>;
+type FileInput = InputOf<typeof file>;
 
 /** One file's result: what the model sees, and its metadata. */
 interface Part {

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { z } from "zod";
+import { z } from "../kernel/zod.ts";
 import { defineTool } from "../kernel/tool.ts";
 import { editBytes } from "../_core/edit.ts";
 import { fileRef, kindOf, requireUtf8Text } from "../_core/reader.ts";

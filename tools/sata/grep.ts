@@ -5,7 +5,7 @@
  * @module
  */
 
-import { z } from "zod";
+import { z } from "../kernel/zod.ts";
 import { defineTool } from "../kernel/tool.ts";
 import { searchRoot } from "../_core/reader.ts";
 import { binaryMatchLine, searchContent } from "../_core/search.ts";

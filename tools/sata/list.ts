@@ -4,7 +4,7 @@
  * @module
  */
 
-import { z } from "zod";
+import { z } from "../kernel/zod.ts";
 import { defineTool } from "../kernel/tool.ts";
 import { listDirectory } from "../_core/listing.ts";
 import { searchRoot } from "../_core/reader.ts";

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { z } from "zod";
+import { z } from "../kernel/zod.ts";
 import { defineTool } from "../kernel/tool.ts";
 import { PLAN_DIR } from "../_core/plans.ts";
 import { listDirectory } from "../_core/listing.ts";

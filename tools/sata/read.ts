@@ -6,7 +6,7 @@
  * @module
  */
 
-import { z } from "zod";
+import { z } from "../kernel/zod.ts";
 import { defineTool } from "../kernel/tool.ts";
 import { MAX_VIEW_CHARS } from "../_core/capture.ts";
 import { partialRecord, wholeRecord } from "../_core/freshness.ts";

@@ -4,7 +4,7 @@
  * @module
  */
 
-import { z } from "zod";
+import { z } from "../kernel/zod.ts";
 import { defineTool, ToolError } from "../kernel/tool.ts";
 import { PLAN_DIR, planPath } from "../_core/plans.ts";
 import { wholeRecord } from "../_core/freshness.ts";

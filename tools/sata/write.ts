@@ -5,7 +5,7 @@
  * @module
  */
 
-import { z } from "zod";
+import { z } from "../kernel/zod.ts";
 import { defineTool } from "../kernel/tool.ts";
 import { diffable, diffTexts } from "../_core/diff.ts";
 import { fileRef } from "../_core/reader.ts";

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { z } from "zod";
+import { z } from "../kernel/zod.ts";
 import { defineTool } from "../kernel/tool.ts";
 import { PLAN_DIR, planPath } from "../_core/plans.ts";
 import { writeWhole } from "../_core/write_path.ts";

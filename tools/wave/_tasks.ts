@@ -5,7 +5,7 @@
  * @module
  */
 
-import { z } from "zod";
+import { z } from "../kernel/zod.ts";
 import type { Task } from "../kernel/tasks.ts";
 import { type ToolContext, ToolError } from "../kernel/tool.ts";
 

@@ -6,8 +6,8 @@
  * @module
  */
 
-import { z } from "zod";
-import { defineTool } from "../kernel/tool.ts";
+import { z } from "../kernel/zod.ts";
+import { defineTool, type InputOf } from "../kernel/tool.ts";
 import {
   DEFAULT_TIMEOUT_MS,
   describeShellResult,
@@ -39,7 +39,7 @@ const input = z.object({
   ),
 }).strict();
 
-type Input = z.infer<typeof input>;
+type Input = InputOf<typeof input>;
 
 const command: ShellCommand<Input> = {
   request: (i) => ({

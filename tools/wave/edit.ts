@@ -6,7 +6,7 @@
  */
 
 import { plural } from "../_core/text.ts";
-import { z } from "zod";
+import { z } from "../kernel/zod.ts";
 import { defineTool } from "../kernel/tool.ts";
 import { diffOrWhy } from "../_core/diff.ts";
 import { editBytes } from "../_core/edit.ts";

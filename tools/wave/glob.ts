@@ -5,7 +5,7 @@
  * @module
  */
 
-import { z } from "zod";
+import { z } from "../kernel/zod.ts";
 import { defineTool } from "../kernel/tool.ts";
 import { findFiles } from "../_core/find.ts";
 import { relativePattern } from "../_core/glob_pattern.ts";

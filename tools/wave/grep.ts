@@ -6,7 +6,7 @@
  */
 
 import { plural } from "../_core/text.ts";
-import { z } from "zod";
+import { z } from "../kernel/zod.ts";
 import { defineTool } from "../kernel/tool.ts";
 import { searchRoot } from "../_core/reader.ts";
 import {

@@ -5,9 +5,10 @@
  * @module
  */
 
-import { z } from "zod";
+import { z } from "../kernel/zod.ts";
 import {
   defineTool,
+  type InputOf,
   type ToolContext,
   ToolError,
   type ToolResult,
@@ -65,7 +66,7 @@ const input = z.object({
   ),
 }).strict();
 
-type Input = z.output<typeof input>;
+type Input = InputOf<typeof input>;
 
 export default defineTool({
   name: "Read",

@@ -4,7 +4,7 @@
  * @module
  */
 
-import { z } from "zod";
+import { z } from "../kernel/zod.ts";
 import { defineTool } from "../kernel/tool.ts";
 import { describeTask, notFound, storage, TaskId } from "./_tasks.ts";
 

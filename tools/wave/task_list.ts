@@ -5,7 +5,7 @@
  * @module
  */
 
-import { z } from "zod";
+import { z } from "../kernel/zod.ts";
 import { taskLines } from "../kernel/tasks.ts";
 import { defineTool } from "../kernel/tool.ts";
 import { storage } from "./_tasks.ts";

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { z } from "zod";
+import { z } from "../kernel/zod.ts";
 import { TASK_STATUSES } from "../kernel/tasks.ts";
 import { defineTool } from "../kernel/tool.ts";
 import { describeTask, notFound, storage, TaskId } from "./_tasks.ts";

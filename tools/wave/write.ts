@@ -5,7 +5,7 @@
  * @module
  */
 
-import { z } from "zod";
+import { z } from "../kernel/zod.ts";
 import { defineTool } from "../kernel/tool.ts";
 import { fileRef } from "../_core/reader.ts";
 import { describeWholeWrite, writeWhole } from "../_core/write_path.ts";
