@@ -15,11 +15,22 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import type { McpFront } from "./_server.ts";
 
 /**
+ * The most MCP sessions kept open: each holds some 40 KB (its SDK server
+ * and transport), and a client that opens sessions and walks away would
+ * otherwise pile them up for the idle time. Past it, the session no
+ * request has used the longest (none in flight) is closed as an idle
+ * one is.
+ */
+export const MAX_SESSIONS = 100;
+
+/**
  * Serves `front` over streamable HTTP at `http://HOST:PORT/mcp` until
  * `signal` aborts; writes the address it listens on to stderr once it
  * does (PORT 0 picks a free port). A session that no request has used
- * for `idleMs` (none in flight) is closed: its next request gets 404, on
- * which MCP clients start a new one. Resolves when the listener closed.
+ * for `idleMs` (none in flight) is closed, and so is the longest unused
+ * one when a new session would make more than {@linkcode MAX_SESSIONS}:
+ * its next request gets 404, on which MCP clients start a new one.
+ * Resolves when the listener closed.
  */
 export async function serveHttp(
   front: McpFront,
@@ -31,6 +42,16 @@ export async function serveHttp(
   const ended = (session: Session) => {
     session.answering--;
     session.at = Date.now();
+  };
+  /** Closes the longest unused sessions with none in flight until at most MAX_SESSIONS are open. */
+  const cap = () => {
+    const idle = [...sessions].filter(([, s]) => s.answering === 0)
+      .sort(([, a], [, b]) => a.at - b.at);
+    for (const [id, session] of idle) {
+      if (sessions.size <= MAX_SESSIONS) return;
+      sessions.delete(id);
+      session.transport.close().catch(() => {});
+    }
   };
   const sweep = setInterval(() => {
     const now = Date.now();
@@ -94,8 +115,12 @@ export async function serveHttp(
     // No session yet: the transport accepts only an initialize request.
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => crypto.randomUUID(),
-      onsessioninitialized: (sid) =>
-        void sessions.set(sid, { transport, at: Date.now(), answering: 0 }),
+      onsessioninitialized: (sid) => {
+        // Answering: its own initialize is, and it is not the one to close.
+        sessions.set(sid, { transport, at: Date.now(), answering: 1 });
+        cap();
+        sessions.get(sid)!.answering--;
+      },
       onsessionclosed: (sid) => void sessions.delete(sid),
       enableDnsRebindingProtection: true,
       allowedHosts,

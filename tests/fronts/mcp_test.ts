@@ -19,6 +19,7 @@ import { waitUntil } from "../_waiting.ts";
 import { waveArgs } from "../../scripts/flags.ts";
 import { TOOLSETS } from "../../tools/toolsets.ts";
 import { PROTOCOL_VERSIONS } from "../../fronts/mcp/early.ts";
+import { MAX_SESSIONS } from "../../fronts/mcp/_http.ts";
 import { tempDir } from "../_temp.ts";
 
 // deno-lint-ignore no-explicit-any
@@ -609,6 +610,57 @@ Deno.test("wave mcp --listen: a session no request uses for --listen-idle is clo
     const again = await post(initialize(2));
     assert.equal(again.status, 200);
     await again.body?.cancel();
+  } finally {
+    assert.equal(await wave.stop(), 143);
+  }
+});
+
+Deno.test("wave mcp --listen: past MAX_SESSIONS open sessions, the one unused the longest is closed (404, start a new one)", async () => {
+  const wave = await startMcpHttp();
+  try {
+    const post = (body: unknown, session?: string) =>
+      fetch(wave.url, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          ...session ? { "mcp-session-id": session } : {},
+        },
+        body: JSON.stringify(body),
+      });
+    const open = async (id: number) => {
+      const opened = await post(initialize(id));
+      assert.equal(opened.status, 200);
+      await opened.body?.cancel();
+      const session = opened.headers.get("mcp-session-id")!;
+      const ready = await post(
+        { jsonrpc: "2.0", method: "notifications/initialized" },
+        session,
+      );
+      await ready.body?.cancel();
+      return session;
+    };
+    const ping = async (session: string) => {
+      const response = await post(
+        { jsonrpc: "2.0", id: 7, method: "ping" },
+        session,
+      );
+      await response.body?.cancel();
+      return response.status;
+    };
+    const oldest = await open(1);
+    const used = await open(2);
+    const others: string[] = [];
+    for (let i = 0; i < MAX_SESSIONS - 2; i++) others.push(await open(10 + i));
+    // At the cap all are open; the first two were just used, so the
+    // longest unused is now the first of the others.
+    assert.equal(await ping(oldest), 200);
+    assert.equal(await ping(used), 200);
+    const newest = await open(999);
+    assert.equal(await ping(oldest), 200);
+    assert.equal(await ping(others[0]), 404);
+    assert.equal(await ping(newest), 200);
+    assert.equal(await ping(used), 200);
   } finally {
     assert.equal(await wave.stop(), 143);
   }
