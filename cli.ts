@@ -11,6 +11,7 @@
 
 import { parseFlags } from "./session/config.ts";
 import { initMessage } from "./session/init.ts";
+import { claimTranscript, transcriptPath } from "./session/transcript.ts";
 import { builtinRef, TOOLSET_NAMES, TOOLSETS } from "./tools/toolsets.ts";
 import { boundIn } from "./tools/kernel/modes.ts";
 import { peekFirstLine } from "./session/_first_line.ts";
@@ -114,6 +115,18 @@ if (outcome.kind === "exit") {
   Deno.exit(outcome.code);
 }
 const { config } = outcome;
+// A resumed session is this process's alone: another wave appending to it
+// too would interleave two histories in one transcript.
+if (
+  config.resume && !config.forkFrom &&
+  !claimTranscript(transcriptPath(config.waveHome, config.sessionId))
+) {
+  writeSync(
+    Deno.stderr,
+    `wave: session ${config.sessionId} is open in another wave process; resume it once that one has ended, or fork it (--fork-session)\n`,
+  );
+  Deno.exit(2);
+}
 const entries = TOOLSETS[config.toolset];
 if (config.debugFile) logToo(config.debugFile, config);
 

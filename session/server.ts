@@ -281,6 +281,7 @@ export async function serve(
   // Its call in flight, if any, ended with the workers.
   await warming;
   await readerWarm;
+  await session.transcript.release();
   await writer.drain();
   return state.stopping === "signal" ? 1 : 0;
 }
@@ -293,6 +294,8 @@ interface OpenSession {
   inFlight: Core["inFlight"];
   turns: UserTurns;
   taskList: TaskListAnnouncer;
+  /** The session's transcript: released (its claim given up) at the end. */
+  transcript: Transcript;
 }
 
 /** Assembles the stream-json parts of a session over `core`. */
@@ -378,5 +381,6 @@ function openSession(
     inFlight,
     turns,
     taskList,
+    transcript,
   };
 }

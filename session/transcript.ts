@@ -72,12 +72,53 @@ export function transcriptPath(waveHome: string, sessionId: string): string {
   return `${waveHome}/sessions/${sessionId}.jsonl`;
 }
 
-/** An append-only transcript. */
+/** The transcripts this process holds ({@linkcode claimTranscript}), by path: the open file each lock is on. */
+const held = new Map<string, Deno.FsFile>();
+
+/**
+ * Claims the transcript at `path` for this process: an exclusive advisory
+ * lock (`flock`) on it, made if missing, held until
+ * {@linkcode releaseTranscript} or the process's end (the kernel drops it
+ * then, so a killed wave leaves no stale claim). True when this process
+ * holds it, also when it already did, and when the file cannot be opened
+ * at all (nothing can be appended to it then either); false when another
+ * process holds it: two waves appending to one session would interleave
+ * two histories in it.
+ */
+export function claimTranscript(path: string): boolean {
+  if (held.has(path)) return true;
+  let file: Deno.FsFile;
+  try {
+    Deno.mkdirSync(dirname(path), { recursive: true });
+    file = Deno.openSync(path, { append: true, create: true });
+  } catch {
+    return true;
+  }
+  if (!file.tryLockSync(true)) {
+    file.close();
+    return false;
+  }
+  held.set(path, file);
+  return true;
+}
+
+/** Gives up this process's claim on the transcript at `path`, if it holds one. */
+export function releaseTranscript(path: string): void {
+  held.get(path)?.close();
+  held.delete(path);
+}
+
+/**
+ * An append-only transcript. Its first append claims it for this process
+ * ({@linkcode claimTranscript}); {@linkcode Transcript.release} gives the
+ * claim up when the session ends.
+ */
 export class Transcript {
   readonly path: string;
   #queue: Promise<void> = Promise.resolve();
   #failed = false;
   #kept: boolean;
+  #claimed = false;
 
   /** The transcript at `path`; with `kept` false (`--no-session-persistence`) nothing is written. */
   constructor(path: string, kept = true) {
@@ -100,6 +141,15 @@ export class Transcript {
         for (let at = 0; at < bytes.length;) {
           at += await file.write(bytes.subarray(at));
         }
+        if (!this.#claimed) {
+          this.#claimed = true;
+          // Only a session id given twice at once gets here unclaimed.
+          if (!claimTranscript(this.path)) {
+            console.error(
+              `wave: another wave process is writing the transcript ${this.path} too`,
+            );
+          }
+        }
       } catch (error) {
         if (!this.#failed) {
           console.error(
@@ -116,6 +166,12 @@ export class Transcript {
   /** Resolves when every append so far is on disk. */
   flush(): Promise<void> {
     return this.#queue;
+  }
+
+  /** The session has ended: once the appends are on disk, the claim on the transcript is given up. */
+  async release(): Promise<void> {
+    await this.#queue;
+    releaseTranscript(this.path);
   }
 
   /**

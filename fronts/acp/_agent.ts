@@ -29,7 +29,11 @@ import type { WarmupWatcher } from "../../session/server.ts";
 import type { ToolRegistry } from "../../session/registry.ts";
 import { TaskReminders } from "../../session/task_reminders.ts";
 import type { ToolEvent } from "../../tools/kernel/events.ts";
-import { Transcript, transcriptPath } from "../../session/transcript.ts";
+import {
+  claimTranscript,
+  Transcript,
+  transcriptPath,
+} from "../../session/transcript.ts";
 import { UserTurns } from "../../session/user_turns.ts";
 import { MODES } from "../../tools/kernel/modes.ts";
 import {
@@ -69,6 +73,8 @@ interface AcpSession {
   /** The core's tools, and the session's MCP servers' (`session/new`'s `mcpServers`). */
   registry: ToolRegistry;
   turns: UserTurns;
+  /** Its transcript: claimed for this process while the session is open. */
+  transcript: Transcript;
   /** The session's own interrupts: `session/cancel` ends its turn only. */
   inFlight: InFlight;
   /** Updates go out one after another; a prompt's answer waits for them. */
@@ -384,6 +390,7 @@ export class AcpFront {
       updates: Promise.resolve(),
       alwaysAllowed: new Set(),
       turns: undefined as unknown as UserTurns,
+      transcript: new Transcript(transcriptPath(core.config.waveHome, id)),
     };
     const trackers = new Set(registry.emitters("task_list_changed"));
     session.turns = new UserTurns({
@@ -391,7 +398,7 @@ export class AcpFront {
       writer: this.#sinkFor(session),
       registry,
       calls: own.calls,
-      transcript: new Transcript(transcriptPath(core.config.waveHome, id)),
+      transcript: session.transcript,
       mode: own.mode,
       reminders: new TaskReminders(own.tasks, {
         isTracker: (name) => trackers.has(name),
@@ -444,6 +451,13 @@ export class AcpFront {
         throw new acp.RequestError(
           INVALID_PARAMS,
           `session ${id} is a session of ${owner}, not of ${core.config.workspace}; load it with that cwd`,
+        );
+      }
+      // Another wave appending to it too would interleave two histories.
+      if (!claimTranscript(path)) {
+        throw new acp.RequestError(
+          INVALID_PARAMS,
+          `session ${id} is open in another wave process; load it once that one has ended`,
         );
       }
       const session = await this.#open(id, cwd, mcpServers);
@@ -669,6 +683,9 @@ export class AcpFront {
     for (const c of cores) {
       if (c.status === "fulfilled") await c.value.close();
     }
+    await Promise.all(
+      [...this.#sessions.values()].map((s) => s.transcript.release()),
+    );
     // A warm-up call in flight ended with the workers: nothing of the
     // warm-up runs after close.
     await Promise.all(this.#warmups);

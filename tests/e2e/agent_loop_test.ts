@@ -499,7 +499,8 @@ Deno.test("loop: API keys never reach a command's environment", () =>
     assert.match(result.message.content[0].content, /PATH=/);
   }));
 
-Deno.test("loop: transcripts record every message; --resume sends the history back to the model", async () => {
+Deno.test("loop: transcripts record every message; --resume sends the history back to the model, in its own workspace, while no other wave has the session open", async () => {
+  const { runWave } = await import("../_wave.ts");
   const waveHome = await tempDir();
   const workspace = await Deno.realPath(await tempDir());
   await Deno.writeTextFile(`${workspace}/f.txt`, "remember me\n");
@@ -519,6 +520,19 @@ Deno.test("loop: transcripts record every message; --resume sends the history ba
     );
     await userTurn(wave, "what does f.txt say?");
     await resultOf(wave);
+    // Open here: another wave does not go on with it meanwhile (two
+    // histories would interleave in one transcript).
+    const meanwhile = await runWave(
+      ["--workspace", workspace, "--resume", sessionId],
+      "",
+      { WAVE_HOME: waveHome },
+    );
+    assert.equal(meanwhile.code, 2);
+    assert.equal(meanwhile.stdout, "");
+    assert.equal(
+      meanwhile.stderr,
+      `wave: session ${sessionId} is open in another wave process; resume it once that one has ended, or fork it (--fork-session)\n`,
+    );
   }, { waveHome, workspace });
 
   const lines =
@@ -560,11 +574,17 @@ Deno.test("loop: transcripts record every message; --resume sends the history ba
       "It says: remember me.",
     );
     assert.equal(sent[4].content, "what did I ask before?");
+    // Resumed here: held here too.
+    const meanwhile = await runWave(
+      ["--workspace", workspace, "--resume", sessionId],
+      "",
+      { WAVE_HOME: waveHome },
+    );
+    assert.equal(meanwhile.code, 2);
   }, { waveHome, workspace, args: ["--resume", sessionId] });
 
   // Only in its own workspace (as ACP's session/load): its history names
   // that workspace's files, which another workspace's model would be given.
-  const { runWave } = await import("../_wave.ts");
   const other = await Deno.realPath(await tempDir());
   const out = await runWave(
     ["--workspace", other, "--resume", sessionId],

@@ -9,6 +9,7 @@ import {
   type AcpSession,
   finished,
   newSession,
+  startAcp,
   updatesOf,
   withAcp,
 } from "../_acp.ts";
@@ -342,6 +343,31 @@ Deno.test("wave acp: session/load replays the transcript as updates, then its ta
     assert.deepEqual(await prompt(wave, sessionId, "what does a.txt say?"), {
       stopReason: "end_turn",
     });
+    // Open here: another wave does not load it meanwhile (two histories
+    // would interleave in one transcript).
+    const other = await startAcp({ waveHome, workspace });
+    try {
+      await other.agent.request(acp.methods.agent.initialize, {
+        protocolVersion: acp.PROTOCOL_VERSION,
+        clientCapabilities: {},
+      });
+      await assert.rejects(
+        other.agent.request(acp.methods.agent.session.load, {
+          sessionId,
+          cwd: workspace,
+          mcpServers: [],
+        }),
+        (error: Error) => {
+          assert.equal(
+            error.message,
+            `session ${sessionId} is open in another wave process; load it once that one has ended`,
+          );
+          return true;
+        },
+      );
+    } finally {
+      await other.close();
+    }
   });
   await withAcp({ waveHome, workspace }, async (wave, mock) => {
     await wave.agent.request(acp.methods.agent.initialize, {
