@@ -11,7 +11,7 @@
 
 import { parseFlags } from "./session/config.ts";
 import { initMessage } from "./session/init.ts";
-import { claimTranscript, transcriptPath } from "./session/transcript.ts";
+import { claimTranscript, transcriptPath } from "./session/transcript_claim.ts";
 import { builtinRef, TOOLSET_NAMES, TOOLSETS } from "./tools/toolsets.ts";
 import { boundIn } from "./tools/kernel/modes.ts";
 import { peekFirstLine } from "./session/_first_line.ts";

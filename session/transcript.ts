@@ -9,6 +9,11 @@
  */
 
 import { dirname } from "../tools/kernel/posix_path.ts";
+import {
+  claimTranscript,
+  releaseTranscript,
+  transcriptPath,
+} from "./transcript_claim.ts";
 import type { Message, Usage } from "./messages.ts";
 
 /** One message of a transcript: what `--resume` sends back to the model. */
@@ -64,49 +69,10 @@ export type TranscriptRecord =
     timestamp: string;
   };
 
+export { transcriptPath };
+
 /** Distributes `Omit` over a union. */
 type Unstamped<T> = T extends unknown ? Omit<T, "timestamp"> : never;
-
-/** Where a session's transcript lives. */
-export function transcriptPath(waveHome: string, sessionId: string): string {
-  return `${waveHome}/sessions/${sessionId}.jsonl`;
-}
-
-/** The transcripts this process holds ({@linkcode claimTranscript}), by path: the open file each lock is on. */
-const held = new Map<string, Deno.FsFile>();
-
-/**
- * Claims the transcript at `path` for this process: an exclusive advisory
- * lock (`flock`) on it, made if missing, held until
- * {@linkcode releaseTranscript} or the process's end (the kernel drops it
- * then, so a killed wave leaves no stale claim). True when this process
- * holds it, also when it already did, and when the file cannot be opened
- * at all (nothing can be appended to it then either); false when another
- * process holds it: two waves appending to one session would interleave
- * two histories in it.
- */
-export function claimTranscript(path: string): boolean {
-  if (held.has(path)) return true;
-  let file: Deno.FsFile;
-  try {
-    Deno.mkdirSync(dirname(path), { recursive: true });
-    file = Deno.openSync(path, { append: true, create: true });
-  } catch {
-    return true;
-  }
-  if (!file.tryLockSync(true)) {
-    file.close();
-    return false;
-  }
-  held.set(path, file);
-  return true;
-}
-
-/** Gives up this process's claim on the transcript at `path`, if it holds one. */
-export function releaseTranscript(path: string): void {
-  held.get(path)?.close();
-  held.delete(path);
-}
 
 /**
  * An append-only transcript. Its first append claims it for this process

@@ -69,6 +69,8 @@ Deno.test("start-up: the modules run before system/init are exactly these, and t
     "session/init.ts",
     "session/models/api_key.ts",
     "session/models/model_id.ts",
+    // A resumed session is claimed before init: a second --resume exits 2.
+    "session/transcript_claim.ts",
     "session/version.ts",
     "tools/kernel/_landlock.js",
     "tools/kernel/_libc.js",

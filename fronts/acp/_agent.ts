@@ -29,11 +29,8 @@ import type { WarmupWatcher } from "../../session/server.ts";
 import type { ToolRegistry } from "../../session/registry.ts";
 import { TaskReminders } from "../../session/task_reminders.ts";
 import type { ToolEvent } from "../../tools/kernel/events.ts";
-import {
-  claimTranscript,
-  Transcript,
-  transcriptPath,
-} from "../../session/transcript.ts";
+import { Transcript, transcriptPath } from "../../session/transcript.ts";
+import { claimTranscript } from "../../session/transcript_claim.ts";
 import { UserTurns } from "../../session/user_turns.ts";
 import { MODES } from "../../tools/kernel/modes.ts";
 import {
