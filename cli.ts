@@ -88,6 +88,14 @@ function delay(ms: number): Promise<void> {
  */
 const EARLY_SEND_WAIT_MS = 150;
 
+function isFile(path: string): boolean {
+  try {
+    return Deno.statSync(path).isFile;
+  } catch {
+    return false;
+  }
+}
+
 function writeSync(out: typeof Deno.stdout, text: string): void {
   const bytes = encoder.encode(text);
   let offset = 0;
@@ -115,11 +123,13 @@ if (outcome.kind === "exit") {
   Deno.exit(outcome.code);
 }
 const { config } = outcome;
-// A resumed session is this process's alone: another wave appending to it
-// too would interleave two histories in one transcript.
+// A session that has a transcript (resumed, continued, or named by
+// --session-id) is this process's alone: another wave appending to it too
+// would interleave two histories in one transcript.
+const transcriptFile = transcriptPath(config.waveHome, config.sessionId);
 if (
-  config.resume && !config.forkFrom &&
-  !claimTranscript(transcriptPath(config.waveHome, config.sessionId))
+  config.persistSession && !config.forkFrom && isFile(transcriptFile) &&
+  !claimTranscript(transcriptFile)
 ) {
   writeSync(
     Deno.stderr,

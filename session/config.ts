@@ -778,7 +778,11 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** The session's spill directory: where its tools put output too long to return (`WAVE_HOME/spill/<session id>`). */
+/**
+ * The session's spill directory: where its tools put output too long to
+ * return (`WAVE_HOME/spill/<session id>`). A front with several sessions
+ * gives each one inside it (`Core.sessionSpillDir`).
+ */
 export function spillDirOf(config: Config): string {
   return `${config.waveHome}/spill/${config.sessionId}`;
 }

@@ -83,8 +83,9 @@ export class Transcript {
   readonly path: string;
   #queue: Promise<void> = Promise.resolve();
   #failed = false;
+  /** Another process held it at an append: nothing more is written. */
+  #refused = false;
   #kept: boolean;
-  #claimed = false;
 
   /** The transcript at `path`; with `kept` false (`--no-session-persistence`) nothing is written. */
   constructor(path: string, kept = true) {
@@ -100,21 +101,22 @@ export class Transcript {
     const line =
       JSON.stringify({ ...entry, timestamp: new Date().toISOString() }) + "\n";
     this.#queue = this.#queue.then(async () => {
+      if (this.#refused) return;
+      // Held from the first line on; one another process holds is never
+      // written to (a session id given to two waves at once), from then on.
+      if (!claimTranscript(this.path)) {
+        console.error(
+          `wave: another wave process has the session of ${this.path} open; this one's messages are not recorded`,
+        );
+        this.#refused = true;
+        return;
+      }
       try {
         await Deno.mkdir(dirname(this.path), { recursive: true });
         using file = await Deno.open(this.path, { append: true, create: true });
         const bytes = new TextEncoder().encode(line);
         for (let at = 0; at < bytes.length;) {
           at += await file.write(bytes.subarray(at));
-        }
-        if (!this.#claimed) {
-          this.#claimed = true;
-          // Only a session id given twice at once gets here unclaimed.
-          if (!claimTranscript(this.path)) {
-            console.error(
-              `wave: another wave process is writing the transcript ${this.path} too`,
-            );
-          }
         }
       } catch (error) {
         if (!this.#failed) {

@@ -30,7 +30,10 @@ import type { ToolRegistry } from "../../session/registry.ts";
 import { TaskReminders } from "../../session/task_reminders.ts";
 import type { ToolEvent } from "../../tools/kernel/events.ts";
 import { Transcript, transcriptPath } from "../../session/transcript.ts";
-import { claimTranscript } from "../../session/transcript_claim.ts";
+import {
+  claimTranscript,
+  releaseTranscript,
+} from "../../session/transcript_claim.ts";
 import { UserTurns } from "../../session/user_turns.ts";
 import { MODES } from "../../tools/kernel/modes.ts";
 import {
@@ -457,8 +460,16 @@ export class AcpFront {
           `session ${id} is open in another wave process; load it once that one has ended`,
         );
       }
-      const session = await this.#open(id, cwd, mcpServers);
-      await session.turns.resume();
+      let session: AcpSession;
+      try {
+        session = await this.#open(id, cwd, mcpServers);
+        await session.turns.resume();
+      } catch (error) {
+        // Not opened after all: neither here nor held from another wave.
+        this.#sessions.delete(id);
+        releaseTranscript(path);
+        throw error;
+      }
       for (
         const update of replayOf(
           entries,

@@ -183,7 +183,11 @@ export interface ToolContext {
   readonly signal: AbortSignal;
   /** wave's state directory (`WAVE_HOME`). */
   readonly waveHome: string;
-  /** Where this session's spill files go (`WAVE_HOME/spill/<session>`). */
+  /**
+   * Where this session's spill files go: `WAVE_HOME/spill/<session>`, and
+   * for a session of `wave acp` or `wave mcp --listen`
+   * `WAVE_HOME/spill/<process>/<session>`.
+   */
   readonly spillDir: string;
   /** Limits the session was configured with. */
   readonly limits: { readonly maxReadTokens: number };

@@ -8,9 +8,11 @@
  * as a tool module's top level runs.
  *
  * The stand-in takes any builder chain (`z.object({...}).describe(...)`)
- * and builds nothing; validating with it (`parse`, `safeParse` and their
- * async forms) throws, so code that came to rely on a schema in a worker
- * fails loudly instead of passing unchecked input. An extra tool module
+ * and builds nothing. Whatever would read a schema throws: validating
+ * (`parse`, `safeParse` and their async forms), listing its keys or
+ * properties (`Object.keys(schema.shape)`), iterating it, `instanceof`,
+ * turning it into a string or JSON. Code that came to rely on a schema in
+ * a worker fails loudly instead of going on with an empty answer. An extra tool module
  * (`--tool-module`) that imports zod itself gets zod's own everywhere.
  *
  * Which one a thread gets is decided once, when this module is first
@@ -28,7 +30,8 @@ export const SANDBOX_WORKER: unique symbol = Symbol.for(
   "wave.sandbox_worker",
 ) as never;
 
-const VALIDATORS = new Set<PropertyKey>([
+/** What reads a schema rather than builds one: each throws. */
+const READERS = new Set<PropertyKey>([
   "parse",
   "safeParse",
   "parseAsync",
@@ -37,6 +40,13 @@ const VALIDATORS = new Set<PropertyKey>([
   "encode",
   "safeDecode",
   "safeEncode",
+  "toJSON",
+  "toString",
+  "valueOf",
+  Symbol.toPrimitive,
+  Symbol.iterator,
+  Symbol.asyncIterator,
+  Symbol.hasInstance,
 ]);
 
 /** A builder chain that builds nothing and refuses to validate. */
@@ -48,14 +58,16 @@ function inertZod(): typeof Zod {
   };
   const inert: unknown = new Proxy(function () {}, {
     get: (_target, key) => {
-      if (VALIDATORS.has(key)) return refuse;
+      if (READERS.has(key)) return refuse;
       // Not a thenable: `await` of a schema is the schema.
       if (key === "then") return undefined;
-      if (key === Symbol.toPrimitive) return refuse;
       return inert;
     },
     apply: () => inert,
     construct: () => inert as object,
+    has: refuse,
+    ownKeys: refuse,
+    getOwnPropertyDescriptor: refuse,
   });
   return inert as typeof Zod;
 }
