@@ -36,6 +36,7 @@ import {
 } from "../../session/transcript_claim.ts";
 import { UserTurns } from "../../session/user_turns.ts";
 import { MODES } from "../../tools/kernel/modes.ts";
+import { isInside, realPathOf } from "../../tools/kernel/workspace.ts";
 import {
   type DefinitionOf,
   finishedCall,
@@ -305,8 +306,8 @@ export class AcpFront {
     }
     // Inside WAVE_HOME, every session's transcript, history and spill
     // files would be the workspace's, read without a question.
-    const waveHome = realPathOrSelf(this.#config.waveHome);
-    if (workspace === waveHome || workspace.startsWith(`${waveHome}/`)) {
+    const waveHome = realPathOf(this.#config.waveHome);
+    if (isInside(waveHome, workspace)) {
       throw new acp.RequestError(
         INVALID_PARAMS,
         `the session's cwd ${cwd} is inside wave's own state directory (WAVE_HOME ${waveHome}); open a project directory`,
@@ -697,15 +698,6 @@ export class AcpFront {
     // A warm-up call in flight ended with the workers: nothing of the
     // warm-up runs after close.
     await Promise.all(this.#warmups);
-  }
-}
-
-/** The real path of `path`, or `path` itself where it does not resolve (not made yet). */
-function realPathOrSelf(path: string): string {
-  try {
-    return Deno.realPathSync(path);
-  } catch {
-    return path;
   }
 }
 

@@ -558,24 +558,8 @@ Deno.test("wave mcp --listen: a session no request uses for --listen-idle is clo
   const wave = await startMcpHttp(["--listen-idle", "1"]);
   try {
     const post = (body: unknown, session?: string) =>
-      fetch(wave.url, {
-        method: "POST",
-        headers: {
-          "content-type": "application/json",
-          accept: "application/json, text/event-stream",
-          ...session ? { "mcp-session-id": session } : {},
-        },
-        body: JSON.stringify(body),
-      });
-    const opened = await post(initialize(1));
-    assert.equal(opened.status, 200);
-    await opened.body?.cancel();
-    const session = opened.headers.get("mcp-session-id")!;
-    const ready = await post(
-      { jsonrpc: "2.0", method: "notifications/initialized" },
-      session,
-    );
-    await ready.body?.cancel();
+      postMcp(wave.url, body, session);
+    const session = await openMcpSession(wave.url, 1);
     const list = async (id: number) => {
       const response = await post(
         { jsonrpc: "2.0", id, method: "tools/list" },
@@ -619,27 +603,8 @@ Deno.test("wave mcp --listen: past MAX_SESSIONS open sessions, the one unused th
   const wave = await startMcpHttp();
   try {
     const post = (body: unknown, session?: string) =>
-      fetch(wave.url, {
-        method: "POST",
-        headers: {
-          "content-type": "application/json",
-          accept: "application/json, text/event-stream",
-          ...session ? { "mcp-session-id": session } : {},
-        },
-        body: JSON.stringify(body),
-      });
-    const open = async (id: number) => {
-      const opened = await post(initialize(id));
-      assert.equal(opened.status, 200);
-      await opened.body?.cancel();
-      const session = opened.headers.get("mcp-session-id")!;
-      const ready = await post(
-        { jsonrpc: "2.0", method: "notifications/initialized" },
-        session,
-      );
-      await ready.body?.cancel();
-      return session;
-    };
+      postMcp(wave.url, body, session);
+    const open = (id: number) => openMcpSession(wave.url, id);
     const ping = async (session: string) => {
       const response = await post(
         { jsonrpc: "2.0", id: 7, method: "ping" },
@@ -693,6 +658,34 @@ async function rawMcp(lines: unknown[]): Promise<Result[]> {
 }
 
 /** A client's `initialize` request. */
+/** POSTs one JSON-RPC message to `wave mcp --listen` at `url`, in MCP session `session` if given. */
+function postMcp(url: URL, body: unknown, session?: string): Promise<Response> {
+  return fetch(url, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      ...session ? { "mcp-session-id": session } : {},
+    },
+    body: JSON.stringify(body),
+  });
+}
+
+/** Opens an MCP session of `wave mcp --listen` at `url` (initialize, then initialized); its id. */
+async function openMcpSession(url: URL, id: number): Promise<string> {
+  const opened = await postMcp(url, initialize(id));
+  assert.equal(opened.status, 200);
+  await opened.body?.cancel();
+  const session = opened.headers.get("mcp-session-id")!;
+  const ready = await postMcp(
+    url,
+    { jsonrpc: "2.0", method: "notifications/initialized" },
+    session,
+  );
+  await ready.body?.cancel();
+  return session;
+}
+
 const initialize = (id: number, protocolVersion = "2025-06-18") => ({
   jsonrpc: "2.0",
   id,
