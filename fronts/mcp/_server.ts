@@ -52,6 +52,8 @@ interface McpSession {
   subscribed: Set<string>;
   /** The core's calls with the session's own read state and spill directory, made on its first call. */
   calls?: ToolCalls;
+  /** Its spill directory, once its first call made it. */
+  spillDir?: string;
 }
 
 /** A `tools/call` being served: whom to tell about it. */
@@ -213,7 +215,16 @@ export class McpFront {
       subscribed: new Set(),
     };
     this.#sessions.add(session);
-    server.onclose = () => this.#sessions.delete(session);
+    server.onclose = () => {
+      this.#sessions.delete(session);
+      // An empty one is litter (sessions come and go); one its commands
+      // spilled into is kept, as every session's is.
+      if (session.spillDir) {
+        try {
+          Deno.removeSync(session.spillDir);
+        } catch { /* not empty, or gone */ }
+      }
+    };
 
     server.setRequestHandler(ListToolsRequestSchema, async () => {
       const core = await this.#core.promise;
@@ -310,9 +321,10 @@ export class McpFront {
     // The files its client's model has read are the session's own (an
     // edit needs a read made in the same session), and so is the output
     // its commands spilled (another session's needs approval).
+    session.spillDir ??= core.sessionSpillDir(session.id);
     const calls = session.calls ??= core.calls.forSession({
       readState: new ReadState(),
-      spillDir: core.sessionSpillDir(session.id),
+      spillDir: session.spillDir,
     });
     const prepared = calls.prepare(params.name, params.arguments ?? {});
     if ("error" in prepared) {

@@ -12,6 +12,8 @@ import {
   ResourceUpdatedNotificationSchema,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/sdk/types.js";
+// @ts-types="@modelcontextprotocol/sdk/client/streamableHttp"
+import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { TINY_PNG } from "../_images.ts";
 import { type McpSession, startMcp, startMcpHttp } from "../_mcp.ts";
 import { processesLeft, processesStarted } from "../_processes.ts";
@@ -549,6 +551,21 @@ Deno.test("wave mcp --listen: each MCP session's model reads for itself: a read 
     assert.equal(foreign.isError, true);
     assert.match(textOf(foreign), /path outside the workspace/);
     assert.match(textOf(await call(reader, "Read", tail)), /READER-20000/);
+    // A session that ends takes its spill directory with it when empty.
+    const spills = spilled.slice(
+      0,
+      spilled.lastIndexOf("/", spilled.lastIndexOf("/") - 1),
+    );
+    const dirs = () =>
+      [...Deno.readDirSync(spills)].filter((e) => e.isDirectory).length;
+    assert.equal(dirs(), 2);
+    await (other.transport as StreamableHTTPClientTransport)
+      .terminateSession();
+    await waitUntil(
+      () => dirs() === 1 || undefined,
+      "the ended session's spill directory gone",
+    );
+    assert.ok(Deno.statSync(spilled).isFile);
   } finally {
     assert.equal(await wave.stop(), 143);
   }
