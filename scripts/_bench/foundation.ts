@@ -29,6 +29,7 @@ export async function startup(runs = 21): Promise<Figure[]> {
     () => timeToFirstLine(waveArgs(["--workspace", dir]), env),
     () => timeToFirstLine(emptyArgs),
   );
+  await Deno.remove(dir, { recursive: true });
   return [
     ratio(
       "start → system/init ÷ empty Deno script",
@@ -88,6 +89,7 @@ export async function fronts(runs = 21): Promise<Figure[]> {
       ),
     );
   }
+  await Deno.remove(dir, { recursive: true });
   return figures;
 }
 
@@ -123,6 +125,7 @@ export async function throughput(calls = 5000): Promise<Figure[]> {
   await Promise.all(answers);
   const seconds = (performance.now() - start) / 1000;
   await wave.close();
+  await Deno.remove(dir, { recursive: true });
   const rate = calls / seconds;
   return [{
     name: "pipelined call_tool (trivial read-only tool)",

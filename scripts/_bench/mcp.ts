@@ -102,6 +102,7 @@ export async function mcp(runs = 30): Promise<Figure[]> {
     serverAlone.push(await serverStart(env, MCP_INITIALIZE));
     without.push(await timeToFirstLine(waveArgs(["--workspace", dir]), env));
   }
+  await Deno.remove(dir, { recursive: true });
   return [
     // No target is set for these (issue 16): reported as measured.
     {
