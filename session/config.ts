@@ -32,6 +32,7 @@ import {
 
 import { type ApiKey, readApiKey } from "./models/api_key.ts";
 import { parseModelId, parseSttModelId } from "./models/model_id.ts";
+import { transcriptPath } from "./transcript_claim.ts";
 import { VERSION } from "./version.ts";
 
 export { APPROVAL_POLICIES, FRONTS, SHELL_SANDBOXES };
@@ -358,7 +359,7 @@ export function parseFlags(
   if (fork && givenId !== undefined) {
     let taken = false;
     try {
-      Deno.lstatSync(`${waveHome}/sessions/${givenId}.jsonl`);
+      Deno.lstatSync(transcriptPath(waveHome, givenId));
       taken = true;
     } catch { /* free */ }
     if (taken) {
@@ -469,7 +470,7 @@ export function parseFlags(
     mcpTimeouts[key] = Number(text);
   }
   if (resumeId) {
-    const transcript = `${waveHome}/sessions/${resumeId}.jsonl`;
+    const transcript = transcriptPath(waveHome, resumeId);
     let owner: string | undefined;
     try {
       owner = sessionCwd(transcript);

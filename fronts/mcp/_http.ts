@@ -43,9 +43,10 @@ export async function serveHttp(
     session.answering--;
     session.at = Date.now();
   };
-  /** Closes the longest unused sessions with none in flight until at most MAX_SESSIONS are open. */
-  const cap = () => {
-    const idle = [...sessions].filter(([, s]) => s.answering === 0)
+  /** Closes the longest unused sessions with none in flight, but `opened`, until at most MAX_SESSIONS are open. */
+  const cap = (opened: string) => {
+    const idle = [...sessions]
+      .filter(([id, s]) => id !== opened && s.answering === 0)
       .sort(([, a], [, b]) => a.at - b.at);
     for (const [id, session] of idle) {
       if (sessions.size <= MAX_SESSIONS) return;
@@ -116,10 +117,8 @@ export async function serveHttp(
     const transport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: () => crypto.randomUUID(),
       onsessioninitialized: (sid) => {
-        // Answering: its own initialize is, and it is not the one to close.
-        sessions.set(sid, { transport, at: Date.now(), answering: 1 });
-        cap();
-        sessions.get(sid)!.answering--;
+        sessions.set(sid, { transport, at: Date.now(), answering: 0 });
+        cap(sid);
       },
       onsessionclosed: (sid) => void sessions.delete(sid),
       enableDnsRebindingProtection: true,

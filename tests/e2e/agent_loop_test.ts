@@ -505,6 +505,20 @@ Deno.test("loop: transcripts record every message; --resume sends the history ba
   const workspace = await Deno.realPath(await tempDir());
   await Deno.writeTextFile(`${workspace}/f.txt`, "remember me\n");
   let sessionId = "";
+  /** A second wave's --resume of the session while this one has it open. */
+  const refusedWhileOpen = async () => {
+    const meanwhile = await runWave(
+      ["--workspace", workspace, "--resume", sessionId],
+      "",
+      { WAVE_HOME: waveHome },
+    );
+    assert.equal(meanwhile.code, 2);
+    assert.equal(meanwhile.stdout, "");
+    assert.equal(
+      meanwhile.stderr,
+      `wave: session ${sessionId} is open in another wave process; resume it once that one has ended, or fork it (--fork-session)\n`,
+    );
+  };
   await withModel("anthropic", async (wave, mock) => {
     sessionId = wave.messages[0].session_id;
     mock.script(
@@ -522,17 +536,7 @@ Deno.test("loop: transcripts record every message; --resume sends the history ba
     await resultOf(wave);
     // Open here: another wave does not go on with it meanwhile (two
     // histories would interleave in one transcript).
-    const meanwhile = await runWave(
-      ["--workspace", workspace, "--resume", sessionId],
-      "",
-      { WAVE_HOME: waveHome },
-    );
-    assert.equal(meanwhile.code, 2);
-    assert.equal(meanwhile.stdout, "");
-    assert.equal(
-      meanwhile.stderr,
-      `wave: session ${sessionId} is open in another wave process; resume it once that one has ended, or fork it (--fork-session)\n`,
-    );
+    await refusedWhileOpen();
   }, { waveHome, workspace });
 
   const lines =
@@ -575,12 +579,7 @@ Deno.test("loop: transcripts record every message; --resume sends the history ba
     );
     assert.equal(sent[4].content, "what did I ask before?");
     // Resumed here: held here too.
-    const meanwhile = await runWave(
-      ["--workspace", workspace, "--resume", sessionId],
-      "",
-      { WAVE_HOME: waveHome },
-    );
-    assert.equal(meanwhile.code, 2);
+    await refusedWhileOpen();
   }, { waveHome, workspace, args: ["--resume", sessionId] });
 
   // Only in its own workspace (as ACP's session/load): its history names

@@ -357,12 +357,9 @@ Deno.test("wave acp: session/load replays the transcript as updates, then its ta
           cwd: workspace,
           mcpServers: [],
         }),
-        (error: Error) => {
-          assert.equal(
-            error.message,
+        {
+          message:
             `session ${sessionId} is open in another wave process; load it once that one has ended`,
-          );
-          return true;
         },
       );
     } finally {
@@ -382,12 +379,9 @@ Deno.test("wave acp: session/load replays the transcript as updates, then its ta
         cwd: elsewhere,
         mcpServers: [],
       }),
-      (error: Error) => {
-        assert.equal(
-          error.message,
+      {
+        message:
           `session ${sessionId} is a session of ${workspace}, not of ${elsewhere}; load it with that cwd`,
-        );
-        return true;
       },
     );
     const loaded = await wave.agent.request(acp.methods.agent.session.load, {
