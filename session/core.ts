@@ -63,6 +63,8 @@ export interface CoreSession {
   taskListId: string;
   tasks: TaskStore;
   calls: ToolCalls;
+  /** Its spill directory (`Core.sessionSpillDir`). */
+  spillDir: string;
 }
 
 /** What a front gives the core. */
@@ -131,7 +133,8 @@ export interface Core {
    * given; another for one ACP session's, see `ToolRegistry.derive`),
    * their stdio servers' process groups the core's. The core's own is
    * made on first use and then the same; the MCP client loads then.
-   * Every one is closed with the core.
+   * Every one still open is closed with the core; one closed before it
+   * (an ACP session's, `session/close`) is forgotten then.
    */
   mcpServers(registry?: ToolRegistry): Promise<McpServers>;
   /**
@@ -181,7 +184,9 @@ export async function openCore(
   const loading = ToolRegistry.load(options.modules, {
     output_dir: shownDir(config.workspace, config.outputDir),
   });
-  const mcp: Promise<McpServers>[] = [];
+  // Those not closed yet: one closed before the core (an ACP session's,
+  // closed with it) is forgotten.
+  const mcp = new Set<Promise<McpServers>>();
   let ownMcp: Promise<McpServers> | undefined;
   let openedMcp: McpServers | undefined;
   const makeMcp = (
@@ -199,9 +204,10 @@ export async function openCore(
         parent: options.requests,
         connectTimeoutMs: config.mcpTimeouts.connectMs,
         toolTimeoutMs: config.mcpTimeouts.toolMs,
+        onClose: () => mcp.delete(made),
       });
     })();
-    mcp.push(made);
+    mcp.add(made);
     return made;
   };
   // stream-json's --mcp-config servers start now: their processes start,
@@ -220,7 +226,9 @@ export async function openCore(
     registry = await loading;
   } catch (error) {
     // No server or worker outlives a session that could not open.
-    await Promise.all(mcp.map((made) => made.then((s) => s.close(), () => {})));
+    await Promise.all(
+      [...mcp].map((made) => made.then((s) => s.close(), () => {})),
+    );
     stopStarted(started);
     throw error;
   }
@@ -315,6 +323,7 @@ export async function openCore(
       const sessionMode = new SessionMode(config.mode, config.permissionMode);
       const task = new CurrentTask(id);
       const taskListId = config.taskListShared ? config.taskListId : id;
+      const spillDir = sessionSpillDir(id);
       // All of it: a part left out would be the core's, shared.
       const scope: SessionScope = {
         registry: sessionRegistry,
@@ -324,7 +333,7 @@ export async function openCore(
         permissions: permissions.withMode(sessionMode),
         sessionId: id,
         taskListId,
-        spillDir: sessionSpillDir(id),
+        spillDir,
       };
       return {
         mode: sessionMode,
@@ -332,12 +341,15 @@ export async function openCore(
         taskListId,
         tasks: new TaskStore(config.waveHome, taskListId),
         calls: calls.forSession(scope),
+        spillDir,
       };
     },
     async close() {
       // The servers first: their calls fail as closed, not as killed.
       await Promise.all(
-        mcp.map((made) => made.then((servers) => servers.close(), () => {})),
+        [...mcp].map((made) =>
+          made.then((servers) => servers.close(), () => {})
+        ),
       );
       stopStarted(started);
       await sweeping;

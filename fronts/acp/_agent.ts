@@ -1,7 +1,8 @@
 /**
  * The ACP agent over the session core (`wave acp`): `initialize`,
- * `session/new`, `session/load`, `session/prompt`, `session/cancel` and
- * `session/set_mode`, answered through `@agentclientprotocol/sdk`. A prompt
+ * `session/new`, `session/load`, `session/resume`, `session/prompt`,
+ * `session/cancel`, `session/set_mode` and `session/close`, answered
+ * through `@agentclientprotocol/sdk`. A prompt
  * runs a user turn of the core's agent loop; what the turn writes (typed
  * outbound messages) and what its tools emit become `session/update`s, and
  * approvals become `session/request_permission`.
@@ -24,6 +25,7 @@ import {
 } from "../../session/core.ts";
 import { InFlight } from "../../session/in_flight.ts";
 import type { Outbound } from "../../session/outbound.ts";
+import type { McpServers } from "../../session/mcp/servers.ts";
 import type { MessageSink } from "../../session/output.ts";
 import type { WarmupWatcher } from "../../session/server.ts";
 import type { ToolRegistry } from "../../session/registry.ts";
@@ -57,6 +59,8 @@ import {
 } from "./_terminal.ts";
 
 const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+/** How long `session/close` waits for the session's turn to end (it ends within a second). */
+const CLOSE_SETTLE_MS = 1500;
 /** JSON-RPC's codes for bad parameters and for a failure inside the agent. */
 const INVALID_PARAMS = -32602;
 const INTERNAL_ERROR = -32603;
@@ -73,6 +77,8 @@ interface AcpSession {
   own: CoreSession;
   /** The core's tools, and the session's MCP servers' (`session/new`'s `mcpServers`). */
   registry: ToolRegistry;
+  /** The session's MCP servers, when it has any: closed with it. */
+  servers?: McpServers;
   turns: UserTurns;
   /** Its transcript: claimed for this process while the session is open. */
   transcript: Transcript;
@@ -163,7 +169,21 @@ export class AcpFront {
           params.sessionId,
           params.cwd,
           params.mcpServers,
+          true,
         );
+      })
+      .onRequest(methods.agent.session.resume, async ({ params, client }) => {
+        this.#client = client;
+        return await this.#load(
+          params.sessionId,
+          params.cwd,
+          params.mcpServers,
+          false,
+        );
+      })
+      .onRequest(methods.agent.session.close, async ({ params }) => {
+        await this.#close(params.sessionId);
+        return {};
       })
       .onRequest(methods.agent.session.setMode, ({ params }) => {
         const session = this.#session(params.sessionId);
@@ -273,7 +293,7 @@ export class AcpFront {
     if (!session) {
       throw new acp.RequestError(
         INVALID_PARAMS,
-        `no session ${id} in this wave; start one with session/new or session/load`,
+        `no session ${id} is open in this wave; start one with session/new, or open it with session/load or session/resume`,
       );
     }
     return session;
@@ -369,9 +389,10 @@ export class AcpFront {
     // session's is.
     const entries = { ...this.#config.mcpServers, ...mcpEntries(mcpServers) };
     let registry = core.registry;
+    let servers: McpServers | undefined;
     if (Object.keys(entries).length > 0) {
       registry = core.registry.derive();
-      const servers = await core.mcpServers(registry);
+      servers = await core.mcpServers(registry);
       await servers.connect(entries);
       for (const server of servers.status()) {
         if (server.status === "failed") {
@@ -387,6 +408,7 @@ export class AcpFront {
       core,
       own,
       registry,
+      servers,
       inFlight,
       updates: Promise.resolve(),
       alwaysAllowed: new Set(),
@@ -412,11 +434,16 @@ export class AcpFront {
     return session;
   }
 
-  /** `session/load`: the transcript replayed as updates, then the session goes on from it. */
+  /**
+   * `session/load` (`replay`: the transcript replayed as updates first) and
+   * `session/resume` (not replayed: the client shows what it kept): the
+   * session goes on from its transcript.
+   */
   async #load(
     id: string,
     cwd: string,
-    mcpServers?: readonly acp.McpServer[],
+    mcpServers: readonly acp.McpServer[] | undefined,
+    replay: boolean,
   ): Promise<acp.LoadSessionResponse> {
     if (!SESSION_ID.test(id)) {
       throw new acp.RequestError(
@@ -442,7 +469,9 @@ export class AcpFront {
       } catch {
         throw new acp.RequestError(
           INVALID_PARAMS,
-          `there is no session ${id} to load in ${core.config.waveHome}/sessions`,
+          `there is no session ${id} to ${
+            replay ? "load" : "resume"
+          } in ${core.config.waveHome}/sessions`,
         );
       }
       // A session goes on in its own workspace: its history names that
@@ -451,14 +480,18 @@ export class AcpFront {
       if (owner !== undefined && owner !== core.config.workspace) {
         throw new acp.RequestError(
           INVALID_PARAMS,
-          `session ${id} is a session of ${owner}, not of ${core.config.workspace}; load it with that cwd`,
+          `session ${id} is a session of ${owner}, not of ${core.config.workspace}; ${
+            replay ? "load" : "resume"
+          } it with that cwd`,
         );
       }
       // Another wave appending to it too would interleave two histories.
       if (!claimTranscript(path)) {
         throw new acp.RequestError(
           INVALID_PARAMS,
-          `session ${id} is open in another wave process; load it once that one has ended`,
+          `session ${id} is open in another wave process; ${
+            replay ? "load" : "resume"
+          } it once that one has ended`,
         );
       }
       let session: AcpSession;
@@ -471,19 +504,66 @@ export class AcpFront {
         releaseTranscript(path);
         throw error;
       }
-      for (
-        const update of replayOf(
-          entries,
-          this.#definitionOf(session.registry),
-          core.config.workspace,
-        )
-      ) this.#update(session, update);
+      if (replay) {
+        for (
+          const update of replayOf(
+            entries,
+            this.#definitionOf(session.registry),
+            core.config.workspace,
+          )
+        ) this.#update(session, update);
+      }
       await this.#showPlan(session);
       await session.updates;
       return { modes: modesOf(session.own.mode.current) };
     } finally {
       this.#loading.delete(id);
     }
+  }
+
+  /**
+   * `session/close`: the session's turn is cancelled as `session/cancel`
+   * does (its prompt answered `cancelled`, its updates out first), then
+   * what it holds is let go: its MCP servers (their processes), its claim
+   * on the transcript (another wave may load it now), its spill directory
+   * if nothing was spilled into it. Closing a session that is not open
+   * succeeds; one still being loaded is refused.
+   */
+  async #close(id: string): Promise<void> {
+    if (this.#loading.has(id)) {
+      throw new acp.RequestError(
+        INVALID_PARAMS,
+        `session ${id} is still being opened; close it once session/load or session/resume has answered`,
+      );
+    }
+    const session = this.#sessions.get(id);
+    if (!session) return;
+    // From now on no request reaches it.
+    this.#sessions.delete(id);
+    const answered = session.prompt?.promise.then(() => {}, () => {});
+    session.inFlight.interrupt();
+    await session.inFlight.settleWithin(CLOSE_SETTLE_MS);
+    if (answered) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        answered,
+        new Promise((resolve) => timer = setTimeout(resolve, CLOSE_SETTLE_MS)),
+      ]);
+      clearTimeout(timer);
+      // A turn that did not end in time is not waited for: its prompt is
+      // answered here, and whatever it writes later goes nowhere.
+      session.prompt?.resolve({ stopReason: "cancelled" });
+      session.prompt = undefined;
+    }
+    await session.updates;
+    for (const [key, call] of this.#calls) {
+      if (call.session === session) this.#calls.delete(key);
+    }
+    await session.servers?.close();
+    await session.transcript.release();
+    try {
+      Deno.removeSync(session.own.spillDir);
+    } catch { /* not empty (kept, as every session's is), or gone */ }
   }
 
   /**

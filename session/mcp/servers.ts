@@ -92,6 +92,8 @@ export interface McpServersDeps {
   connectTimeoutMs?: number;
   /** How long one tool call may take (default {@linkcode MCP_TOOL_TIMEOUT_MS}). */
   toolTimeoutMs?: number;
+  /** Told once, when {@linkcode McpServers.close} is first called (its owner forgets it). */
+  onClose?: () => void;
 }
 
 interface Server {
@@ -253,6 +255,7 @@ export class McpServers {
    * removes their tools. Later connects do nothing.
    */
   async close(): Promise<void> {
+    if (!this.#closed) this.#deps.onClose?.();
     this.#closed = true;
     await Promise.all(
       [...this.#servers.values()].map(async (server) => {

@@ -47,6 +47,7 @@ Deno.test("wave acp: initialize, and a session announces wave's modes", async ()
       loadSession: true,
       promptCapabilities: { image: true, embeddedContext: true },
       mcpCapabilities: { http: true, sse: true },
+      sessionCapabilities: { resume: {}, close: {} },
     });
     assert.equal(init.agentInfo?.name, "wave");
     const created = await wave.agent.request(acp.methods.agent.session.new, {
@@ -911,5 +912,160 @@ Deno.test("wave acp: sessions stay apart where a model or a client could cross: 
         cwd,
       );
     }
+  });
+});
+
+/** The session's spill directories under WAVE_HOME (one per workspace core it was opened on). */
+function spillDirsOf(waveHome: string, sessionId: string): string[] {
+  const dirs: string[] = [];
+  for (const core of Deno.readDirSync(`${waveHome}/spill`)) {
+    try {
+      Deno.statSync(`${waveHome}/spill/${core.name}/${sessionId}`);
+      dirs.push(`${waveHome}/spill/${core.name}/${sessionId}`);
+    } catch { /* not this core's */ }
+  }
+  return dirs;
+}
+
+Deno.test("wave acp: session/close cancels the session's turn (its prompt answered first), ends its MCP server and commands, lets its transcript go, and session/resume goes on from it without a replay", async () => {
+  const tag = `close${crypto.randomUUID().slice(0, 8)}`;
+  const serverArgs = [
+    "run",
+    "-A",
+    "--config",
+    `${ROOT}deno.json`,
+    `${ROOT}tests/fixtures/mcp_echo_server.ts`,
+    tag,
+  ];
+  const server = [Deno.execPath(), ...serverArgs].join(" ");
+  const waveHome = await tempDir({ prefix: "wave-home-" });
+  await withAcp({ waveHome }, async (wave, mock) => {
+    await wave.agent.request(acp.methods.agent.initialize, {
+      protocolVersion: acp.PROTOCOL_VERSION,
+      clientCapabilities: {},
+    });
+    const { sessionId } = await wave.agent.request(
+      acp.methods.agent.session.new,
+      {
+        cwd: wave.workspace,
+        mcpServers: [{
+          name: "echo",
+          command: Deno.execPath(),
+          args: serverArgs,
+          env: [{ name: "DENO_DIR", value: DENO_DIR }],
+        }],
+      },
+    );
+    assert.equal((await processesStarted(server)).length, 1);
+    assert.equal(spillDirsOf(waveHome, sessionId).length, 1);
+    const marker = `${2000 + Math.floor(Math.random() * 1000)}.25`;
+    mock.script(callStep("long_1", "Bash", {
+      command: `echo begun; sleep ${marker}`,
+    }));
+    const order: string[] = [];
+    const answer = prompt(wave, sessionId, "wait a while").then((a) => {
+      order.push("prompt");
+      return a;
+    });
+    await processesStarted(`sleep ${marker}`);
+    await wave.waitForUpdate(
+      (u) =>
+        u.sessionUpdate === "tool_call_update" && u.status === "in_progress",
+      "the command's output",
+    );
+    const closed = await within(
+      wave.agent.request(acp.methods.agent.session.close, { sessionId }),
+      10_000,
+      "session/close",
+    );
+    order.push("close");
+    assert.deepEqual(closed, {});
+    assert.deepEqual(await answer, { stopReason: "cancelled" });
+    assert.deepEqual(order, ["prompt", "close"]);
+    assert.equal(finished(wave, "long_1")?.status, "failed");
+    assert.deepEqual(await processesLeft(`sleep ${marker}`, 5000), []);
+    assert.deepEqual(await processesLeft(server, 5000), []);
+    // Nothing was spilled into it: its directory is gone.
+    assert.deepEqual(spillDirsOf(waveHome, sessionId), []);
+    await assert.rejects(prompt(wave, sessionId, "still there?"), {
+      message:
+        `no session ${sessionId} is open in this wave; start one with session/new, or open it with session/load or session/resume`,
+    });
+    // Closing what is not open succeeds, as ACP asks.
+    assert.deepEqual(
+      await wave.agent.request(acp.methods.agent.session.close, { sessionId }),
+      {},
+    );
+
+    // Its transcript is no longer held: another wave resumes it (and,
+    // meanwhile, this one cannot).
+    const other = await startAcp({ waveHome, workspace: wave.workspace });
+    try {
+      await other.agent.request(acp.methods.agent.initialize, {
+        protocolVersion: acp.PROTOCOL_VERSION,
+        clientCapabilities: {},
+      });
+      const resumed = await other.agent.request(
+        acp.methods.agent.session.resume,
+        { sessionId, cwd: wave.workspace, mcpServers: [] },
+      );
+      assert.equal(resumed.modes?.currentModeId, "agent");
+      await assert.rejects(
+        wave.agent.request(acp.methods.agent.session.resume, {
+          sessionId,
+          cwd: wave.workspace,
+          mcpServers: [],
+        }),
+        {
+          message:
+            `session ${sessionId} is open in another wave process; resume it once that one has ended`,
+        },
+      );
+    } finally {
+      await other.close();
+    }
+    assert.deepEqual(other.updates, []);
+
+    // Resumed here: no replay, and the model is given the history.
+    const before = wave.updates.length;
+    await wave.agent.request(acp.methods.agent.session.resume, {
+      sessionId,
+      cwd: wave.workspace,
+      mcpServers: [],
+    });
+    mock.script(textStep("Back."));
+    assert.deepEqual(await prompt(wave, sessionId, "and now?"), {
+      stopReason: "end_turn",
+    });
+    assert.deepEqual(
+      wave.updates.slice(before).map((n) => [
+        n.sessionId,
+        n.update.sessionUpdate,
+      ]),
+      [[sessionId, "agent_message_chunk"]],
+    );
+    // The prompt, the call, then the call's interrupted result beside
+    // the new prompt.
+    const messages = mock.requests.at(-1)!.body.messages as {
+      role: string;
+      content: { type: string; tool_use_id?: string; text?: string }[];
+    }[];
+    assert.deepEqual(messages.map((m) => m.role), [
+      "user",
+      "assistant",
+      "user",
+    ]);
+    assert.deepEqual(
+      messages[2].content.map((b) => b.tool_use_id ?? b.text),
+      ["long_1", "and now?"],
+    );
+    await assert.rejects(
+      wave.agent.request(acp.methods.agent.session.resume, {
+        sessionId: "no-such-session",
+        cwd: wave.workspace,
+        mcpServers: [],
+      }),
+      /there is no session no-such-session to resume/,
+    );
   });
 });
