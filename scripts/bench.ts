@@ -6,6 +6,7 @@
  */
 
 import { fronts, startup, throughput } from "./_bench/foundation.ts";
+import { frontFirstCommand } from "./_bench/front_commands.ts";
 import { fsTools } from "./_bench/fs_tools.ts";
 import { boundary } from "./_bench/boundary.ts";
 import { firstRequest } from "./_bench/first_request.ts";
@@ -22,7 +23,7 @@ import { type Figure, report } from "./_bench/measure.ts";
 
 const SECTIONS: Record<string, () => Promise<Figure[]>> = {
   startup: () => startup(),
-  fronts: () => fronts(),
+  fronts: async () => [...await fronts(), ...await frontFirstCommand()],
   throughput: () => throughput(),
   "first-request": () => firstRequest(),
   "first-calls": () => firstCalls(),

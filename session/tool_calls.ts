@@ -27,6 +27,7 @@ import type { RegisteredTool, ToolRegistry } from "./registry.ts";
 import { boundIn } from "../tools/kernel/modes.ts";
 import { resolvePrograms } from "../tools/kernel/programs.ts";
 import {
+  discardPrepared,
   prepareShell,
   runShellCommand,
   shellCommandOf,
@@ -157,6 +158,12 @@ export interface PrewarmOptions {
   signal?: AbortSignal;
   /** Told the tool's name as each warm-up call starts. */
   onCall?(tool: string): void;
+  /**
+   * Whether the process of the first command is made too (default true):
+   * not where no command runs as the core's own session, whose sessions
+   * each make theirs ({@linkcode ToolCalls.prepareCommand}).
+   */
+  firstCommand?: boolean;
 }
 
 /**
@@ -392,7 +399,9 @@ export class ToolCalls {
       registry.inputSchema(def.name);
       zodSchemaOf(def).safeParse({});
     }
-    const command = bound.find(({ def }) => shellCommandOf(def));
+    const command = options.firstCommand === false
+      ? undefined
+      : bound.find(({ def }) => shellCommandOf(def));
     const scratch =
       groups.some((tools) => tools.some(({ def }) => def.warmup?.length))
         ? this.#scratch()
@@ -426,6 +435,30 @@ export class ToolCalls {
       scratch?.remove();
     }
     return made;
+  }
+
+  /**
+   * Makes ahead, once no real work is in flight, the process this
+   * session's first command will run in, as {@linkcode prewarm} does for
+   * the core's own session: a session of its own ({@linkcode forSession})
+   * has its own spill directory, so its commands' sandbox is not the
+   * core's. Never fails; does nothing when no command tool is bound.
+   */
+  async prepareCommand(): Promise<void> {
+    const command = this.#deps.registry.bound(this.#deps.mode()).find((
+      { def, external },
+    ) => !external && shellCommandOf(def));
+    if (!command) return;
+    await this.#activity.idle();
+    await this.#prepareFirstCommand(command).catch(() => {});
+  }
+
+  /**
+   * The session has ended: the processes made ahead for its commands
+   * ({@linkcode prepareCommand}, and after each command) are killed.
+   */
+  endCommands(): void {
+    discardPrepared(spillDirIn(this.#deps));
   }
 
   /**

@@ -62,3 +62,40 @@ export async function processesLeft(
   }
   return processesWith(cmdline);
 }
+
+/** A process wave made ahead for a command (see tools/_core/shell.ts). */
+export interface PreparedProcess {
+  pid: number;
+  /** Its command line, arguments joined by spaces. */
+  cmdline: string;
+}
+
+/**
+ * The live processes that `parent` made ahead for commands (a sandbox or
+ * a shell waiting for its script), oldest first.
+ */
+export function processesPreparedBy(parent: number): PreparedProcess[] {
+  const found: (PreparedProcess & { started: number })[] = [];
+  for (const entry of Deno.readDirSync("/proc")) {
+    if (!/^\d+$/.test(entry.name)) continue;
+    try {
+      const cmdline = Deno.readTextFileSync(`/proc/${entry.name}/cmdline`)
+        .replaceAll("\0", " ").trim();
+      // After the command name: the state, the parent, ..., the start time (22nd).
+      const fields = Deno.readTextFileSync(`/proc/${entry.name}/stat`)
+        .split(") ")[1].split(" ");
+      if (
+        fields[0] !== "Z" && Number(fields[1]) === parent &&
+        cmdline.includes('IFS= read -r -d "" BASH_EXECUTION_STRING')
+      ) {
+        found.push({
+          pid: Number(entry.name),
+          cmdline,
+          started: Number(fields[19]),
+        });
+      }
+    } catch { /* gone */ }
+  }
+  return found.sort((a, b) => a.started - b.started || a.pid - b.pid)
+    .map(({ pid, cmdline }) => ({ pid, cmdline }));
+}

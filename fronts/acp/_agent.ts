@@ -366,6 +366,8 @@ export class AcpFront {
         const warming = opened.calls.prewarm({
           signal: this.#stopWarmup.signal,
           onCall: watcher?.call,
+          // Each session makes its own (its spill directory is its own).
+          firstCommand: false,
         }).then(() => watcher?.ended?.());
         this.#warmups.add(warming);
         warming.finally(() => this.#warmups.delete(warming));
@@ -431,6 +433,8 @@ export class AcpFront {
       task: own.task,
     });
     this.#sessions.set(id, session);
+    // Idle time until its first prompt: its first command's process.
+    void own.calls.prepareCommand();
     return session;
   }
 
@@ -524,7 +528,8 @@ export class AcpFront {
   /**
    * `session/close`: the session's turn is cancelled as `session/cancel`
    * does (its prompt answered `cancelled`, its updates out first), then
-   * what it holds is let go: its MCP servers (their processes), its claim
+   * what it holds is let go: the processes made ahead for its commands,
+   * its MCP servers (their processes), its claim
    * on the transcript (another wave may load it now), its spill directory
    * if nothing was spilled into it. Closing a session that is not open
    * succeeds; one still being loaded is refused.
@@ -559,6 +564,7 @@ export class AcpFront {
     for (const [key, call] of this.#calls) {
       if (call.session === session) this.#calls.delete(key);
     }
+    session.own.calls.endCommands();
     await session.servers?.close();
     await session.transcript.release();
     try {

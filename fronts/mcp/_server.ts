@@ -217,6 +217,7 @@ export class McpFront {
     this.#sessions.add(session);
     server.onclose = () => {
       this.#sessions.delete(session);
+      session.calls?.endCommands();
       // An empty one is litter (sessions come and go); one its commands
       // spilled into is kept, as every session's is.
       if (session.spillDir) {
@@ -307,6 +308,34 @@ export class McpFront {
     }
   }
 
+  /**
+   * The session's calls, made on first use: the files its client's model
+   * has read are the session's own (an edit needs a read made in the same
+   * session), and so is the output its commands spilled (another
+   * session's needs approval).
+   */
+  #callsOf(session: McpSession, core: Core): ToolCalls {
+    session.spillDir ??= core.sessionSpillDir(session.id);
+    return session.calls ??= core.calls.forSession({
+      readState: new ReadState(),
+      spillDir: session.spillDir,
+    });
+  }
+
+  /**
+   * Makes ahead, in idle time, the process each open session's first
+   * command will run in (`ToolCalls.prepareCommand`): on stdio, the one
+   * session's, once the core is attached. Over HTTP, where clients open
+   * sessions that may never run a command, a session's first command
+   * makes its own.
+   */
+  async prepareCommands(): Promise<void> {
+    const core = await this.#core.promise;
+    await Promise.all(
+      [...this.#sessions].map((s) => this.#callsOf(s, core).prepareCommand()),
+    );
+  }
+
   /** Serves `tools/call` through the core; the client's cancellation interrupts the call. */
   async #call(
     session: McpSession,
@@ -318,14 +347,7 @@ export class McpFront {
     extra: Extra,
   ): Promise<CallToolResult> {
     const core = await this.#core.promise;
-    // The files its client's model has read are the session's own (an
-    // edit needs a read made in the same session), and so is the output
-    // its commands spilled (another session's needs approval).
-    session.spillDir ??= core.sessionSpillDir(session.id);
-    const calls = session.calls ??= core.calls.forSession({
-      readState: new ReadState(),
-      spillDir: session.spillDir,
-    });
+    const calls = this.#callsOf(session, core);
     const prepared = calls.prepare(params.name, params.arguments ?? {});
     if ("error" in prepared) {
       return {

@@ -46,10 +46,14 @@ export async function serve(
   // Idle time until the first call: the tools' workers start now, as they
   // do for stream-json; each step waits while a call runs.
   const warmup = new AbortController();
+  // Its sessions' commands spill each into its own directory: the first
+  // command's process is made for the session (on stdio, the one there is).
   const warming = core.calls.prewarm({
     signal: warmup.signal,
     onCall: options.onWarmup?.call,
+    firstCommand: false,
   }).then(() => options.onWarmup?.ended?.());
+  if (transport) void front.prepareCommands();
   for (const warning of await core.warnings()) {
     console.error(`wave: warning: ${warning}`);
   }

@@ -13,7 +13,11 @@ import {
   updatesOf,
   withAcp,
 } from "../_acp.ts";
-import { processesLeft, processesStarted } from "../_processes.ts";
+import {
+  processesLeft,
+  processesPreparedBy,
+  processesStarted,
+} from "../_processes.ts";
 import { waitUntil, within } from "../_waiting.ts";
 import { waveArgs } from "../../scripts/flags.ts";
 import { ACP_PROTOCOL_VERSION } from "../../fronts/acp/early.ts";
@@ -927,7 +931,7 @@ function spillDirsOf(waveHome: string, sessionId: string): string[] {
   return dirs;
 }
 
-Deno.test("wave acp: session/close cancels the session's turn (its prompt answered first), ends its MCP server and commands, lets its transcript go, and session/resume goes on from it without a replay", async () => {
+Deno.test("wave acp: session/close cancels the session's turn (its prompt answered first), ends its MCP server, its commands and the processes made ahead for them, lets its transcript go, and session/resume goes on from it without a replay", async () => {
   const tag = `close${crypto.randomUUID().slice(0, 8)}`;
   const serverArgs = [
     "run",
@@ -958,6 +962,20 @@ Deno.test("wave acp: session/close cancels the session's turn (its prompt answer
     );
     assert.equal((await processesStarted(server)).length, 1);
     assert.equal(spillDirsOf(waveHome, sessionId).length, 1);
+    // While it waited for a prompt, its first commands' processes were
+    // made (under bubblewrap each binds the session's spill directory).
+    const ahead = await waitUntil(
+      () => {
+        const found = processesPreparedBy(wave.child.pid);
+        return found.length === 2 && found;
+      },
+      "two processes made ahead for the session's commands",
+    );
+    for (const { cmdline } of ahead) {
+      if (cmdline.includes("bwrap")) {
+        assert.ok(cmdline.includes(`/${sessionId} `), cmdline);
+      }
+    }
     const marker = `${2000 + Math.floor(Math.random() * 1000)}.25`;
     mock.script(callStep("long_1", "Bash", {
       command: `echo begun; sleep ${marker}`,
@@ -985,6 +1003,10 @@ Deno.test("wave acp: session/close cancels the session's turn (its prompt answer
     assert.equal(finished(wave, "long_1")?.status, "failed");
     assert.deepEqual(await processesLeft(`sleep ${marker}`, 5000), []);
     assert.deepEqual(await processesLeft(server, 5000), []);
+    await waitUntil(
+      () => processesPreparedBy(wave.child.pid).length === 0,
+      "the processes made ahead for its commands killed",
+    );
     // Nothing was spilled into it: its directory is gone.
     assert.deepEqual(spillDirsOf(waveHome, sessionId), []);
     await assert.rejects(prompt(wave, sessionId, "still there?"), {

@@ -16,7 +16,11 @@ import {
 import type { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { TINY_PNG } from "../_images.ts";
 import { type McpSession, startMcp, startMcpHttp } from "../_mcp.ts";
-import { processesLeft, processesStarted } from "../_processes.ts";
+import {
+  processesLeft,
+  processesPreparedBy,
+  processesStarted,
+} from "../_processes.ts";
 import { waitUntil } from "../_waiting.ts";
 import { waveArgs } from "../../scripts/flags.ts";
 import { TOOLSETS } from "../../tools/toolsets.ts";
@@ -42,6 +46,41 @@ async function withMcp(
     await mcp.close();
   }
 }
+
+Deno.test("wave mcp: the session's first command runs in a process made for it ahead, while wave waited", async () => {
+  await withMcp({}, async ({ client, pid, waveHome }) => {
+    const ahead = await waitUntil(
+      () => {
+        const found = processesPreparedBy(pid);
+        return found.length === 2 && found;
+      },
+      "two processes made ahead for the first commands",
+      { detail: () => JSON.stringify(processesPreparedBy(pid)) },
+    );
+    // Made for the session: under bubblewrap its spill directory is the
+    // one bound, not the process's own.
+    const spill = `${await Deno.realPath(waveHome)}/spill/`;
+    for (const { cmdline } of ahead) {
+      if (!cmdline.includes("bwrap")) continue;
+      const bound = cmdline.split(" ").filter((a) => a.startsWith(spill));
+      assert.ok(
+        bound.length > 0 &&
+          bound.every((a) => a.slice(spill.length).split("/").length === 2),
+        cmdline,
+      );
+    }
+    const ran = await client.callTool({
+      name: "Bash",
+      arguments: { command: "echo ran" },
+    });
+    assert.equal(textOf(ran as Result), "ran");
+    // The oldest ran it; the other is still there for the next command
+    // (one made for other settings would have been killed with it).
+    const after = processesPreparedBy(pid).map((p) => p.pid);
+    assert.ok(!after.includes(ahead[0].pid), JSON.stringify(after));
+    assert.ok(after.includes(ahead[1].pid), JSON.stringify(after));
+  });
+});
 
 Deno.test("wave mcp: tools/list gives the bound tools with their JSON Schemas and scope annotations", async () => {
   await withMcp({}, async ({ client }) => {

@@ -124,7 +124,11 @@ interface PrepareSpec {
   ownSession: boolean;
   /** The cgroup it joins, under `none` where wave makes them. */
   cgroup?: string;
-  /** What it is made for: a command with another key starts a process of its own. */
+  /**
+   * What it is made for (the core whose records it is in, program,
+   * arguments, directory and environment): a command with another key
+   * starts a process of its own.
+   */
   key: string;
   /** What it is sent on its stdin for `script` (then the pipe is closed). */
   input(script: string): string;
@@ -185,7 +189,13 @@ function argv(
     ? { argv: [sh, "-c", AWAIT_SCRIPT, "sh", ...shell], input: shInput }
     : undefined;
   if (sandbox.kind !== "bwrap") {
-    const key = JSON.stringify(["none", shell, request.cwd, ctx.env]);
+    const key = JSON.stringify([
+      ctx.processes.markerPrefix,
+      "none",
+      shell,
+      request.cwd,
+      ctx.env,
+    ]);
     const prepare: PrepareSpec | undefined = waiting && sandbox.prepare
       ? sandbox.spareCgroup
         ? sh === undefined ? undefined : {
@@ -257,7 +267,14 @@ function argv(
         command,
         args: [...before, ...isolation, ...waiting.argv],
         ownSession: false,
-        key: JSON.stringify([bwrap, isolation, shell, request.cwd, ctx.env]),
+        key: JSON.stringify([
+          ctx.processes.markerPrefix,
+          bwrap,
+          isolation,
+          shell,
+          request.cwd,
+          ctx.env,
+        ]),
         input: waiting.input,
       }
       : undefined,
@@ -305,8 +322,16 @@ const MAX_PREPARED_SCRIPT = 16 * 1024;
 
 /** A sandbox started ahead, after a command, for the worker's next one. */
 interface Prepared {
-  /** What it was made for: program, arguments, directory and environment. */
+  /** What it was made for (`PrepareSpec.key`). */
   key: string;
+  /**
+   * The session it was made for (its spill directory): one kept for
+   * another session is left to it, one of the same session made for
+   * other settings is killed.
+   */
+  owner: string;
+  /** The records it is in: those of the core whose call made it. */
+  processes: ShellContext["processes"];
   /** What it is sent on its stdin for a script. */
   input(script: string): string;
   child: Deno.ChildProcess;
@@ -323,23 +348,34 @@ interface Prepared {
 const SPARES = 2;
 
 /**
+ * How many sessions' prepared processes are kept at once: sessions that
+ * share a thread (`wave acp`, `wave mcp --listen`) each find theirs, and
+ * one more session's kills those of the one that ran a command least
+ * recently.
+ */
+const SPARE_OWNERS = 3;
+
+/**
  * This thread's prepared processes, oldest first. Making bubblewrap's
  * namespaces and mounts costs several times what `bash -c true` does;
  * made while the session waits for its next call, a command then costs
  * little more than its shell's work. Each is the same sandbox a command
  * started at once gets (one per command, with its own pid namespace),
- * made earlier.
+ * made earlier, for one session (a sandbox shows its own spill directory).
  */
 const spares: Prepared[] = [];
 /** Set while the next process is being started (after its call has answered). */
 let preparing = false;
 
-/** Kills a prepared sandbox no command will use (it is the calling call's from now on). */
-function discard(ctx: ShellContext, spare: Prepared): void {
+/**
+ * Kills a prepared sandbox no command will use, through the records it is
+ * in (another core's, when another session made it).
+ */
+function discard(spare: Prepared): void {
   const pgid = spare.child.pid;
-  ctx.processes.adopted(pgid);
-  ctx.processes.signal(pgid, "SIGKILL");
-  ctx.processes.ended(pgid);
+  spare.processes.adopted(pgid);
+  spare.processes.signal(pgid, "SIGKILL");
+  spare.processes.ended(pgid);
   spare.child.stdin.close().catch(() => {});
   spare.child.stdout.cancel().catch(() => {});
   spare.child.stderr.cancel().catch(() => {});
@@ -349,7 +385,8 @@ function discard(ctx: ShellContext, spare: Prepared): void {
  * The oldest prepared sandbox made for `key`, now running `script`;
  * undefined when there is none (another call took it, it was made for
  * other settings, or it has died), and a command must be started at once.
- * Those made for other settings are killed.
+ * Those this session (`ctx.spillDir`) made for other settings are killed;
+ * other sessions' are left to them.
  */
 async function takePrepared(
   ctx: ShellContext,
@@ -357,11 +394,18 @@ async function takePrepared(
   script: string,
 ): Promise<Prepared | undefined> {
   let spare: Prepared | undefined;
-  while ((spare = spares.shift())) {
-    if (spare.key === key && !spare.exited) break;
-    discard(ctx, spare);
+  for (const candidate of [...spares]) {
+    if (candidate.key === key && !candidate.exited) {
+      spare = candidate;
+      break;
+    }
+    if (candidate.owner === ctx.spillDir || candidate.exited) {
+      spares.splice(spares.indexOf(candidate), 1);
+      discard(candidate);
+    }
   }
   if (!spare) return undefined;
+  spares.splice(spares.indexOf(spare), 1);
   ctx.processes.adopted(spare.child.pid);
   const writer = spare.child.stdin.getWriter();
   try {
@@ -371,10 +415,42 @@ async function takePrepared(
       writer.close(),
     ]);
   } catch {
-    discard(ctx, spare);
+    discard(spare);
     return undefined;
   }
   return spare;
+}
+
+/**
+ * Kills the processes prepared for the session whose spill directory is
+ * `owner` (it has ended: none of its commands will come).
+ */
+export function discardPrepared(owner: string): void {
+  for (const spare of spares.filter((s) => s.owner === owner)) {
+    spares.splice(spares.indexOf(spare), 1);
+    discard(spare);
+  }
+}
+
+/** How many processes are kept prepared for `key`. */
+function sparesOf(key: string): number {
+  return spares.filter((spare) => spare.key === key).length;
+}
+
+/**
+ * Makes room for one more session's prepared processes: when
+ * {@linkcode SPARE_OWNERS} sessions other than `owner` have some, those of
+ * the one whose newest was made longest ago (it has run no command since)
+ * are killed.
+ */
+function makeRoomFor(owner: string): void {
+  // Newest first: the last other owner met is the one to go.
+  const others = new Set<string>();
+  for (const spare of spares.toReversed()) {
+    if (spare.owner !== owner) others.add(spare.owner);
+  }
+  if (others.size < SPARE_OWNERS) return;
+  discardPrepared([...others].at(-1)!);
 }
 
 /** How many processes made for `spec` are kept: one when it joins a call's cgroup. */
@@ -393,7 +469,8 @@ function prepareNext(
   options: (marker: string) => Deno.CommandOptions & { args: string[] },
 ): void {
   preparing = false;
-  if (spares.length >= sparesFor(spec)) return;
+  if (sparesOf(spec.key) >= sparesFor(spec)) return;
+  makeRoomFor(ctx.spillDir);
   const marker = newCommandMarker(ctx.processes.markerPrefix);
   let child: Deno.ChildProcess;
   try {
@@ -406,6 +483,8 @@ function prepareNext(
   }
   const spare: Prepared = {
     key: spec.key,
+    owner: ctx.spillDir,
+    processes: ctx.processes,
     input: spec.input,
     child,
     marker,
@@ -417,11 +496,11 @@ function prepareNext(
     const at = spares.indexOf(spare);
     if (at >= 0) {
       spares.splice(at, 1);
-      ctx.processes.ended(child.pid);
+      spare.processes.ended(child.pid);
     }
   });
   spares.push(spare);
-  if (spares.length < sparesFor(spec)) {
+  if (sparesOf(spec.key) < sparesFor(spec)) {
     preparing = true;
     setTimeout(() => prepareNext(ctx, spec, options), 0);
   }
@@ -483,7 +562,7 @@ export function prepareShell(
   program: ShellRequest["program"],
   cwd: string,
 ): void {
-  if (spares.length > 0 || preparing) return;
+  if (preparing) return;
   let spec;
   try {
     spec = argv(ctx, { program, script: "", cwd, timeoutMs: 1 });
@@ -491,7 +570,7 @@ export function prepareShell(
     return; // the first command says why
   }
   const { prepare, sandboxed } = spec;
-  if (!prepare) return;
+  if (!prepare || sparesOf(prepare.key) > 0) return;
   if (prepare.cgroup) ctx.processes.hold(prepare.cgroup);
   prepareNext(
     ctx,
@@ -646,7 +725,7 @@ export async function runShell(
   // worker's from now on.
   if (
     prepare && !ctx.signal.aborted && !preparing &&
-    spares.length < sparesFor(prepare)
+    sparesOf(prepare.key) < sparesFor(prepare)
   ) {
     preparing = true;
     if (prepare.cgroup) ctx.processes.hold(prepare.cgroup);

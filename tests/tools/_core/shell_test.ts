@@ -1,10 +1,15 @@
 /** The shell runner, in-process (spec 001 命令; docs/design.md layer 3). */
 import assert from "node:assert/strict";
 import { MAX_VIEW_CHARS } from "../../../tools/_core/capture.ts";
-import { describeShellResult, runShell } from "../../../tools/_core/shell.ts";
+import {
+  describeShellResult,
+  discardPrepared,
+  prepareShell,
+  runShell,
+} from "../../../tools/_core/shell.ts";
 import { TestSession } from "../../_context.ts";
 import { processesLeft, processesStarted } from "../../_processes.ts";
-import { INTERRUPT_WITHIN_MS, within } from "../../_waiting.ts";
+import { INTERRUPT_WITHIN_MS, waitUntil, within } from "../../_waiting.ts";
 import { tempDir } from "../../_temp.ts";
 
 const run = (
@@ -262,4 +267,73 @@ Deno.test("001 shell: output a child still writes after the shell exits is kept 
     lines.slice(1),
     Array.from({ length: 30 }, (_, i) => `line-${i + 1}`),
   );
+});
+
+Deno.test({
+  name:
+    "001 shell: sessions that share a thread each keep the processes made ahead for them: a command runs in its session's, another session's are left alone, a fourth session's push out those of the one that ran a command least recently, and a session's end kills its own",
+  // The processes made ahead outlive each command by design; the test
+  // kills them at its end.
+  sanitizeOps: false,
+  sanitizeResources: false,
+  fn: async () => {
+    const sessions = await Promise.all(
+      [0, 1, 2, 3].map(() => TestSession.create()),
+    );
+    const [a, b, c, d] = sessions;
+    const spillOf = (s: TestSession) => s.context().spillDir;
+    try {
+      for (const s of sessions) {
+        s.shellSandbox = { kind: "none", prepare: true };
+      }
+      // In a process made ahead, bash runs the script itself: $$ is its pid.
+      const pidOf = async (s: TestSession) =>
+        Number((await run(s, "echo $$")).stdout.trim());
+      const prepared = async (s: TestSession, what: string) => {
+        await waitUntil(() => s.groups.size === 2, `${what}: two made ahead`);
+        return new Set(s.groups);
+      };
+      prepareShell(a.context(), "bash", a.workspace);
+      const aAhead = await prepared(a, "a");
+      assert.ok(aAhead.has(await pidOf(a)), "a's command ran in one of a's");
+      const aNow = await prepared(a, "a after its command");
+
+      prepareShell(b.context(), "bash", b.workspace);
+      const bAhead = await prepared(b, "b");
+      assert.ok(bAhead.has(await pidOf(b)), "b's command ran in one of b's");
+      await prepared(b, "b after its command");
+      // b's command left a's alone: a's next runs in one of them.
+      assert.deepEqual(a.groups, aNow);
+      assert.ok(aNow.has(await pidOf(a)));
+      const aLast = await prepared(a, "a after its second command");
+
+      prepareShell(c.context(), "bash", c.workspace);
+      await prepared(c, "c");
+      assert.deepEqual(a.groups, aLast, "three sessions' are kept");
+      // A fourth: b ran a command least recently (a's second came after
+      // it), so b's go, and b's records say they ended.
+      prepareShell(d.context(), "bash", d.workspace);
+      await prepared(d, "d");
+      assert.deepEqual(b.groups, new Set());
+      assert.deepEqual(a.groups, aLast);
+      assert.equal(c.groups.size, 2);
+
+      // A session that ends: its own are killed, no one else's.
+      const cAhead = [...c.groups];
+      discardPrepared(spillOf(c));
+      assert.deepEqual(c.groups, new Set());
+      assert.deepEqual(a.groups, aLast);
+      for (const pid of cAhead) {
+        await waitUntil(() => {
+          try {
+            return Deno.readTextFileSync(`/proc/${pid}/stat`).includes(") Z ");
+          } catch {
+            return true; // reaped
+          }
+        }, `c's process ${pid} killed`);
+      }
+    } finally {
+      for (const s of sessions) discardPrepared(spillOf(s));
+    }
+  },
 });
