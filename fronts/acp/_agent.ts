@@ -1,7 +1,8 @@
 /**
  * The ACP agent over the session core (`wave acp`): `initialize`,
- * `session/new`, `session/load`, `session/resume`, `session/prompt`,
- * `session/cancel`, `session/set_mode` and `session/close`, answered
+ * `session/new`, `session/load`, `session/resume`, `session/list`,
+ * `session/prompt`, `session/cancel`, `session/set_mode` and
+ * `session/close`, answered
  * through `@agentclientprotocol/sdk`. A prompt
  * runs a user turn of the core's agent loop; what the turn writes (typed
  * outbound messages) and what its tools emit become `session/update`s, and
@@ -37,6 +38,7 @@ import {
   releaseTranscript,
 } from "../../session/transcript_claim.ts";
 import { UserTurns } from "../../session/user_turns.ts";
+import { listSessions } from "../../session/session_list.ts";
 import { MODES } from "../../tools/kernel/modes.ts";
 import { isInside, realPathOf } from "../../tools/kernel/workspace.ts";
 import {
@@ -180,6 +182,36 @@ export class AcpFront {
           params.mcpServers,
           false,
         );
+      })
+      .onRequest(methods.agent.session.list, ({ params }) => {
+        const cwd = params.cwd ?? undefined;
+        if (cwd !== undefined && !cwd.startsWith("/")) {
+          throw new acp.RequestError(
+            INVALID_PARAMS,
+            `the cwd to list the sessions of must be an absolute path, not ${
+              JSON.stringify(cwd)
+            }`,
+          );
+        }
+        let page;
+        try {
+          // A workspace is recorded by its real path.
+          page = listSessions(this.#config.waveHome, {
+            cwd: cwd === undefined ? undefined : realPathOf(cwd),
+            cursor: params.cursor ?? undefined,
+          });
+        } catch (error) {
+          throw new acp.RequestError(INVALID_PARAMS, (error as Error).message);
+        }
+        return {
+          sessions: page.sessions.map((s) => ({
+            sessionId: s.id,
+            cwd: s.cwd,
+            title: s.title ?? null,
+            updatedAt: s.updatedAt,
+          })),
+          ...page.nextCursor ? { nextCursor: page.nextCursor } : {},
+        };
       })
       .onRequest(methods.agent.session.close, async ({ params }) => {
         await this.#close(params.sessionId);

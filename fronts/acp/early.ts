@@ -21,7 +21,7 @@ import { VERSION } from "../../session/version.ts";
 /** The ACP protocol version wave speaks (the SDK's `PROTOCOL_VERSION`; tests/fronts/acp_test.ts checks they agree). */
 export const ACP_PROTOCOL_VERSION = 1;
 
-/** `initialize`'s answer: wave's capabilities (load, resume and close sessions, image prompts, embedded context, MCP servers over HTTP and SSE) and name. */
+/** `initialize`'s answer: wave's capabilities (load, list, resume and close sessions, image prompts, embedded context, MCP servers over HTTP and SSE) and name. */
 export function initializeResult() {
   return {
     protocolVersion: ACP_PROTOCOL_VERSION,
@@ -30,7 +30,7 @@ export function initializeResult() {
       promptCapabilities: { image: true, embeddedContext: true },
       // session/new's mcpServers: stdio always; these two as well.
       mcpCapabilities: { http: true, sse: true },
-      sessionCapabilities: { resume: {}, close: {} },
+      sessionCapabilities: { list: {}, resume: {}, close: {} },
     },
     agentInfo: { name: "wave", title: "wave", version: VERSION },
     authMethods: [],

@@ -51,7 +51,7 @@ Deno.test("wave acp: initialize, and a session announces wave's modes", async ()
       loadSession: true,
       promptCapabilities: { image: true, embeddedContext: true },
       mcpCapabilities: { http: true, sse: true },
-      sessionCapabilities: { resume: {}, close: {} },
+      sessionCapabilities: { list: {}, resume: {}, close: {} },
     });
     assert.equal(init.agentInfo?.name, "wave");
     const created = await wave.agent.request(acp.methods.agent.session.new, {
@@ -320,7 +320,7 @@ Deno.test("wave acp: session/cancel mid-command ends the turn as cancelled and l
   });
 });
 
-Deno.test("wave acp: session/load replays the transcript as updates, then its task list as the plan, and the session goes on from it", async () => {
+Deno.test("wave acp: session/list shows the session, titled by its first prompt; session/load replays the transcript as updates, then its task list as the plan, and the session goes on from it", async () => {
   const waveHome = await tempDir({ prefix: "wave-home-" });
   const workspace = await Deno.realPath(await tempDir());
   await Deno.writeTextFile(`${workspace}/a.txt`, "first\n");
@@ -376,8 +376,33 @@ Deno.test("wave acp: session/load replays the transcript as updates, then its ta
       protocolVersion: acp.PROTOCOL_VERSION,
       clientCapabilities: {},
     });
-    // Not in another workspace: its history names this one's files.
+    // The editor's history lists it, titled by its first prompt; another
+    // workspace's list does not.
     const elsewhere = await Deno.realPath(await tempDir());
+    const listed = await wave.agent.request(acp.methods.agent.session.list, {
+      cwd: workspace,
+    });
+    assert.equal(listed.nextCursor, undefined);
+    assert.deepEqual(
+      listed.sessions.map((s) => ({ ...s, updatedAt: typeof s.updatedAt })),
+      [{
+        sessionId,
+        cwd: workspace,
+        title: "what does a.txt say?",
+        updatedAt: "string",
+      }],
+    );
+    assert.deepEqual(
+      await wave.agent.request(acp.methods.agent.session.list, {
+        cwd: elsewhere,
+      }),
+      { sessions: [] },
+    );
+    await assert.rejects(
+      wave.agent.request(acp.methods.agent.session.list, { cursor: "nope" }),
+      { message: `not a cursor of wave's session list: "nope"` },
+    );
+    // Not in another workspace: its history names this one's files.
     await assert.rejects(
       wave.agent.request(acp.methods.agent.session.load, {
         sessionId,

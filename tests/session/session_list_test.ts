@@ -1,0 +1,113 @@
+/** The list of sessions ACP's `session/list` answers with (session/session_list.ts). */
+import assert from "node:assert/strict";
+import { listSessions, TITLE_CHARS } from "../../session/session_list.ts";
+import { tempDir } from "../_temp.ts";
+
+/** Writes transcript `id` of workspace `cwd` (no session line when undefined), changed at `mtime` seconds. */
+async function transcript(
+  waveHome: string,
+  id: string,
+  cwd: string | undefined,
+  mtime: number,
+  entries: unknown[] = [],
+): Promise<void> {
+  const path = `${waveHome}/sessions/${id}.jsonl`;
+  const lines = [
+    ...cwd === undefined ? [] : [{ type: "session", session_id: id, cwd }],
+    ...entries,
+  ];
+  await Deno.writeTextFile(
+    path,
+    lines.map((l) => JSON.stringify(l) + "\n").join(""),
+  );
+  await Deno.utime(path, mtime, mtime);
+}
+
+const user = (content: unknown, isMeta?: boolean) => ({
+  type: "user",
+  message: { role: "user", content },
+  ...isMeta ? { isMeta } : {},
+  timestamp: "2026-12-03T00:00:00.000Z",
+});
+
+Deno.test("session list: newest first, each with its workspace, its first prompt's first line as title and when it changed; a transcript without a session line is left out, and so is another workspace's when one is asked for", async () => {
+  const home = await tempDir();
+  await Deno.mkdir(`${home}/sessions`);
+  await transcript(home, "old", "/ws/a", 1000, [
+    user("fix the bug\nin detail"),
+  ]);
+  await transcript(home, "new", "/ws/a", 3000, [
+    user("a reminder the model gets", true),
+    user([{ type: "image" }, { type: "text", text: "\n  look at this  " }]),
+  ]);
+  await transcript(home, "other", "/ws/b", 2000, [user("x".repeat(300))]);
+  await transcript(home, "unstarted", undefined, 4000);
+  await transcript(home, "untitled", "/ws/a", 500, [
+    user([{ type: "tool_result", tool_use_id: "t", content: "ok" }]),
+  ]);
+  await Deno.writeTextFile(`${home}/sessions/notes.txt`, "not a transcript");
+
+  assert.deepEqual(listSessions(home), {
+    sessions: [
+      {
+        id: "new",
+        cwd: "/ws/a",
+        title: "look at this",
+        updatedAt: new Date(3_000_000).toISOString(),
+      },
+      {
+        id: "other",
+        cwd: "/ws/b",
+        title: `${"x".repeat(TITLE_CHARS - 1)}…`,
+        updatedAt: new Date(2_000_000).toISOString(),
+      },
+      {
+        id: "old",
+        cwd: "/ws/a",
+        title: "fix the bug",
+        updatedAt: new Date(1_000_000).toISOString(),
+      },
+      {
+        id: "untitled",
+        cwd: "/ws/a",
+        updatedAt: new Date(500_000).toISOString(),
+      },
+    ],
+  });
+  assert.deepEqual(
+    listSessions(home, { cwd: "/ws/b" }).sessions.map((s) => s.id),
+    ["other"],
+  );
+  assert.deepEqual(listSessions(home, { cwd: "/ws/c" }), { sessions: [] });
+  assert.deepEqual(listSessions(await tempDir()), { sessions: [] });
+});
+
+Deno.test("session list: pages follow each other by cursor, every session once, the last without a cursor; a cursor wave did not make is refused", async () => {
+  const home = await tempDir();
+  await Deno.mkdir(`${home}/sessions`);
+  // Two changed in the same second: the cursor still tells them apart.
+  const ids = ["s1", "s2", "s3", "s4", "s5"];
+  const mtimes = [5000, 4000, 4000, 3000, 2000];
+  for (const [i, id] of ids.entries()) {
+    await transcript(home, id, "/ws", mtimes[i], [user(`prompt ${id}`)]);
+  }
+  await transcript(home, "elsewhere", "/other", 3500);
+  const seen: string[] = [];
+  let cursor: string | undefined;
+  const pages: number[] = [];
+  do {
+    const page = listSessions(home, { cwd: "/ws", cursor, perPage: 2 });
+    seen.push(...page.sessions.map((s) => s.id));
+    pages.push(page.sessions.length);
+    cursor = page.nextCursor;
+  } while (cursor !== undefined);
+  assert.deepEqual(seen, ids);
+  assert.deepEqual(pages, [2, 2, 1]);
+  // Exactly a page's worth left: no cursor to an empty page.
+  const full = listSessions(home, { cwd: "/ws", perPage: 5 });
+  assert.equal(full.sessions.length, 5);
+  assert.equal(full.nextCursor, undefined);
+  assert.throws(() => listSessions(home, { cursor: "page-2" }), {
+    message: `not a cursor of wave's session list: "page-2"`,
+  });
+});
