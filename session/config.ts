@@ -32,7 +32,8 @@ import {
 
 import { type ApiKey, readApiKey } from "./models/api_key.ts";
 import { parseModelId, parseSttModelId } from "./models/model_id.ts";
-import { transcriptPath } from "./transcript_claim.ts";
+import { SESSION_ID, transcriptPath } from "./transcript_claim.ts";
+import { parseTranscriptHead, readTranscriptHead } from "./transcript_head.ts";
 import { VERSION } from "./version.ts";
 
 export { APPROVAL_POLICIES, FRONTS, SHELL_SANDBOXES };
@@ -204,8 +205,6 @@ export interface Config {
 export type ParseOutcome =
   | { kind: "run"; config: Config }
   | { kind: "exit"; code: number; stdout?: string; stderr?: string };
-
-const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
 function fail(message: string): ParseOutcome {
   return {
@@ -668,22 +667,7 @@ function latestSessionOf(
  * Throws when the transcript cannot be read.
  */
 export function sessionCwd(path: string): string | undefined {
-  const file = Deno.openSync(path);
-  try {
-    const buffer = new Uint8Array(64 * 1024);
-    const n = file.readSync(buffer) ?? 0;
-    const text = new TextDecoder().decode(buffer.subarray(0, n));
-    for (const line of text.split("\n")) {
-      if (!line.includes('"session"')) continue;
-      try {
-        const entry = JSON.parse(line);
-        if (entry.type === "session") return entry.cwd;
-      } catch { /* cut short */ }
-    }
-    return undefined;
-  } finally {
-    file.close();
-  }
+  return parseTranscriptHead(readTranscriptHead(path).text).cwd;
 }
 
 /**

@@ -6,18 +6,25 @@
  * @module
  */
 
+import { SESSION_ID } from "./transcript_claim.ts";
+import {
+  parseTranscriptHead,
+  readTranscriptHead,
+  type TranscriptHead,
+} from "./transcript_head.ts";
+
 /** One session as a list shows it. */
 export interface ListedSession {
   id: string;
   /** The workspace it ran in (its transcript's session line). */
   cwd: string;
-  /** The first line of its first prompt, cut to {@linkcode TITLE_CHARS}; absent when none was found. */
+  /** The first line of its first prompt (`TranscriptHead.title`); absent when none was found. */
   title?: string;
   /** When its transcript last changed (ISO 8601). */
   updatedAt: string;
 }
 
-/** One page of {@linkcode listSessions}. */
+/** One page of {@linkcode SessionList.page}. */
 export interface SessionPage {
   sessions: ListedSession[];
   /** Where the next page starts; absent on the last. */
@@ -27,65 +34,159 @@ export interface SessionPage {
 /** How many sessions a page holds. */
 export const SESSIONS_PER_PAGE = 50;
 
-/** The longest title, in characters (one line of a list). */
-export const TITLE_CHARS = 100;
-
-/** How much of a transcript's start is read for its workspace and title. */
-const HEAD_BYTES = 64 * 1024;
+/**
+ * How much of a transcript is read first: its session line and first
+ * prompt are its first two lines, and most prompts are short. The rest of
+ * the head is read only when they are not in it.
+ */
+const FIRST_READ_BYTES = 4096;
 
 /**
- * The sessions in `waveHome/sessions` (of workspace `cwd` only, when
- * given), newest first, a page from `cursor` (a previous page's
- * `nextCursor`). A transcript with no session line yet (no turn started)
- * or that cannot be read is left out. Throws on a cursor this did not
- * make.
+ * How long the list works before it lets the event loop turn: its file
+ * operations are synchronous (each costs a few microseconds, where an
+ * asynchronous one costs a hundred), so a large directory must not hold
+ * every other session's updates meanwhile.
  */
-export function listSessions(
-  waveHome: string,
-  options: { cwd?: string; cursor?: string; perPage?: number } = {},
-): SessionPage {
-  const after = options.cursor === undefined
-    ? undefined
-    : parseCursor(options.cursor);
-  const perPage = options.perPage ?? SESSIONS_PER_PAGE;
-  const dir = `${waveHome}/sessions`;
-  const found: { id: string; mtime: number; path: string }[] = [];
-  try {
-    for (const entry of Deno.readDirSync(dir)) {
-      if (!entry.isFile || !entry.name.endsWith(".jsonl")) continue;
-      const path = `${dir}/${entry.name}`;
+const WORK_MS_PER_TURN = 8;
+
+/** How long a listing taken for a first page serves the pages after it. */
+const SNAPSHOT_MS = 60_000;
+
+/**
+ * The sessions of one `WAVE_HOME`. A first page (no cursor) lists the
+ * directory afresh; the pages after it walk that listing, for up to
+ * {@linkcode SNAPSHOT_MS}, so a cursor names a place in one order. What
+ * each transcript's head says is kept between calls: a head with a
+ * workspace and a title is final (a transcript only grows), any other is
+ * read again once its file changed; a transcript gone is forgotten at the
+ * next fresh listing.
+ */
+export class SessionList {
+  #dir: string;
+  #heads = new Map<string, { mtime: number; head: TranscriptHead }>();
+  #snapshot: { at: number; transcripts: Transcript[] } | undefined;
+  #turnedAt = 0;
+
+  /** The list of the sessions in `waveHome/sessions`. */
+  constructor(waveHome: string) {
+    this.#dir = `${waveHome}/sessions`;
+  }
+
+  /**
+   * The sessions (of workspace `cwd` only, when given), newest first, a
+   * page from `cursor` (a previous page's `nextCursor`). A transcript
+   * whose name is not a session id, with no session line yet (no turn
+   * started), or that cannot be read is left out. Rejects a cursor not
+   * of the form this makes.
+   */
+  async page(
+    options: { cwd?: string; cursor?: string; perPage?: number } = {},
+  ): Promise<SessionPage> {
+    const after = options.cursor === undefined
+      ? undefined
+      : parseCursor(options.cursor);
+    const perPage = options.perPage ?? SESSIONS_PER_PAGE;
+    this.#turnedAt = performance.now();
+    const snapshot = this.#snapshot;
+    let found: Transcript[];
+    if (after && snapshot && performance.now() - snapshot.at < SNAPSHOT_MS) {
+      found = snapshot.transcripts;
+    } else {
+      found = await this.#transcripts();
+      // Newest first; among those changed at once, by id: a stable order
+      // the cursor can name a place in.
+      found.sort((a, b) => b.mtime - a.mtime || (a.id < b.id ? -1 : 1));
+      this.#snapshot = { at: performance.now(), transcripts: found };
+    }
+    const sessions: ListedSession[] = [];
+    let last: Transcript | undefined;
+    for (const candidate of found) {
+      if (after && !comesAfter(candidate, after)) continue;
+      await this.#breathe();
+      const head = this.#headOf(candidate);
+      if (
+        head?.cwd === undefined ||
+        (options.cwd !== undefined && head.cwd !== options.cwd)
+      ) continue;
+      // One more than a page: there is a next one.
+      if (sessions.length === perPage) {
+        return { sessions, nextCursor: cursorOf(last!) };
+      }
+      sessions.push({
+        id: candidate.id,
+        cwd: head.cwd,
+        ...head.title !== undefined ? { title: head.title } : {},
+        updatedAt: new Date(candidate.mtime).toISOString(),
+      });
+      last = candidate;
+    }
+    return { sessions };
+  }
+
+  /** Lets the event loop turn when the list has worked {@linkcode WORK_MS_PER_TURN} since it last did. */
+  async #breathe(): Promise<void> {
+    if (performance.now() - this.#turnedAt < WORK_MS_PER_TURN) return;
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    this.#turnedAt = performance.now();
+  }
+
+  /** Every transcript in the directory with its change time; the heads of those gone are forgotten. */
+  async #transcripts(): Promise<Transcript[]> {
+    const found: Transcript[] = [];
+    const names: string[] = [];
+    try {
+      for (const entry of Deno.readDirSync(this.#dir)) {
+        if (!entry.isFile || !entry.name.endsWith(".jsonl")) continue;
+        const id = entry.name.slice(0, -".jsonl".length);
+        // A name `session/load` would refuse is no session to offer.
+        if (SESSION_ID.test(id)) names.push(id);
+      }
+    } catch { /* no sessions yet */ }
+    for (const id of names) {
+      await this.#breathe();
+      const path = `${this.#dir}/${id}.jsonl`;
       try {
         const mtime = Deno.statSync(path).mtime?.getTime() ?? 0;
-        found.push({ id: entry.name.slice(0, -".jsonl".length), mtime, path });
+        found.push({ id, path, mtime });
       } catch { /* gone meanwhile */ }
     }
-  } catch {
-    return { sessions: [] }; // no sessions yet
-  }
-  // Newest first; among those changed at once, by id: a stable order the
-  // cursor can name a place in.
-  found.sort((a, b) => b.mtime - a.mtime || (a.id < b.id ? -1 : 1));
-  const sessions: ListedSession[] = [];
-  let last: { id: string; mtime: number } | undefined;
-  for (const candidate of found) {
-    if (after && !comesAfter(candidate, after)) continue;
-    const head = sessionHead(candidate.path);
-    if (!head || (options.cwd !== undefined && head.cwd !== options.cwd)) {
-      continue;
+    const present = new Set(found.map((t) => t.path));
+    for (const path of this.#heads.keys()) {
+      if (!present.has(path)) this.#heads.delete(path);
     }
-    // One more than a page: there is a next one.
-    if (sessions.length === perPage) {
-      return { sessions, nextCursor: cursorOf(last!) };
-    }
-    sessions.push({
-      id: candidate.id,
-      cwd: head.cwd,
-      ...head.title !== undefined ? { title: head.title } : {},
-      updatedAt: new Date(candidate.mtime).toISOString(),
-    });
-    last = candidate;
+    return found;
   }
-  return { sessions };
+
+  /** What the transcript's head says, read once it changed; undefined when it cannot be read. */
+  #headOf(transcript: Transcript): TranscriptHead | undefined {
+    const known = this.#heads.get(transcript.path);
+    if (
+      known &&
+      (known.mtime === transcript.mtime ||
+        (known.head.cwd !== undefined && known.head.title !== undefined))
+    ) return known.head;
+    let head: TranscriptHead;
+    try {
+      const first = readTranscriptHead(transcript.path, FIRST_READ_BYTES);
+      head = parseTranscriptHead(first.text);
+      if (
+        !first.whole && (head.cwd === undefined || head.title === undefined)
+      ) {
+        head = parseTranscriptHead(readTranscriptHead(transcript.path).text);
+      }
+    } catch {
+      return undefined;
+    }
+    this.#heads.set(transcript.path, { mtime: transcript.mtime, head });
+    return head;
+  }
+}
+
+/** A transcript file found in the directory. */
+interface Transcript {
+  id: string;
+  path: string;
+  mtime: number;
 }
 
 /** Whether `entry` comes after `place` in the list's order. */
@@ -111,68 +212,4 @@ function parseCursor(cursor: string): { id: string; mtime: number } {
     );
   }
   return { mtime: Number(match[1]), id: match[2] };
-}
-
-/**
- * A transcript's workspace and title, from its first
- * {@linkcode HEAD_BYTES}; undefined when it has no session line there or
- * cannot be read.
- */
-function sessionHead(
-  path: string,
-): { cwd: string; title?: string } | undefined {
-  let text: string;
-  try {
-    const file = Deno.openSync(path);
-    try {
-      const buffer = new Uint8Array(HEAD_BYTES);
-      let filled = 0;
-      while (filled < buffer.length) {
-        const n = file.readSync(buffer.subarray(filled));
-        if (n === null) break;
-        filled += n;
-      }
-      text = new TextDecoder().decode(buffer.subarray(0, filled));
-    } finally {
-      file.close();
-    }
-  } catch {
-    return undefined;
-  }
-  let cwd: string | undefined;
-  let title: string | undefined;
-  for (const line of text.split("\n")) {
-    let entry;
-    try {
-      entry = JSON.parse(line);
-    } catch {
-      continue; // cut short by the head's end, or by a crash
-    }
-    if (entry?.type === "session" && typeof entry.cwd === "string") {
-      cwd ??= entry.cwd;
-    } else if (
-      entry?.type === "user" && !entry.isMeta && title === undefined
-    ) {
-      title = promptTitle(entry.message?.content);
-    }
-    if (cwd !== undefined && title !== undefined) break;
-  }
-  return cwd === undefined ? undefined : { cwd, title };
-}
-
-/** The first non-empty line of a prompt's text, cut to {@linkcode TITLE_CHARS}. */
-function promptTitle(content: unknown): string | undefined {
-  const text = typeof content === "string"
-    ? content
-    : Array.isArray(content)
-    ? content.filter((b) => b?.type === "text" && typeof b.text === "string")
-      .map((b) => b.text).join("\n")
-    : "";
-  const line = text.split("\n").map((l: string) => l.trim()).find((l) =>
-    l !== ""
-  );
-  if (line === undefined) return undefined;
-  return line.length > TITLE_CHARS
-    ? `${line.slice(0, TITLE_CHARS - 1)}…`
-    : line;
 }

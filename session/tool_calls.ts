@@ -323,6 +323,9 @@ export class ToolCalls {
   /** The real work in flight: calls and holds (the warm-up's calls do not count). */
   #activity: CallActivity;
 
+  /** Aborted by {@linkcode discardPrepared}: nothing is made ahead for the session's commands from then on. */
+  #ended = new AbortController();
+
   /**
    * Marks real work that is not a call (a user turn until its model
    * request is sent): {@linkcode prewarm} waits until the returned
@@ -455,9 +458,12 @@ export class ToolCalls {
 
   /**
    * The session has ended: the processes made ahead for its commands
-   * ({@linkcode prepareCommand}, and after each command) are killed.
+   * ({@linkcode prepareCommand}, and after each command) are killed, and
+   * none is made from now on (one being prepared is not started). Its
+   * commands themselves are ended by interrupting them.
    */
-  endCommands(): void {
+  discardPrepared(): void {
+    this.#ended.abort();
     discardPrepared(spillDirIn(this.#deps));
   }
 
@@ -646,12 +652,18 @@ export class ToolCalls {
       denials,
     );
     if ("error" in decided) return; // the first command says why
+    // The session may have ended while its sandbox was decided.
+    if (this.#ended.signal.aborted) {
+      deps.processes.releaseCgroups(decided.cgroups);
+      return;
+    }
     try {
       prepareShell(
         {
           workspace: config.workspace,
           toolUseId: "prewarm",
-          signal: new AbortController().signal,
+          // Aborted when the session ends: a process not made by then never is.
+          signal: this.#ended.signal,
           spillDir,
           shellSandbox: decided.sandbox,
           env: deps.env,

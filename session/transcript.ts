@@ -85,6 +85,8 @@ export class Transcript {
   #failed = false;
   /** Another process held it at an append: nothing more is written. */
   #refused = false;
+  /** {@linkcode release}d: the session has ended, and nothing more is written. */
+  #released = false;
   #kept: boolean;
 
   /** The transcript at `path`; with `kept` false (`--no-session-persistence`) nothing is written. */
@@ -102,6 +104,15 @@ export class Transcript {
       JSON.stringify({ ...entry, timestamp: new Date().toISOString() }) + "\n";
     this.#queue = this.#queue.then(async () => {
       if (this.#refused) return;
+      if (this.#released) {
+        // A turn that outlived its session's close: writing would claim
+        // the transcript again, for a session another wave may have
+        // opened since.
+        console.error(
+          `wave: the session of ${this.path} has ended; a late message of it is not recorded`,
+        );
+        return;
+      }
       // Held from the first line on; one another process holds is never
       // written to (a session id given to two waves at once), from then on.
       if (!claimTranscript(this.path)) {
@@ -136,9 +147,14 @@ export class Transcript {
     return this.#queue;
   }
 
-  /** The session has ended: once the appends are on disk, the claim on the transcript is given up. */
+  /**
+   * The session has ended: once the appends so far are on disk, the claim
+   * on the transcript is given up, and later appends write nothing (each
+   * says so on stderr).
+   */
   async release(): Promise<void> {
     await this.#queue;
+    this.#released = true;
     releaseTranscript(this.path);
   }
 

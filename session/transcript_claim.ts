@@ -9,6 +9,13 @@
 
 import { dirname } from "../tools/kernel/posix_path.ts";
 
+/**
+ * What a session id (and a task list's) may be (`--session-id`,
+ * `--resume`, ACP's `session/load`): a file name in `WAVE_HOME`'s
+ * directories, never a path.
+ */
+export const SESSION_ID: RegExp = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+
 /** Where a session's transcript lives. */
 export function transcriptPath(waveHome: string, sessionId: string): string {
   return `${waveHome}/sessions/${sessionId}.jsonl`;

@@ -71,6 +71,8 @@ Deno.test("start-up: the modules run before system/init are exactly these, and t
     "session/models/model_id.ts",
     // A resumed session is claimed before init: a second --resume exits 2.
     "session/transcript_claim.ts",
+    // --continue finds the workspace's newest session before init.
+    "session/transcript_head.ts",
     "session/version.ts",
     "tools/kernel/_landlock.js",
     "tools/kernel/_libc.js",

@@ -36,9 +36,10 @@ import { Transcript, transcriptPath } from "../../session/transcript.ts";
 import {
   claimTranscript,
   releaseTranscript,
+  SESSION_ID,
 } from "../../session/transcript_claim.ts";
 import { UserTurns } from "../../session/user_turns.ts";
-import { listSessions } from "../../session/session_list.ts";
+import { SessionList } from "../../session/session_list.ts";
 import { MODES } from "../../tools/kernel/modes.ts";
 import { isInside, realPathOf } from "../../tools/kernel/workspace.ts";
 import {
@@ -60,8 +61,11 @@ import {
   terminalOutputOf,
 } from "./_terminal.ts";
 
-const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
-/** How long `session/close` waits for the session's turn to end (it ends within a second). */
+/**
+ * How long `session/close` waits for the session's turn to end and answer
+ * its prompt: an interrupt ends a turn within a second
+ * (`INTERRUPT_WAIT_MS`, session/agent_loop.ts).
+ */
 const CLOSE_SETTLE_MS = 1500;
 /** JSON-RPC's codes for bad parameters and for a failure inside the agent. */
 const INVALID_PARAMS = -32602;
@@ -113,8 +117,12 @@ export class AcpFront {
   #cores = new Map<string, Promise<Core>>();
   #modules: readonly string[];
   #sessions = new Map<string, AcpSession>();
+  /** The sessions in WAVE_HOME (`session/list`), made on first use. */
+  #sessionList: SessionList | undefined;
   /** The ids `session/load` is opening now. */
   #loading = new Set<string>();
+  /** The sessions `session/close` is letting go of now, by id: until then a load of one waits. */
+  #closing = new Map<string, Promise<void>>();
   /**
    * By {@linkcode callKey}: a tool_use id is the model's, and two
    * sessions' models may give the same one.
@@ -171,7 +179,7 @@ export class AcpFront {
           params.sessionId,
           params.cwd,
           params.mcpServers,
-          true,
+          "load",
         );
       })
       .onRequest(methods.agent.session.resume, async ({ params, client }) => {
@@ -180,10 +188,10 @@ export class AcpFront {
           params.sessionId,
           params.cwd,
           params.mcpServers,
-          false,
+          "resume",
         );
       })
-      .onRequest(methods.agent.session.list, ({ params }) => {
+      .onRequest(methods.agent.session.list, async ({ params }) => {
         const cwd = params.cwd ?? undefined;
         if (cwd !== undefined && !cwd.startsWith("/")) {
           throw new acp.RequestError(
@@ -195,8 +203,9 @@ export class AcpFront {
         }
         let page;
         try {
+          this.#sessionList ??= new SessionList(this.#config.waveHome);
           // A workspace is recorded by its real path.
-          page = listSessions(this.#config.waveHome, {
+          page = await this.#sessionList.page({
             cwd: cwd === undefined ? undefined : realPathOf(cwd),
             cursor: params.cursor ?? undefined,
           });
@@ -471,15 +480,16 @@ export class AcpFront {
   }
 
   /**
-   * `session/load` (`replay`: the transcript replayed as updates first) and
+   * `session/load` (the transcript replayed as updates first) and
    * `session/resume` (not replayed: the client shows what it kept): the
-   * session goes on from its transcript.
+   * session goes on from its transcript. `verb` names the request in
+   * what a refusal says.
    */
   async #load(
     id: string,
     cwd: string,
     mcpServers: readonly acp.McpServer[] | undefined,
-    replay: boolean,
+    verb: "load" | "resume",
   ): Promise<acp.LoadSessionResponse> {
     if (!SESSION_ID.test(id)) {
       throw new acp.RequestError(
@@ -487,6 +497,9 @@ export class AcpFront {
         `not a wave session id: ${JSON.stringify(id).slice(0, 140)}`,
       );
     }
+    // One being closed still holds its transcript claim and spill
+    // directory, which its close is about to let go of.
+    await this.#closing.get(id);
     // Taken at once: a second load of it that comes while this one
     // awaits is refused, not opened beside it.
     if (this.#sessions.has(id) || this.#loading.has(id)) {
@@ -505,9 +518,7 @@ export class AcpFront {
       } catch {
         throw new acp.RequestError(
           INVALID_PARAMS,
-          `there is no session ${id} to ${
-            replay ? "load" : "resume"
-          } in ${core.config.waveHome}/sessions`,
+          `there is no session ${id} to ${verb} in ${core.config.waveHome}/sessions`,
         );
       }
       // A session goes on in its own workspace: its history names that
@@ -516,31 +527,29 @@ export class AcpFront {
       if (owner !== undefined && owner !== core.config.workspace) {
         throw new acp.RequestError(
           INVALID_PARAMS,
-          `session ${id} is a session of ${owner}, not of ${core.config.workspace}; ${
-            replay ? "load" : "resume"
-          } it with that cwd`,
+          `session ${id} is a session of ${owner}, not of ${core.config.workspace}; ${verb} it with that cwd`,
         );
       }
       // Another wave appending to it too would interleave two histories.
       if (!claimTranscript(path)) {
         throw new acp.RequestError(
           INVALID_PARAMS,
-          `session ${id} is open in another wave process; ${
-            replay ? "load" : "resume"
-          } it once that one has ended`,
+          `session ${id} is open in another wave process; ${verb} it once that one has ended`,
         );
       }
-      let session: AcpSession;
+      let session: AcpSession | undefined;
       try {
         session = await this.#open(id, cwd, mcpServers);
         await session.turns.resume();
       } catch (error) {
-        // Not opened after all: neither here nor held from another wave.
+        // Not opened after all: neither here nor held from another wave,
+        // and nothing of it left running.
         this.#sessions.delete(id);
+        if (session) await this.#release(session);
         releaseTranscript(path);
         throw error;
       }
-      if (replay) {
+      if (verb === "load") {
         for (
           const update of replayOf(
             entries,
@@ -560,13 +569,18 @@ export class AcpFront {
   /**
    * `session/close`: the session's turn is cancelled as `session/cancel`
    * does (its prompt answered `cancelled`, its updates out first), then
-   * what it holds is let go: the processes made ahead for its commands,
-   * its MCP servers (their processes), its claim
+   * what it holds is let go (`#release`): the processes made
+   * ahead for its commands, its MCP servers (their processes), its claim
    * on the transcript (another wave may load it now), its spill directory
    * if nothing was spilled into it. Closing a session that is not open
-   * succeeds; one still being loaded is refused.
+   * succeeds; one still being loaded is refused. A second close of it
+   * answers once the first has let go, and a load or resume of it waits
+   * until then (the claim and the spill directory are the same ones).
    */
   async #close(id: string): Promise<void> {
+    // A second close answers once the first has let everything go.
+    const closing = this.#closing.get(id);
+    if (closing) return await closing;
     if (this.#loading.has(id)) {
       throw new acp.RequestError(
         INVALID_PARAMS,
@@ -577,6 +591,18 @@ export class AcpFront {
     if (!session) return;
     // From now on no request reaches it.
     this.#sessions.delete(id);
+    const done = this.#letGo(session).finally(() => this.#closing.delete(id));
+    this.#closing.set(id, done);
+    await done;
+  }
+
+  /**
+   * What `session/close` does once no request reaches the session: its
+   * turn is interrupted and given {@linkcode CLOSE_SETTLE_MS} in all to
+   * end and answer its prompt, then what it holds is let go.
+   */
+  async #letGo(session: AcpSession): Promise<void> {
+    const deadline = performance.now() + CLOSE_SETTLE_MS;
     const answered = session.prompt?.promise.then(() => {}, () => {});
     session.inFlight.interrupt();
     await session.inFlight.settleWithin(CLOSE_SETTLE_MS);
@@ -584,11 +610,14 @@ export class AcpFront {
       let timer: ReturnType<typeof setTimeout> | undefined;
       await Promise.race([
         answered,
-        new Promise((resolve) => timer = setTimeout(resolve, CLOSE_SETTLE_MS)),
+        new Promise((resolve) =>
+          timer = setTimeout(resolve, Math.max(0, deadline - performance.now()))
+        ),
       ]);
       clearTimeout(timer);
       // A turn that did not end in time is not waited for: its prompt is
-      // answered here, and whatever it writes later goes nowhere.
+      // answered here, and what it writes later is not recorded
+      // (`Transcript.release`) nor shown.
       session.prompt?.resolve({ stopReason: "cancelled" });
       session.prompt = undefined;
     }
@@ -596,7 +625,16 @@ export class AcpFront {
     for (const [key, call] of this.#calls) {
       if (call.session === session) this.#calls.delete(key);
     }
-    session.own.calls.endCommands();
+    await this.#release(session);
+  }
+
+  /**
+   * Lets go of what a session holds: the processes made ahead for its
+   * commands, its MCP servers (their processes), its claim on the
+   * transcript, its spill directory if nothing was spilled into it.
+   */
+  async #release(session: AcpSession): Promise<void> {
+    session.own.calls.discardPrepared();
     await session.servers?.close();
     await session.transcript.release();
     try {
@@ -803,7 +841,12 @@ export class AcpFront {
     for (const c of cores) {
       if (c.status === "fulfilled") c.value.approvals.close(reason);
     }
-    for (const session of this.#sessions.values()) session.inFlight.interrupt();
+    for (const session of this.#sessions.values()) {
+      session.own.calls.discardPrepared();
+      session.inFlight.interrupt();
+    }
+    // Those session/close is letting go of finish first.
+    await Promise.allSettled(this.#closing.values());
     await Promise.all(
       [...this.#sessions.values()].map((s) => s.inFlight.settleWithin(1500)),
     );

@@ -217,7 +217,7 @@ export class McpFront {
     this.#sessions.add(session);
     server.onclose = () => {
       this.#sessions.delete(session);
-      session.calls?.endCommands();
+      session.calls?.discardPrepared();
       // An empty one is litter (sessions come and go); one its commands
       // spilled into is kept, as every session's is.
       if (session.spillDir) {
@@ -378,6 +378,8 @@ export class McpFront {
 
   /** Closes every session's server. */
   async closeAll(): Promise<void> {
+    // A first command's process still being prepared is not started.
+    for (const session of this.#sessions) session.calls?.discardPrepared();
     await Promise.allSettled([...this.#sessions].map((s) => s.server.close()));
   }
 }

@@ -1116,3 +1116,93 @@ Deno.test("wave acp: session/close cancels the session's turn (its prompt answer
     );
   });
 });
+
+Deno.test("wave acp: session/close against what comes meanwhile: a second close answers once the first has let go, a resume waits for it and then holds the transcript, and a session closed as soon as it opened leaves no process made ahead", async () => {
+  const waveHome = await tempDir({ prefix: "wave-home-" });
+  await withAcp({ waveHome }, async (wave, mock) => {
+    const other = await newSession(wave);
+    const { sessionId } = await wave.agent.request(
+      acp.methods.agent.session.new,
+      { cwd: wave.workspace, mcpServers: [] },
+    );
+    // The other session's command holds the write queue; this session's
+    // waits behind it, and its turn takes a while to end once interrupted.
+    const marker = `${2000 + Math.floor(Math.random() * 1000)}.5`;
+    mock.script(callStep("holder", "Bash", { command: `sleep ${marker}` }));
+    const held = prompt(wave, other, "hold the queue");
+    await processesStarted(`sleep ${marker}`);
+    mock.script(callStep("queued", "Bash", { command: "echo queued" }));
+    const answer = prompt(wave, sessionId, "wait");
+    await wave.waitForUpdate(
+      (u) => u.sessionUpdate === "tool_call" && u.toolCallId === "queued",
+      "the queued call",
+    );
+    const order: string[] = [];
+    const first = wave.agent.request(acp.methods.agent.session.close, {
+      sessionId,
+    }).then(() => order.push("close"));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const second = wave.agent.request(acp.methods.agent.session.close, {
+      sessionId,
+    }).then(() => order.push("second close"));
+    const resumed = wave.agent.request(acp.methods.agent.session.resume, {
+      sessionId,
+      cwd: wave.workspace,
+      mcpServers: [],
+    }).then(() => order.push("resume"));
+    await within(Promise.all([first, second, resumed]), 10_000, "the three");
+    assert.deepEqual(order, ["close", "second close", "resume"]);
+    assert.deepEqual(await answer, { stopReason: "cancelled" });
+    await wave.agent.notify(acp.methods.agent.session.cancel, {
+      sessionId: other,
+    });
+    assert.deepEqual(await held, { stopReason: "cancelled" });
+    // The resumed session holds its transcript: no other wave takes it.
+    const elsewhere = await startAcp({
+      waveHome,
+      workspace: wave.workspace,
+    });
+    try {
+      await elsewhere.agent.request(acp.methods.agent.initialize, {
+        protocolVersion: acp.PROTOCOL_VERSION,
+        clientCapabilities: {},
+      });
+      await assert.rejects(
+        elsewhere.agent.request(acp.methods.agent.session.resume, {
+          sessionId,
+          cwd: wave.workspace,
+          mcpServers: [],
+        }),
+        {
+          message:
+            `session ${sessionId} is open in another wave process; resume it once that one has ended`,
+        },
+      );
+    } finally {
+      await elsewhere.close();
+    }
+    mock.script(textStep("Here."));
+    assert.deepEqual(await prompt(wave, sessionId, "still here?"), {
+      stopReason: "end_turn",
+    });
+    for (const id of [sessionId, other]) {
+      await wave.agent.request(acp.methods.agent.session.close, {
+        sessionId: id,
+      });
+    }
+
+    // Opened and closed at once, three times: what was being made ahead
+    // for each is never started.
+    for (let i = 0; i < 3; i++) {
+      const { sessionId: id } = await wave.agent.request(
+        acp.methods.agent.session.new,
+        { cwd: wave.workspace, mcpServers: [] },
+      );
+      await wave.agent.request(acp.methods.agent.session.close, {
+        sessionId: id,
+      });
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    assert.deepEqual(processesPreparedBy(wave.child.pid), []);
+  });
+});

@@ -1,6 +1,7 @@
 /** The list of sessions ACP's `session/list` answers with (session/session_list.ts). */
 import assert from "node:assert/strict";
-import { listSessions, TITLE_CHARS } from "../../session/session_list.ts";
+import { SessionList } from "../../session/session_list.ts";
+import { TITLE_CHARS } from "../../session/transcript_head.ts";
 import { tempDir } from "../_temp.ts";
 
 /** Writes transcript `id` of workspace `cwd` (no session line when undefined), changed at `mtime` seconds. */
@@ -46,8 +47,11 @@ Deno.test("session list: newest first, each with its workspace, its first prompt
     user([{ type: "tool_result", tool_use_id: "t", content: "ok" }]),
   ]);
   await Deno.writeTextFile(`${home}/sessions/notes.txt`, "not a transcript");
+  // A name session/load would refuse is not offered.
+  await transcript(home, "bad id!", "/ws/a", 5000, [user("never listed")]);
 
-  assert.deepEqual(listSessions(home), {
+  const list = new SessionList(home);
+  assert.deepEqual(await list.page(), {
     sessions: [
       {
         id: "new",
@@ -75,11 +79,13 @@ Deno.test("session list: newest first, each with its workspace, its first prompt
     ],
   });
   assert.deepEqual(
-    listSessions(home, { cwd: "/ws/b" }).sessions.map((s) => s.id),
+    (await list.page({ cwd: "/ws/b" })).sessions.map((s) => s.id),
     ["other"],
   );
-  assert.deepEqual(listSessions(home, { cwd: "/ws/c" }), { sessions: [] });
-  assert.deepEqual(listSessions(await tempDir()), { sessions: [] });
+  assert.deepEqual(await list.page({ cwd: "/ws/c" }), { sessions: [] });
+  assert.deepEqual(await new SessionList(await tempDir()).page(), {
+    sessions: [],
+  });
 });
 
 Deno.test("session list: pages follow each other by cursor, every session once, the last without a cursor; a cursor wave did not make is refused", async () => {
@@ -95,8 +101,9 @@ Deno.test("session list: pages follow each other by cursor, every session once, 
   const seen: string[] = [];
   let cursor: string | undefined;
   const pages: number[] = [];
+  const list = new SessionList(home);
   do {
-    const page = listSessions(home, { cwd: "/ws", cursor, perPage: 2 });
+    const page = await list.page({ cwd: "/ws", cursor, perPage: 2 });
     seen.push(...page.sessions.map((s) => s.id));
     pages.push(page.sessions.length);
     cursor = page.nextCursor;
@@ -104,10 +111,27 @@ Deno.test("session list: pages follow each other by cursor, every session once, 
   assert.deepEqual(seen, ids);
   assert.deepEqual(pages, [2, 2, 1]);
   // Exactly a page's worth left: no cursor to an empty page.
-  const full = listSessions(home, { cwd: "/ws", perPage: 5 });
+  const full = await list.page({ cwd: "/ws", perPage: 5 });
   assert.equal(full.sessions.length, 5);
   assert.equal(full.nextCursor, undefined);
-  assert.throws(() => listSessions(home, { cursor: "page-2" }), {
+  await assert.rejects(list.page({ cursor: "page-2" }), {
     message: `not a cursor of wave's session list: "page-2"`,
   });
+});
+
+Deno.test("session list: what a head says is kept between pages; one without a title yet is read again once its transcript changed, and a transcript gone is dropped", async () => {
+  const home = await tempDir();
+  await Deno.mkdir(`${home}/sessions`);
+  await transcript(home, "s", "/ws", 1000);
+  const list = new SessionList(home);
+  assert.deepEqual((await list.page()).sessions.map((s) => s.title), [
+    undefined,
+  ]);
+  // Its first prompt came: the file changed, so it is read again.
+  await transcript(home, "s", "/ws", 2000, [user("now titled")]);
+  assert.deepEqual((await list.page()).sessions.map((s) => s.title), [
+    "now titled",
+  ]);
+  await Deno.remove(`${home}/sessions/s.jsonl`);
+  assert.deepEqual(await list.page(), { sessions: [] });
 });

@@ -66,3 +66,24 @@ Deno.test("transcript claim: a transcript's first append claims it, and release 
   assert.equal(freeElsewhere(path), true);
   assert.match(Deno.readTextFileSync(path), /"subtype":"success"/);
 });
+
+Deno.test("transcript claim: once released, a late append (a turn that outlived its session's close) writes nothing and takes no claim, saying so", async () => {
+  const path = transcriptPath(await tempDir(), "s4");
+  const transcript = new Transcript(path);
+  await transcript.append({ type: "result", subtype: "success" } as never);
+  await transcript.release();
+  const before = Deno.readTextFileSync(path);
+  const errors: unknown[][] = [];
+  const error = console.error;
+  console.error = (...args) => void errors.push(args);
+  try {
+    await transcript.append({ type: "result", subtype: "late" } as never);
+  } finally {
+    console.error = error;
+  }
+  assert.equal(Deno.readTextFileSync(path), before);
+  assert.equal(freeElsewhere(path), true);
+  assert.deepEqual(errors, [[
+    `wave: the session of ${path} has ended; a late message of it is not recorded`,
+  ]]);
+});

@@ -327,7 +327,8 @@ interface Prepared {
   /**
    * The session it was made for (its spill directory): one kept for
    * another session is left to it, one of the same session made for
-   * other settings is killed.
+   * other settings is killed. A session closed and opened again in the
+   * same process (ACP's `session/resume`) is the same owner.
    */
   owner: string;
   /** The records it is in: those of the core whose call made it. */
@@ -469,7 +470,9 @@ function prepareNext(
   options: (marker: string) => Deno.CommandOptions & { args: string[] },
 ): void {
   preparing = false;
-  if (sparesOf(spec.key) >= sparesFor(spec)) return;
+  // The call, or the session, it was made for has ended
+  // (ToolCalls.discardPrepared).
+  if (ctx.signal.aborted || sparesOf(spec.key) >= sparesFor(spec)) return;
   makeRoomFor(ctx.spillDir);
   const marker = newCommandMarker(ctx.processes.markerPrefix);
   let child: Deno.ChildProcess;
@@ -552,10 +555,13 @@ function spawnOptions(
 }
 
 /**
- * Starts ahead, if none is ready, the process the first command in `cwd`
- * will run in (see {@linkcode runShell}, which makes one after each
- * command for the next): idle time before a session's first command is
- * spent on its sandbox. Throws nothing; without a shell nothing is made.
+ * Starts ahead, if none is ready for its settings, the process the first
+ * command in `cwd` will run in (see {@linkcode runShell}, which makes one
+ * after each command for the next): idle time before a session's first
+ * command is spent on its sandbox. Nothing is made while this thread is
+ * starting one already (another session's, at the same moment: that
+ * session's first command then starts its own), nor once `ctx.signal`
+ * has aborted. Throws nothing; without a shell nothing is made.
  */
 export function prepareShell(
   ctx: ShellContext,
