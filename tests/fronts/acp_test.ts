@@ -944,6 +944,47 @@ Deno.test("wave acp: sessions stay apart where a model or a client could cross: 
   });
 });
 
+/**
+ * Runs `fn` with another `wave acp` on `wave`'s WAVE_HOME and workspace,
+ * initialized, and ends that one after.
+ */
+async function withOtherWave<T>(
+  wave: AcpSession,
+  fn: (other: AcpSession) => Promise<T>,
+): Promise<T> {
+  const other = await startAcp({
+    waveHome: wave.waveHome,
+    workspace: wave.workspace,
+  });
+  try {
+    await other.agent.request(acp.methods.agent.initialize, {
+      protocolVersion: acp.PROTOCOL_VERSION,
+      clientCapabilities: {},
+    });
+    return await fn(other);
+  } finally {
+    await other.close();
+  }
+}
+
+/** Asserts that `client`'s wave may not resume `sessionId`: another wave process has it open. */
+async function assertOpenElsewhere(
+  client: AcpSession,
+  sessionId: string,
+): Promise<void> {
+  await assert.rejects(
+    client.agent.request(acp.methods.agent.session.resume, {
+      sessionId,
+      cwd: client.workspace,
+      mcpServers: [],
+    }),
+    {
+      message:
+        `session ${sessionId} is open in another wave process; resume it once that one has ended`,
+    },
+  );
+}
+
 /** The session's spill directories under WAVE_HOME (one per workspace core it was opened on). */
 function spillDirsOf(waveHome: string, sessionId: string): string[] {
   const dirs: string[] = [];
@@ -1046,31 +1087,15 @@ Deno.test("wave acp: session/close cancels the session's turn (its prompt answer
 
     // Its transcript is no longer held: another wave resumes it (and,
     // meanwhile, this one cannot).
-    const other = await startAcp({ waveHome, workspace: wave.workspace });
-    try {
-      await other.agent.request(acp.methods.agent.initialize, {
-        protocolVersion: acp.PROTOCOL_VERSION,
-        clientCapabilities: {},
-      });
+    const other = await withOtherWave(wave, async (other) => {
       const resumed = await other.agent.request(
         acp.methods.agent.session.resume,
         { sessionId, cwd: wave.workspace, mcpServers: [] },
       );
       assert.equal(resumed.modes?.currentModeId, "agent");
-      await assert.rejects(
-        wave.agent.request(acp.methods.agent.session.resume, {
-          sessionId,
-          cwd: wave.workspace,
-          mcpServers: [],
-        }),
-        {
-          message:
-            `session ${sessionId} is open in another wave process; resume it once that one has ended`,
-        },
-      );
-    } finally {
-      await other.close();
-    }
+      await assertOpenElsewhere(wave, sessionId);
+      return other;
+    });
     assert.deepEqual(other.updates, []);
 
     // Resumed here: no replay, and the model is given the history.
@@ -1158,29 +1183,7 @@ Deno.test("wave acp: session/close against what comes meanwhile: a second close 
     });
     assert.deepEqual(await held, { stopReason: "cancelled" });
     // The resumed session holds its transcript: no other wave takes it.
-    const elsewhere = await startAcp({
-      waveHome,
-      workspace: wave.workspace,
-    });
-    try {
-      await elsewhere.agent.request(acp.methods.agent.initialize, {
-        protocolVersion: acp.PROTOCOL_VERSION,
-        clientCapabilities: {},
-      });
-      await assert.rejects(
-        elsewhere.agent.request(acp.methods.agent.session.resume, {
-          sessionId,
-          cwd: wave.workspace,
-          mcpServers: [],
-        }),
-        {
-          message:
-            `session ${sessionId} is open in another wave process; resume it once that one has ended`,
-        },
-      );
-    } finally {
-      await elsewhere.close();
-    }
+    await withOtherWave(wave, (other) => assertOpenElsewhere(other, sessionId));
     mock.script(textStep("Here."));
     assert.deepEqual(await prompt(wave, sessionId, "still here?"), {
       stopReason: "end_turn",
