@@ -667,7 +667,7 @@ function latestSessionOf(
  * Throws when the transcript cannot be read.
  */
 export function sessionCwd(path: string): string | undefined {
-  return parseTranscriptHead(readTranscriptHead(path).text).cwd;
+  return parseTranscriptHead(readTranscriptHead(path).text, false).cwd;
 }
 
 /**

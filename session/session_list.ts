@@ -15,6 +15,7 @@ import {
 
 /** One session as a list shows it. */
 export interface ListedSession {
+  /** Its session id (a name `session/load` takes). */
   id: string;
   /** The workspace it ran in (its transcript's session line). */
   cwd: string;
@@ -26,6 +27,7 @@ export interface ListedSession {
 
 /** One page of {@linkcode SessionList.page}. */
 export interface SessionPage {
+  /** At most a page of them, newest first. */
   sessions: ListedSession[];
   /** Where the next page starts; absent on the last. */
   nextCursor?: string;
@@ -50,21 +52,28 @@ const FIRST_READ_BYTES = 4096;
 const WORK_MS_PER_TURN = 8;
 
 /** How long a listing taken for a first page serves the pages after it. */
-const SNAPSHOT_MS = 60_000;
+const LISTING_MS = 60_000;
+
+/** How many listings are kept for the pages after their first (several clients, or views, page at once). */
+const LISTINGS_KEPT = 8;
 
 /**
  * The sessions of one `WAVE_HOME`. A first page (no cursor) lists the
- * directory afresh; the pages after it walk that listing, for up to
- * {@linkcode SNAPSHOT_MS}, so a cursor names a place in one order. What
- * each transcript's head says is kept between calls: a head with a
- * workspace and a title is final (a transcript only grows), any other is
- * read again once its file changed; a transcript gone is forgotten at the
- * next fresh listing.
+ * directory afresh; the pages after it walk that listing (its number is
+ * in their cursor), for up to {@linkcode LISTING_MS}, so a cursor names a
+ * place in one order, whatever other first pages came meanwhile; a
+ * listing gone or too old is taken afresh. What each transcript's head
+ * says is kept between calls and checked against the file each time: a
+ * head with a workspace and a title stays while the file is the same one
+ * (inode and birth) and has not shrunk; any other is read again once the
+ * file's size or change time moved. A transcript gone since its listing
+ * is left out.
  */
 export class SessionList {
   #dir: string;
-  #heads = new Map<string, { mtime: number; head: TranscriptHead }>();
-  #snapshot: { at: number; transcripts: Transcript[] } | undefined;
+  #heads = new Map<string, { file: FileKey; head: TranscriptHead }>();
+  #listings = new Map<number, { at: number; transcripts: Transcript[] }>();
+  #listed = 0;
   #turnedAt = 0;
 
   /** The list of the sessions in `waveHome/sessions`. */
@@ -87,17 +96,19 @@ export class SessionList {
       : parseCursor(options.cursor);
     const perPage = options.perPage ?? SESSIONS_PER_PAGE;
     this.#turnedAt = performance.now();
-    const snapshot = this.#snapshot;
-    let found: Transcript[];
-    if (after && snapshot && performance.now() - snapshot.at < SNAPSHOT_MS) {
-      found = snapshot.transcripts;
-    } else {
-      found = await this.#transcripts();
+    let listing = after && this.#listings.get(after.listing);
+    let number = after?.listing ?? 0;
+    if (!listing || performance.now() - listing.at >= LISTING_MS) {
+      const found = await this.#transcripts();
       // Newest first; among those changed at once, by id: a stable order
       // the cursor can name a place in.
       found.sort((a, b) => b.mtime - a.mtime || (a.id < b.id ? -1 : 1));
-      this.#snapshot = { at: performance.now(), transcripts: found };
+      number = ++this.#listed;
+      listing = { at: performance.now(), transcripts: found };
+      this.#listings.set(number, listing);
+      this.#listings.delete(number - LISTINGS_KEPT);
     }
+    const found = listing.transcripts;
     const sessions: ListedSession[] = [];
     let last: Transcript | undefined;
     for (const candidate of found) {
@@ -110,7 +121,7 @@ export class SessionList {
       ) continue;
       // One more than a page: there is a next one.
       if (sessions.length === perPage) {
-        return { sessions, nextCursor: cursorOf(last!) };
+        return { sessions, nextCursor: cursorOf(last!, number) };
       }
       sessions.push({
         id: candidate.id,
@@ -157,14 +168,37 @@ export class SessionList {
     return found;
   }
 
-  /** What the transcript's head says, read once it changed; undefined when it cannot be read. */
+  /**
+   * What the transcript's head says now, read again once the file
+   * changed; undefined when it is gone or cannot be read.
+   */
   #headOf(transcript: Transcript): TranscriptHead | undefined {
+    let file: FileKey;
+    try {
+      const info = Deno.statSync(transcript.path);
+      file = {
+        ino: info.ino ?? 0,
+        born: info.birthtime?.getTime() ?? 0,
+        size: info.size,
+        mtime: info.mtime?.getTime() ?? 0,
+      };
+    } catch {
+      return undefined; // gone since it was listed
+    }
     const known = this.#heads.get(transcript.path);
     if (
-      known &&
-      (known.mtime === transcript.mtime ||
-        (known.head.cwd !== undefined && known.head.title !== undefined))
-    ) return known.head;
+      known && known.file.ino === file.ino && known.file.born === file.born &&
+      file.size >= known.file.size
+    ) {
+      const whole = known.head.cwd !== undefined &&
+        known.head.title !== undefined;
+      // Appends change nothing a whole head says; before it is whole, the
+      // same size and time mean nothing was appended.
+      if (
+        whole ||
+        (known.file.size === file.size && known.file.mtime === file.mtime)
+      ) return known.head;
+    }
     let head: TranscriptHead;
     try {
       const first = readTranscriptHead(transcript.path, FIRST_READ_BYTES);
@@ -177,9 +211,18 @@ export class SessionList {
     } catch {
       return undefined;
     }
-    this.#heads.set(transcript.path, { mtime: transcript.mtime, head });
+    this.#heads.set(transcript.path, { file, head });
     return head;
   }
+}
+
+/** What tells one state of a transcript file from another. */
+interface FileKey {
+  ino: number;
+  /** Its birth time: a file made again under the name may get the same inode. */
+  born: number;
+  size: number;
+  mtime: number;
 }
 
 /** A transcript file found in the directory. */
@@ -198,12 +241,18 @@ function comesAfter(
     (entry.mtime === place.mtime && entry.id > place.id);
 }
 
-function cursorOf(place: { id: string; mtime: number }): string {
-  return `${place.mtime}:${place.id}`;
+/** The cursor after `place` in listing `listing` (a session id holds no colon). */
+function cursorOf(
+  place: { id: string; mtime: number },
+  listing: number,
+): string {
+  return `${place.mtime}:${place.id}:${listing}`;
 }
 
-function parseCursor(cursor: string): { id: string; mtime: number } {
-  const match = /^(\d+):(.+)$/.exec(cursor);
+function parseCursor(
+  cursor: string,
+): { id: string; mtime: number; listing: number } {
+  const match = /^(\d+):([^:]+):(\d+)$/.exec(cursor);
   if (!match) {
     throw new Error(
       `not a cursor of wave's session list: ${
@@ -211,5 +260,5 @@ function parseCursor(cursor: string): { id: string; mtime: number } {
       }`,
     );
   }
-  return { mtime: Number(match[1]), id: match[2] };
+  return { mtime: Number(match[1]), id: match[2], listing: Number(match[3]) };
 }

@@ -77,7 +77,7 @@ type Unstamped<T> = T extends unknown ? Omit<T, "timestamp"> : never;
 /**
  * An append-only transcript. Its first append claims it for this process
  * ({@linkcode claimTranscript}); {@linkcode Transcript.release} gives the
- * claim up when the session ends.
+ * claim up when the session ends, and after it an append writes nothing.
  */
 export class Transcript {
   readonly path: string;

@@ -25,18 +25,26 @@ export interface TranscriptHead {
   title?: string;
 }
 
+/** The lines a head is read from: a session line, a user message (JSON spaced or not). */
+const HEAD_LINE = /"type"\s*:\s*"(?:session|user)"/;
+
 /**
- * The head of a transcript from the text of its start. A line cut short
- * (by the head's end, or a crash mid-write) is skipped, never misread.
+ * The head of a transcript from the text of its start (its workspace
+ * alone when `title` is false, which stops at the session line). A line
+ * cut short (by the head's end, or a crash mid-write) is skipped, never
+ * misread.
  */
-export function parseTranscriptHead(text: string): TranscriptHead {
+export function parseTranscriptHead(
+  text: string,
+  title = true,
+): TranscriptHead {
   const head: TranscriptHead = {};
   for (const line of text.split("\n")) {
-    if (head.cwd !== undefined && head.title !== undefined) break;
-    // Only these two kinds are looked at: other lines are not parsed.
     if (
-      !line.includes('"type":"session"') && !line.includes('"type":"user"')
-    ) continue;
+      head.cwd !== undefined && (head.title !== undefined || !title)
+    ) break;
+    // Only these two kinds are looked at: other lines are not parsed.
+    if (!HEAD_LINE.test(line)) continue;
     let entry;
     try {
       entry = JSON.parse(line);
@@ -46,10 +54,11 @@ export function parseTranscriptHead(text: string): TranscriptHead {
     if (entry?.type === "session" && typeof entry.cwd === "string") {
       head.cwd ??= entry.cwd;
     } else if (
-      entry?.type === "user" && !entry.isMeta && head.title === undefined
+      title && entry?.type === "user" && !entry.isMeta &&
+      head.title === undefined
     ) {
-      const title = titleOf(entry.message?.content);
-      if (title !== undefined) head.title = title;
+      const found = titleOf(entry.message?.content);
+      if (found !== undefined) head.title = found;
     }
   }
   return head;

@@ -96,6 +96,8 @@ interface AcpSession {
   prompt?: PromiseWithResolvers<acp.PromptResponse>;
   /** Tool names the user allowed always, in this session. */
   alwaysAllowed: Set<string>;
+  /** `session/close` has let it go: nothing more of it is sent. */
+  closed?: boolean;
 }
 
 /** A tool call the model asked for in a session, while it runs. */
@@ -119,6 +121,8 @@ export class AcpFront {
   #sessions = new Map<string, AcpSession>();
   /** The sessions in WAVE_HOME (`session/list`), made on first use. */
   #sessionList: SessionList | undefined;
+  /** Set by {@linkcode AcpFront.close}: no session opens from then on. */
+  #shuttingDown = false;
   /** The ids `session/load` is opening now. */
   #loading = new Set<string>();
   /** The sessions `session/close` is letting go of now, by id: until then a load of one waits. */
@@ -500,6 +504,9 @@ export class AcpFront {
     // One being closed still holds its transcript claim and spill
     // directory, which its close is about to let go of.
     await this.#closing.get(id);
+    if (this.#shuttingDown) {
+      throw new acp.RequestError(INTERNAL_ERROR, "wave acp is shutting down");
+    }
     // Taken at once: a second load of it that comes while this one
     // awaits is refused, not opened beside it.
     if (this.#sessions.has(id) || this.#loading.has(id)) {
@@ -622,6 +629,7 @@ export class AcpFront {
       session.prompt = undefined;
     }
     await session.updates;
+    session.closed = true;
     for (const [key, call] of this.#calls) {
       if (call.session === session) this.#calls.delete(key);
     }
@@ -654,10 +662,12 @@ export class AcpFront {
     }
   }
 
-  /** Sends one `session/update`, after the ones before it. */
+  /** Sends one `session/update`, after the ones before it; none once the session is closed. */
   #update(session: AcpSession, update: acp.SessionUpdate): void {
     const client = this.#client;
-    if (!client) return;
+    // A turn that outlived its session's close: its id may be a session
+    // opened again since, whose client must not see this one's updates.
+    if (!client || session.closed) return;
     session.updates = session.updates.then(() =>
       client.notify(acp.methods.client.session.update, {
         sessionId: session.id,
@@ -835,6 +845,7 @@ export class AcpFront {
    * every turn interrupted (at most 1.5 s to stop), every core closed.
    */
   async close(reason: string): Promise<void> {
+    this.#shuttingDown = true;
     // No warm-up step starts from now on.
     this.#stopWarmup.abort();
     const cores = await Promise.allSettled([...this.#cores.values()]);

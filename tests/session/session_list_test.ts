@@ -135,3 +135,64 @@ Deno.test("session list: what a head says is kept between pages; one without a t
   await Deno.remove(`${home}/sessions/s.jsonl`);
   assert.deepEqual(await list.page(), { sessions: [] });
 });
+
+Deno.test("session list: a cursor walks the listing its first page was taken from, whatever first pages came meanwhile; a transcript gone since is left out", async () => {
+  const home = await tempDir();
+  await Deno.mkdir(`${home}/sessions`);
+  for (const [id, mtime] of [["a", 5000], ["b", 4000], ["c", 3000]] as const) {
+    await transcript(home, id, "/ws", mtime, [user(`prompt ${id}`)]);
+  }
+  await transcript(home, "d", "/ws", 2000, [user("prompt d")]);
+  const list = new SessionList(home);
+  const first = await list.page({ perPage: 2 });
+  assert.deepEqual(first.sessions.map((s) => s.id), ["a", "b"]);
+  // c changes (it would move to the top), another view takes a first
+  // page, and d goes: the walk still finds c, and d is left out.
+  await transcript(home, "c", "/ws", 9000, [user("prompt c")]);
+  await list.page({ cwd: "/elsewhere" });
+  await Deno.remove(`${home}/sessions/d.jsonl`);
+  const second = await list.page({ perPage: 2, cursor: first.nextCursor });
+  assert.deepEqual(second, {
+    sessions: [{
+      id: "c",
+      cwd: "/ws",
+      title: "prompt c",
+      updatedAt: new Date(3_000_000).toISOString(),
+    }],
+  });
+  // A fresh first page sees the change.
+  assert.deepEqual((await list.page()).sessions.map((s) => s.id), [
+    "c",
+    "a",
+    "b",
+  ]);
+});
+
+Deno.test("session list: a head is read again for a transcript made anew under its name, and for one that grew within the same clock tick", async () => {
+  const home = await tempDir();
+  await Deno.mkdir(`${home}/sessions`);
+  await transcript(home, "s", "/ws/one", 1000, [user("first life")]);
+  const list = new SessionList(home);
+  assert.deepEqual(
+    (await list.page()).sessions.map((s) => [s.cwd, s.title]),
+    [["/ws/one", "first life"]],
+  );
+  // Removed and written again (a parent reusing --session-id), even with
+  // the same time: another file.
+  await Deno.remove(`${home}/sessions/s.jsonl`);
+  await transcript(home, "s", "/ws/two", 1000, [user("second life")]);
+  assert.deepEqual(
+    (await list.page()).sessions.map((s) => [s.cwd, s.title]),
+    [["/ws/two", "second life"]],
+  );
+  // No prompt yet, then one appended with the time set back as it was:
+  // the size moved.
+  await transcript(home, "t", "/ws", 500);
+  assert.equal((await list.page({ cwd: "/ws" })).sessions[0].title, undefined);
+  const path = `${home}/sessions/t.jsonl`;
+  await Deno.writeTextFile(path, JSON.stringify(user("late")) + "\n", {
+    append: true,
+  });
+  await Deno.utime(path, 500, 500);
+  assert.equal((await list.page({ cwd: "/ws" })).sessions[0].title, "late");
+});

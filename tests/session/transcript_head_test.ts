@@ -29,6 +29,19 @@ Deno.test("transcript head: the session line's workspace and the first prompt's 
     { cwd: "/ws", title: "first line" },
   );
   assert.deepEqual(parseTranscriptHead(""), {});
+  // Written by another program, with spaces: read the same.
+  assert.deepEqual(
+    parseTranscriptHead(
+      '{"type": "session", "cwd": "/ws/a"}\n' +
+        '{"message": {"content": "spaced"}, "type" : "user"}\n',
+    ),
+    { cwd: "/ws/a", title: "spaced" },
+  );
+  // The workspace alone: the first prompt is not looked for.
+  assert.deepEqual(
+    parseTranscriptHead(session("/ws") + user("not wanted"), false),
+    { cwd: "/ws" },
+  );
   assert.deepEqual(parseTranscriptHead(user("no session line yet")), {
     title: "no session line yet",
   });

@@ -471,8 +471,12 @@ function prepareNext(
 ): void {
   preparing = false;
   // The call, or the session, it was made for has ended
-  // (ToolCalls.discardPrepared).
-  if (ctx.signal.aborted || sparesOf(spec.key) >= sparesFor(spec)) return;
+  // (ToolCalls.discardPrepared). One whose cgroup the caller holds for it
+  // already is made still: killed, it gives the cgroup back.
+  if (
+    (ctx.signal.aborted && !spec.cgroup) ||
+    sparesOf(spec.key) >= sparesFor(spec)
+  ) return;
   makeRoomFor(ctx.spillDir);
   const marker = newCommandMarker(ctx.processes.markerPrefix);
   let child: Deno.ChildProcess;
@@ -576,7 +580,7 @@ export function prepareShell(
     return; // the first command says why
   }
   const { prepare, sandboxed } = spec;
-  if (!prepare || sparesOf(prepare.key) > 0) return;
+  if (!prepare || ctx.signal.aborted || sparesOf(prepare.key) > 0) return;
   if (prepare.cgroup) ctx.processes.hold(prepare.cgroup);
   prepareNext(
     ctx,
