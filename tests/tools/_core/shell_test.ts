@@ -337,3 +337,32 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name:
+    "001 shell: nothing is made ahead for a session that has ended: not when it ends before the prepare, nor the second one after the first was made",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  fn: async () => {
+    const s = await TestSession.create();
+    s.shellSandbox = { kind: "none", prepare: true };
+    const spill = s.context().spillDir;
+    try {
+      // Ended before: nothing at all.
+      s.controller.abort();
+      prepareShell(s.context(), "bash", s.workspace);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.deepEqual(s.groups, new Set());
+      // Ended right after the first was made: the second never is.
+      s.controller = new AbortController();
+      prepareShell(s.context(), "bash", s.workspace);
+      assert.equal(s.groups.size, 1);
+      s.controller.abort();
+      discardPrepared(spill);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.deepEqual(s.groups, new Set());
+    } finally {
+      discardPrepared(spill);
+    }
+  },
+});
