@@ -460,11 +460,35 @@ function sparesFor(spec: PrepareSpec): number {
 }
 
 /**
+ * The first commands' processes other sessions asked for
+ * ({@linkcode prepareShell}) while one was being started: each is made
+ * once the starts before it are done, one at a time.
+ */
+const waitingFirsts: (() => void)[] = [];
+
+/**
  * Starts a process for the next commands, unless enough are ready, and
  * the next one after it at the next turn (one at a time: a command that
- * comes meanwhile shares the cores with one start, not several).
+ * comes meanwhile shares the cores with one start, not several). Once
+ * none is left to start, a session's first that waited is taken up.
  */
 function prepareNext(
+  ctx: ShellContext,
+  spec: PrepareSpec,
+  options: (marker: string) => Deno.CommandOptions & { args: string[] },
+): void {
+  startNext(ctx, spec, options);
+  takeUpWaiting();
+}
+
+/** Takes up, at the next turn, the first waiting in {@linkcode waitingFirsts}, once no start is under way. */
+function takeUpWaiting(): void {
+  if (!preparing && waitingFirsts.length > 0) {
+    setTimeout(waitingFirsts.shift()!, 0);
+  }
+}
+
+function startNext(
   ctx: ShellContext,
   spec: PrepareSpec,
   options: (marker: string) => Deno.CommandOptions & { args: string[] },
@@ -562,25 +586,30 @@ function spawnOptions(
  * Starts ahead, if none is ready for its settings, the process the first
  * command in `cwd` will run in (see {@linkcode runShell}, which makes one
  * after each command for the next): idle time before a session's first
- * command is spent on its sandbox. Nothing is made while this thread is
- * starting one already (another session's, at the same moment: that
- * session's first command then starts its own), nor once `ctx.signal`
- * has aborted. Throws nothing; without a shell nothing is made.
+ * command is spent on its sandbox. While this thread is starting one
+ * already (another session's, at the same moment), it is made after
+ * that; nothing is made once `ctx.signal` has aborted. Throws nothing;
+ * without a shell nothing is made.
  */
 export function prepareShell(
   ctx: ShellContext,
   program: ShellRequest["program"],
   cwd: string,
 ): void {
-  if (preparing) return;
+  if (preparing) {
+    waitingFirsts.push(() => prepareShell(ctx, program, cwd));
+    return;
+  }
   let spec;
   try {
     spec = argv(ctx, { program, script: "", cwd, timeoutMs: 1 });
   } catch {
-    return; // the first command says why
+    return takeUpWaiting(); // the first command says why
   }
   const { prepare, sandboxed } = spec;
-  if (!prepare || ctx.signal.aborted || sparesOf(prepare.key) > 0) return;
+  if (!prepare || ctx.signal.aborted || sparesOf(prepare.key) > 0) {
+    return takeUpWaiting();
+  }
   if (prepare.cgroup) ctx.processes.hold(prepare.cgroup);
   prepareNext(
     ctx,

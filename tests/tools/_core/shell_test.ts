@@ -366,3 +366,32 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name:
+    "001 shell: sessions that ask at once each get their first command's processes, one start after another",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  fn: async () => {
+    const sessions = await Promise.all(
+      [0, 1, 2].map(() => TestSession.create()),
+    );
+    try {
+      for (const s of sessions) {
+        s.shellSandbox = { kind: "none", prepare: true };
+      }
+      // The second and third ask while the first's are being started; the
+      // second of them has ended by its turn, and the third still gets its.
+      prepareShell(sessions[0].context(), "bash", sessions[0].workspace);
+      prepareShell(sessions[1].context(), "bash", sessions[1].workspace);
+      prepareShell(sessions[2].context(), "bash", sessions[2].workspace);
+      sessions[1].controller.abort();
+      for (const s of [sessions[0], sessions[2]]) {
+        await waitUntil(() => s.groups.size === 2, "two made ahead");
+      }
+      assert.deepEqual(sessions[1].groups, new Set());
+    } finally {
+      for (const s of sessions) discardPrepared(s.context().spillDir);
+    }
+  },
+});
