@@ -477,6 +477,12 @@ export class AcpFront {
       inFlight,
       task: own.task,
     });
+    // wave acp began shutting down meanwhile: its close has gone through
+    // the sessions already, and would not let this one go.
+    if (this.#shuttingDown) {
+      await servers?.close();
+      throw new acp.RequestError(INTERNAL_ERROR, "wave acp is shutting down");
+    }
     this.#sessions.set(id, session);
     // Idle time until its first prompt: its first command's process.
     void own.calls.prepareCommand();

@@ -477,8 +477,11 @@ function prepareNext(
   spec: PrepareSpec,
   options: (marker: string) => Deno.CommandOptions & { args: string[] },
 ): void {
-  startNext(ctx, spec, options);
-  takeUpWaiting();
+  try {
+    startNext(ctx, spec, options);
+  } finally {
+    takeUpWaiting();
+  }
 }
 
 /** Takes up, at the next turn, the first waiting in {@linkcode waitingFirsts}, once no start is under way. */
@@ -496,7 +499,8 @@ function startNext(
   preparing = false;
   // The call, or the session, it was made for has ended
   // (ToolCalls.discardPrepared). One whose cgroup the caller holds for it
-  // already is made still: killed, it gives the cgroup back.
+  // already is made still, and killed at once (below): that gives the
+  // cgroup back.
   if (
     (ctx.signal.aborted && !spec.cgroup) ||
     sparesOf(spec.key) >= sparesFor(spec)
@@ -531,6 +535,13 @@ function startNext(
     }
   });
   spares.push(spare);
+  if (ctx.signal.aborted) {
+    // Made only because its cgroup was held for it (above): killed, it
+    // gives the cgroup back, and nothing is left for an ended session.
+    spares.splice(spares.indexOf(spare), 1);
+    discard(spare);
+    return;
+  }
   if (sparesOf(spec.key) < sparesFor(spec)) {
     preparing = true;
     setTimeout(() => prepareNext(ctx, spec, options), 0);
@@ -588,18 +599,15 @@ function spawnOptions(
  * after each command for the next): idle time before a session's first
  * command is spent on its sandbox. While this thread is starting one
  * already (another session's, at the same moment), it is made after
- * that; nothing is made once `ctx.signal` has aborted. Throws nothing;
- * without a shell nothing is made.
+ * that (one in a cgroup is not: its caller gives the cgroup back at
+ * once); nothing is made once `ctx.signal` has aborted. Without a shell
+ * nothing is made.
  */
 export function prepareShell(
   ctx: ShellContext,
   program: ShellRequest["program"],
   cwd: string,
 ): void {
-  if (preparing) {
-    waitingFirsts.push(() => prepareShell(ctx, program, cwd));
-    return;
-  }
   let spec;
   try {
     spec = argv(ctx, { program, script: "", cwd, timeoutMs: 1 });
@@ -609,6 +617,18 @@ export function prepareShell(
   const { prepare, sandboxed } = spec;
   if (!prepare || ctx.signal.aborted || sparesOf(prepare.key) > 0) {
     return takeUpWaiting();
+  }
+  if (preparing) {
+    // Not one in a cgroup: its caller gives the cgroup back as soon as
+    // this returns, so it could not be joined later.
+    if (!prepare.cgroup) {
+      waitingFirsts.push(() => {
+        try {
+          prepareShell(ctx, program, cwd);
+        } catch { /* the first command starts its own */ }
+      });
+    }
+    return;
   }
   if (prepare.cgroup) ctx.processes.hold(prepare.cgroup);
   prepareNext(
