@@ -29,6 +29,18 @@ import { tempDir } from "../_temp.ts";
 import { filesUnder } from "../_files.ts";
 import { callStep, textStep } from "../_mock_model.ts";
 
+/** `deno` arguments that run the test MCP server (tests/fixtures/mcp_echo_server.ts), tagged `tag` to find its process. */
+function echoServerArgs(tag: string): string[] {
+  return [
+    "run",
+    "-A",
+    "--config",
+    `${ROOT}deno.json`,
+    `${ROOT}tests/fixtures/mcp_echo_server.ts`,
+    tag,
+  ];
+}
+
 function prompt(
   wave: AcpSession,
   sessionId: string,
@@ -546,14 +558,7 @@ Deno.test("wave acp: session/new's mcpServers (stdio and http) become that sessi
   );
   const url = `http://127.0.0.1:${(web.addr as Deno.NetAddr).port}/mcp`;
   const tag = `acp${crypto.randomUUID().slice(0, 8)}`;
-  const serverArgs = [
-    "run",
-    "-A",
-    "--config",
-    `${ROOT}deno.json`,
-    `${ROOT}tests/fixtures/mcp_echo_server.ts`,
-    tag,
-  ];
+  const serverArgs = echoServerArgs(tag);
   try {
     await mcpSession(serverArgs, url, seenAuth);
   } finally {
@@ -999,14 +1004,7 @@ function spillDirsOf(waveHome: string, sessionId: string): string[] {
 
 Deno.test("wave acp: session/close cancels the session's turn (its prompt answered first), ends its MCP server, its commands and the processes made ahead for them, lets its transcript go, and session/resume goes on from it without a replay", async () => {
   const tag = `close${crypto.randomUUID().slice(0, 8)}`;
-  const serverArgs = [
-    "run",
-    "-A",
-    "--config",
-    `${ROOT}deno.json`,
-    `${ROOT}tests/fixtures/mcp_echo_server.ts`,
-    tag,
-  ];
+  const serverArgs = echoServerArgs(tag);
   const server = [Deno.execPath(), ...serverArgs].join(" ");
   const waveHome = await tempDir({ prefix: "wave-home-" });
   await withAcp({ waveHome }, async (wave, mock) => {
