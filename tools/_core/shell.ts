@@ -491,6 +491,7 @@ function takeUpWaiting(): void {
   }
 }
 
+/** {@linkcode prepareNext}'s start itself: one process, and the next one scheduled when more are kept. */
 function startNext(
   ctx: ShellContext,
   spec: PrepareSpec,
