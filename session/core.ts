@@ -63,8 +63,6 @@ export interface CoreSession {
   taskListId: string;
   tasks: TaskStore;
   calls: ToolCalls;
-  /** Its spill directory (`Core.sessionSpillDir`). */
-  spillDir: string;
 }
 
 /** What a front gives the core. */
@@ -323,7 +321,6 @@ export async function openCore(
       const sessionMode = new SessionMode(config.mode, config.permissionMode);
       const task = new CurrentTask(id);
       const taskListId = config.taskListShared ? config.taskListId : id;
-      const spillDir = sessionSpillDir(id);
       // All of it: a part left out would be the core's, shared.
       const scope: SessionScope = {
         registry: sessionRegistry,
@@ -333,7 +330,7 @@ export async function openCore(
         permissions: permissions.withMode(sessionMode),
         sessionId: id,
         taskListId,
-        spillDir,
+        spillDir: sessionSpillDir(id),
       };
       return {
         mode: sessionMode,
@@ -341,7 +338,6 @@ export async function openCore(
         taskListId,
         tasks: new TaskStore(config.waveHome, taskListId),
         calls: calls.forSession(scope),
-        spillDir,
       };
     },
     async close() {

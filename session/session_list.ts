@@ -72,7 +72,7 @@ const LISTINGS_KEPT = 8;
 export class SessionList {
   #dir: string;
   #heads = new Map<string, { file: FileKey; head: TranscriptHead }>();
-  #listings = new Map<number, { at: number; transcripts: Transcript[] }>();
+  #listings = new Map<number, { at: number; transcripts: TranscriptFile[] }>();
   #listed = 0;
   #turnedAt = 0;
 
@@ -110,7 +110,7 @@ export class SessionList {
     }
     const found = listing.transcripts;
     const sessions: ListedSession[] = [];
-    let last: Transcript | undefined;
+    let last: TranscriptFile | undefined;
     for (const candidate of found) {
       if (after && !comesAfter(candidate, after)) continue;
       await this.#breathe();
@@ -142,8 +142,8 @@ export class SessionList {
   }
 
   /** Every transcript in the directory with its change time; the heads of those gone are forgotten. */
-  async #transcripts(): Promise<Transcript[]> {
-    const found: Transcript[] = [];
+  async #transcripts(): Promise<TranscriptFile[]> {
+    const found: TranscriptFile[] = [];
     const names: string[] = [];
     try {
       for (const entry of Deno.readDirSync(this.#dir)) {
@@ -172,7 +172,7 @@ export class SessionList {
    * What the transcript's head says now, read again once the file
    * changed; undefined when it is gone or cannot be read.
    */
-  #headOf(transcript: Transcript): TranscriptHead | undefined {
+  #headOf(transcript: TranscriptFile): TranscriptHead | undefined {
     let file: FileKey;
     try {
       const info = Deno.statSync(transcript.path);
@@ -226,7 +226,7 @@ interface FileKey {
 }
 
 /** A transcript file found in the directory. */
-interface Transcript {
+interface TranscriptFile {
   id: string;
   path: string;
   mtime: number;

@@ -468,6 +468,19 @@ export class ToolCalls {
   }
 
   /**
+   * A session of its own has ended (`session/close`, an MCP session's
+   * close): what {@linkcode discardPrepared} does, and its spill directory
+   * is removed when nothing was spilled into it (sessions come and go; one
+   * with spilled output is kept, as every session's is).
+   */
+  endSession(): void {
+    this.discardPrepared();
+    try {
+      Deno.removeSync(spillDirIn(this.#deps));
+    } catch { /* not empty, or gone */ }
+  }
+
+  /**
    * The scratch session of the warm-up calls: a workspace holding
    * {@linkcode WARMUP_FILES} and a WAVE_HOME of its own (file history,
    * task lists) under {@linkcode warmupDirOf}, with the session's registry

@@ -2,8 +2,7 @@
  * The ACP agent over the session core (`wave acp`): `initialize`,
  * `session/new`, `session/load`, `session/resume`, `session/list`,
  * `session/prompt`, `session/cancel`, `session/set_mode` and
- * `session/close`, answered
- * through `@agentclientprotocol/sdk`. A prompt
+ * `session/close`, answered through `@agentclientprotocol/sdk`. A prompt
  * runs a user turn of the core's agent loop; what the turn writes (typed
  * outbound messages) and what its tools emit become `session/update`s, and
  * approvals become `session/request_permission`.
@@ -197,13 +196,8 @@ export class AcpFront {
       })
       .onRequest(methods.agent.session.list, async ({ params }) => {
         const cwd = params.cwd ?? undefined;
-        if (cwd !== undefined && !cwd.startsWith("/")) {
-          throw new acp.RequestError(
-            INVALID_PARAMS,
-            `the cwd to list the sessions of must be an absolute path, not ${
-              JSON.stringify(cwd)
-            }`,
-          );
+        if (cwd !== undefined) {
+          assertAbsolute(cwd, "the cwd to list the sessions of");
         }
         let page;
         try {
@@ -350,15 +344,7 @@ export class AcpFront {
 
   /** The core for the workspace `cwd`, opened on first use. */
   #coreFor(cwd: string): Promise<Core> {
-    // ACP's cwd is absolute: a relative one would be wave's own directory's.
-    if (!cwd.startsWith("/")) {
-      throw new acp.RequestError(
-        INVALID_PARAMS,
-        `the session's cwd must be an absolute path, not ${
-          JSON.stringify(cwd)
-        }`,
-      );
-    }
+    assertAbsolute(cwd, "the session's cwd");
     let workspace: string;
     try {
       workspace = Deno.realPathSync(cwd);
@@ -644,16 +630,14 @@ export class AcpFront {
 
   /**
    * Lets go of what a session holds: the processes made ahead for its
-   * commands, its MCP servers (their processes), its claim on the
-   * transcript, its spill directory if nothing was spilled into it.
+   * commands and its spill directory if nothing was spilled into it
+   * (`ToolCalls.endSession`), its MCP servers (their processes), its
+   * claim on the transcript.
    */
   async #release(session: AcpSession): Promise<void> {
-    session.own.calls.discardPrepared();
+    session.own.calls.endSession();
     await session.servers?.close();
     await session.transcript.release();
-    try {
-      Deno.removeSync(session.own.spillDir);
-    } catch { /* not empty (kept, as every session's is), or gone */ }
   }
 
   /**
@@ -876,6 +860,19 @@ export class AcpFront {
     // A warm-up call in flight ended with the workers: nothing of the
     // warm-up runs after close.
     await Promise.all(this.#warmups);
+  }
+}
+
+/**
+ * Refuses a `cwd` that is not absolute, naming it as `what`: ACP's cwd is
+ * absolute, and a relative one would be wave's own directory's.
+ */
+function assertAbsolute(cwd: string, what: string): void {
+  if (!cwd.startsWith("/")) {
+    throw new acp.RequestError(
+      INVALID_PARAMS,
+      `${what} must be an absolute path, not ${JSON.stringify(cwd)}`,
+    );
   }
 }
 

@@ -52,8 +52,6 @@ interface McpSession {
   subscribed: Set<string>;
   /** The core's calls with the session's own read state and spill directory, made on its first call. */
   calls?: ToolCalls;
-  /** Its spill directory, once its first call made it. */
-  spillDir?: string;
 }
 
 /** A `tools/call` being served: whom to tell about it. */
@@ -217,14 +215,7 @@ export class McpFront {
     this.#sessions.add(session);
     server.onclose = () => {
       this.#sessions.delete(session);
-      session.calls?.discardPrepared();
-      // An empty one is litter (sessions come and go); one its commands
-      // spilled into is kept, as every session's is.
-      if (session.spillDir) {
-        try {
-          Deno.removeSync(session.spillDir);
-        } catch { /* not empty, or gone */ }
-      }
+      session.calls?.endSession();
     };
 
     server.setRequestHandler(ListToolsRequestSchema, async () => {
@@ -315,10 +306,9 @@ export class McpFront {
    * session's needs approval).
    */
   #callsOf(session: McpSession, core: Core): ToolCalls {
-    session.spillDir ??= core.sessionSpillDir(session.id);
     return session.calls ??= core.calls.forSession({
       readState: new ReadState(),
-      spillDir: session.spillDir,
+      spillDir: core.sessionSpillDir(session.id),
     });
   }
 

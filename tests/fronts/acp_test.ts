@@ -395,15 +395,15 @@ Deno.test("wave acp: session/list shows the session, titled by its first prompt;
       cwd: workspace,
     });
     assert.equal(listed.nextCursor, undefined);
-    assert.deepEqual(
-      listed.sessions.map((s) => ({ ...s, updatedAt: typeof s.updatedAt })),
-      [{
-        sessionId,
-        cwd: workspace,
-        title: "what does a.txt say?",
-        updatedAt: "string",
-      }],
-    );
+    // When its transcript last changed.
+    const changed = Deno.statSync(`${waveHome}/sessions/${sessionId}.jsonl`)
+      .mtime!.toISOString();
+    assert.deepEqual(listed.sessions, [{
+      sessionId,
+      cwd: workspace,
+      title: "what does a.txt say?",
+      updatedAt: changed,
+    }]);
     assert.deepEqual(
       await wave.agent.request(acp.methods.agent.session.list, {
         cwd: elsewhere,

@@ -400,7 +400,7 @@ async function takePrepared(
       spare = candidate;
       break;
     }
-    if (candidate.owner === ctx.spillDir || candidate.exited) {
+    if (candidate.owner === ctx.spillDir) {
       spares.splice(spares.indexOf(candidate), 1);
       discard(candidate);
     }
